@@ -1,0 +1,83 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Chime",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "chimed", targets: ["chimed"]),
+        .executable(name: "chime", targets: ["chime"]),
+        .library(name: "ChimeKit", targets: ["ChimeKit"]),
+        .library(name: "DBusKit", targets: ["DBusKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "DBusKit",
+            dependencies: ["CDBus"]
+        ),
+        .target(
+            name: "SystemdKit",
+            dependencies: ["CSystemd", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "ChimeCore",
+            dependencies: [.product(name: "HeapModule", package: "swift-collections")]
+        ),
+        .target(
+            name: "ChimeProtocol",
+            dependencies: ["ChimeCore", "DBusKit"]
+        ),
+        .target(
+            name: "ChimeDaemon",
+            dependencies: [
+                "ChimeCore", "ChimeProtocol", "DBusKit", "SystemdKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "ChimeKit",
+            dependencies: ["ChimeCore", "ChimeProtocol", "DBusKit"]
+        ),
+        .executableTarget(
+            name: "chimed",
+            dependencies: [
+                "ChimeDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "chime",
+            dependencies: [
+                "ChimeKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
+        .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
+        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "TestSupport"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]
+        ),
+        .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
+    ]
+)

@@ -1,0 +1,102 @@
+import Foundation
+
+/// How urgent a notification is, as the freedesktop specification's `urgency` hint says.
+public enum Urgency: UInt8, Codable, Sendable, CaseIterable {
+    case low = 0
+    case normal = 1
+    case critical = 2
+
+    /// Parses notify-send's words: `low`, `normal`, `critical`.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "low": self = .low
+        case "normal": self = .normal
+        case "critical": self = .critical
+        default: return nil
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .low: "low"
+        case .normal: "normal"
+        case .critical: "critical"
+        }
+    }
+}
+
+/// One action button: the key reported back when it is chosen, and the label shown.
+public struct NotificationAction: Codable, Hashable, Sendable {
+    public var key: String
+    public var label: String
+
+    public init(key: String, label: String) {
+        self.key = key
+        self.label = label
+    }
+}
+
+/// What a notification shows: everything the freedesktop `Notify` call carries.
+public struct NotificationContent: Codable, Hashable, Sendable {
+    public var appName: String
+    public var summary: String
+    public var body: String
+    /// An icon name from the theme or a `file://` URI.
+    public var icon: String
+    public var urgency: Urgency?
+    /// Milliseconds; -1 lets the server decide, 0 never expires.
+    public var expireTimeout: Int32
+    public var actions: [NotificationAction]
+    /// The `category` hint (`email.arrived`, `im.received`, …).
+    public var category: String?
+
+    public init(
+        appName: String = "", summary: String, body: String = "", icon: String = "", urgency: Urgency? = nil,
+        expireTimeout: Int32 = -1, actions: [NotificationAction] = [], category: String? = nil
+    ) {
+        self.appName = appName
+        self.summary = summary
+        self.body = body
+        self.icon = icon
+        self.urgency = urgency
+        self.expireTimeout = expireTimeout
+        self.actions = actions
+        self.category = category
+    }
+
+    /// Limits that keep one bad request from hurting the daemon or the notification server.
+    public static let maximumSummaryLength = 1_000
+    public static let maximumBodyLength = 16_000
+    public static let maximumActions = 16
+
+    /// Checks sizes and values; the message says what to change.
+    public func validate() throws(ContentError) {
+        guard !summary.isEmpty else { throw ContentError("the summary is empty; give the notification a title") }
+        guard summary.utf8.count <= Self.maximumSummaryLength else {
+            throw ContentError("the summary is longer than \(Self.maximumSummaryLength) bytes; shorten it")
+        }
+        guard body.utf8.count <= Self.maximumBodyLength else {
+            throw ContentError("the body is longer than \(Self.maximumBodyLength) bytes; shorten it")
+        }
+        guard expireTimeout >= -1 else {
+            throw ContentError("expire timeout \(expireTimeout) is negative; use -1 (server default), 0 or milliseconds")
+        }
+        guard actions.count <= Self.maximumActions else {
+            throw ContentError("\(actions.count) actions is more than the \(Self.maximumActions) allowed")
+        }
+        var keys = Set<String>()
+        for action in actions {
+            guard !action.key.isEmpty else { throw ContentError("an action has an empty key; write KEY=LABEL") }
+            guard keys.insert(action.key).inserted else {
+                throw ContentError("the action key \"\(action.key)\" appears twice; keys must be unique")
+            }
+        }
+    }
+}
+
+/// Notification content that cannot be shown, with what to change.
+public struct ContentError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

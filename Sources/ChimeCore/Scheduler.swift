@@ -1,0 +1,125 @@
+import Foundation
+import HeapModule
+
+/// A notification waiting for its moment.
+public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
+    public var id: UInt64
+    public var content: NotificationContent
+    /// When it is due, as an absolute instant.
+    public var fireDate: Date
+
+    public init(id: UInt64, content: NotificationContent, fireDate: Date) {
+        self.id = id
+        self.content = content
+        self.fireDate = fireDate
+    }
+}
+
+/// What the I/O layer must do after a scheduler step.
+public enum SchedulerAction: Hashable, Sendable {
+    /// Arm the one timer at this wall-clock instant (replacing any earlier arming).
+    case arm(Date)
+    /// Nothing is pending: the timer may stay idle.
+    case disarm
+    /// These items are due: deliver them, in this order.
+    case deliver([ScheduledItem])
+}
+
+/// The scheduler's pure state machine: a min-heap of (fire date, sequence, item id).
+///
+/// It never reads the clock: every mutating method takes `now` and returns the actions the daemon
+/// performs. Cancellation is lazy: a cancelled entry stays in the heap until it reaches the top, where
+/// it is dropped, so cancelling costs O(1) and the heap never needs an O(n) scan.
+public struct Scheduler: Sendable {
+    struct Trigger: Comparable, Sendable {
+        var fireDate: Date
+        /// Breaks ties so that items due together come out in the order they were scheduled.
+        var sequence: UInt64
+        var itemID: UInt64
+
+        static func < (a: Trigger, b: Trigger) -> Bool {
+            (a.fireDate, a.sequence) < (b.fireDate, b.sequence)
+        }
+    }
+
+    private var heap = Heap<Trigger>()
+    private(set) var items: [UInt64: ScheduledItem] = [:]
+    /// The sequence number of each live item's current trigger; heap entries with another number are stale.
+    private var liveSequence: [UInt64: UInt64] = [:]
+    private var nextSequence: UInt64 = 0
+    private var nextID: UInt64 = 1
+
+    public init() {}
+
+    /// The pending items, soonest first.
+    public var pending: [ScheduledItem] {
+        items.values.sorted { ($0.fireDate, $0.id) < ($1.fireDate, $1.id) }
+    }
+
+    /// The earliest live deadline.
+    public var nextDeadline: Date? {
+        mutating get {
+            dropStaleTop()
+            return heap.min?.fireDate
+        }
+    }
+
+    /// Adds a notification due at `fireDate` and returns its new id with the actions to perform.
+    public mutating func schedule(
+        _ content: NotificationContent, at fireDate: Date, now: Date
+    ) -> (id: UInt64, actions: [SchedulerAction]) {
+        let id = nextID
+        nextID += 1
+        insert(ScheduledItem(id: id, content: content, fireDate: fireDate))
+        return (id, step(now: now))
+    }
+
+    /// Puts back an item with its own id (restoring state, or re-queueing an undelivered item).
+    public mutating func restore(_ item: ScheduledItem, now: Date) -> [SchedulerAction] {
+        nextID = max(nextID, item.id + 1)
+        insert(item)
+        return step(now: now)
+    }
+
+    private mutating func insert(_ item: ScheduledItem) {
+        items[item.id] = item
+        let sequence = nextSequence
+        nextSequence += 1
+        liveSequence[item.id] = sequence
+        heap.insert(Trigger(fireDate: item.fireDate, sequence: sequence, itemID: item.id))
+    }
+
+    /// Removes a pending item; returns it (nil when unknown) with the actions to perform.
+    public mutating func cancel(_ id: UInt64, now: Date) -> (item: ScheduledItem?, actions: [SchedulerAction]) {
+        guard let item = items.removeValue(forKey: id) else { return (nil, []) }
+        liveSequence.removeValue(forKey: id)
+        return (item, step(now: now))
+    }
+
+    /// Delivers everything due at `now` and says when to wake next: call it when the timer fires,
+    /// and after the clock jumped.
+    public mutating func step(now: Date) -> [SchedulerAction] {
+        var due: [ScheduledItem] = []
+        while let top = heap.min {
+            guard liveSequence[top.itemID] == top.sequence, let item = items[top.itemID] else {
+                heap.removeMin()
+                continue
+            }
+            guard top.fireDate <= now else { break }
+            heap.removeMin()
+            items.removeValue(forKey: top.itemID)
+            liveSequence.removeValue(forKey: top.itemID)
+            due.append(item)
+        }
+        var actions: [SchedulerAction] = []
+        if !due.isEmpty { actions.append(.deliver(due)) }
+        actions.append(heap.min.map { .arm($0.fireDate) } ?? .disarm)
+        return actions
+    }
+
+    private mutating func dropStaleTop() {
+        while let top = heap.min, liveSequence[top.itemID] != top.sequence {
+            heap.removeMin()
+        }
+    }
+}

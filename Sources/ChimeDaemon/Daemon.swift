@@ -1,0 +1,294 @@
+import ChimeCore
+import ChimeProtocol
+import DBusKit
+import Dispatch
+import Foundation
+import Logging
+import ServiceLifecycle
+import SystemdKit
+
+/// chimed: owns `io.chime.Chime1`, keeps the schedule, and delivers due items to the notification server.
+///
+/// All scheduling state lives on `queue`, which also runs the D-Bus connection and the one timer.
+public final class Daemon: Service, @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is touched only on `queue`.
+
+    public struct Configuration: Sendable {
+        /// Which bus to serve on.
+        public var bus: DBusConnection.Address = .session
+        public var logger = Logger(label: "chimed")
+        /// Injected so tests can run the daemon against a fake clock.
+        public var now: @Sendable () -> Date = { Date() }
+
+        public init() {}
+    }
+
+    let configuration: Configuration
+    let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInitiated)
+    let logger: Logger
+    let notifier = ServiceNotifier()
+
+    // Queue-confined state.
+    private var scheduler = Scheduler()
+    private var timer: DispatchSourceTimer?
+    private var armedDeadline: Date?
+    /// Due items that found no notification server; delivered when one appears.
+    private var waitingForServer: [ScheduledItem] = []
+    private var serverOwner: String?
+    private var connection: DBusConnection?
+    private var server: NotificationServer?
+    private var delivering = false
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.logger = configuration.logger
+    }
+
+    /// Connects, claims the bus name, serves until graceful shutdown, then closes.
+    public func run() async throws {
+        let connection = try await start()
+        logger.info("chimed serving \(ChimeBus.name) as \(connection.uniqueName ?? "?")")
+        notifier.ready(status: statusLine())
+        try? await gracefulShutdown()
+        notifier.stopping()
+        logger.info("chimed stopping")
+        stop()
+    }
+
+    /// Everything before READY: bus, name, object, server watch. Public for tests that drive the daemon.
+    public func start() async throws -> DBusConnection {
+        let connection: DBusConnection
+        do {
+            connection = try await DBusConnection.connect(configuration.bus, queue: queue)
+        } catch {
+            throw DaemonError(
+                "cannot connect to the \(configuration.bus == .session ? "session bus" : "bus"): \(error.message). "
+                    + "Is DBUS_SESSION_BUS_ADDRESS set (run inside a desktop session or dbus-run-session)?")
+        }
+        try connection.export([makeInterface()], at: ChimeBus.path)
+        do {
+            try await connection.requestName(ChimeBus.name)
+        } catch {
+            connection.close()
+            if error.name == DBusError.nameTaken {
+                throw DaemonError(
+                    "\(error.message). Another chimed is already running on this bus; "
+                        + "stop it first (systemctl --user stop chimed) or use that one.")
+            }
+            throw DaemonError("cannot own \(ChimeBus.name): \(error.message)")
+        }
+        queue.sync {
+            self.connection = connection
+            self.server = NotificationServer(connection: connection)
+        }
+        _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
+            self?.serverOwnerChanged(owner)
+        }
+        return connection
+    }
+
+    /// Closes the bus connection and the timer.
+    public func stop() {
+        queue.sync {
+            timer?.cancel()
+            timer = nil
+            connection?.close()
+            connection = nil
+        }
+    }
+
+    // MARK: - Scheduling (on queue)
+
+    private func perform(_ actions: [SchedulerAction]) {
+        for action in actions {
+            switch action {
+            case .arm(let deadline): arm(deadline)
+            case .disarm: disarm()
+            case .deliver(let items): deliver(items)
+            }
+        }
+        notifier.status(statusLine())
+    }
+
+    /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name.
+    private func arm(_ deadline: Date) {
+        guard armedDeadline != deadline else { return }
+        armedDeadline = deadline
+        let timer = self.timer ?? makeTimer()
+        let seconds = deadline.timeIntervalSince1970
+        let spec = timespec(tv_sec: Int(seconds.rounded(.down)), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+        timer.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .nanoseconds(0))
+    }
+
+    private func makeTimer() -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        timer.resume()
+        self.timer = timer
+        return timer
+    }
+
+    private func disarm() {
+        armedDeadline = nil
+        timer?.schedule(wallDeadline: .distantFuture)
+    }
+
+    private func timerFired() {
+        armedDeadline = nil
+        perform(scheduler.step(now: configuration.now()))
+    }
+
+    private func deliver(_ items: [ScheduledItem]) {
+        waitingForServer.append(contentsOf: items)
+        flushWaiting()
+    }
+
+    /// Sends waiting items in order, one Notify at a time so the server is never flooded.
+    private func flushWaiting() {
+        guard !delivering, !waitingForServer.isEmpty, let server else { return }
+        delivering = true
+        let item = waitingForServer.removeFirst()
+        Task {
+            do throws(DBusError) {
+                let id = try await server.notify(item.content)
+                queue.async { self.delivered(item, notificationID: id) }
+            } catch {
+                queue.async { self.deliveryFailed(item, error: error) }
+            }
+        }
+    }
+
+    private func delivered(_ item: ScheduledItem, notificationID: UInt32) {
+        delivering = false
+        logger.info(
+            "delivered \"\(item.content.summary)\"",
+            metadata: ["item": "\(item.id)", "notification": "\(notificationID)"])
+        try? connection?.emitSignal(
+            path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
+            [.uint64(item.id), .uint32(notificationID)])
+        flushWaiting()
+    }
+
+    private func deliveryFailed(_ item: ScheduledItem, error: DBusError) {
+        delivering = false
+        if NotificationServer.meansNoServer(error) {
+            // Keep it, first in line, until a server appears: nothing is lost.
+            waitingForServer.insert(item, at: 0)
+            let line =
+                "chimed: no notification server on the bus (\(error.name)); keeping \"\(item.content.summary)\" "
+                + "(item \(item.id), due \(iso(item.fireDate))) until one appears; "
+                + "\(waitingForServer.count) waiting\n"
+            FileHandle.standardError.write(Data(line.utf8))
+            logger.debug("no server", metadata: ["item": "\(item.id)"])
+            return
+        }
+        logger.error(
+            "the notification server refused \"\(item.content.summary)\": \(error)", metadata: ["item": "\(item.id)"])
+        flushWaiting()
+    }
+
+    private func serverOwnerChanged(_ owner: String?) {
+        serverOwner = owner
+        if let owner {
+            logger.info("notification server present", metadata: ["owner": "\(owner)"])
+            flushWaiting()
+        } else {
+            logger.info("no notification server on the bus")
+        }
+    }
+
+    private func statusLine() -> String {
+        let pending = scheduler.pending
+        var line = "\(pending.count) pending"
+        if let next = pending.first { line += ", next at \(iso(next.fireDate))" }
+        if !waitingForServer.isEmpty { line += ", \(waitingForServer.count) waiting for a notification server" }
+        return line
+    }
+
+    private func iso(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+    }
+
+    // MARK: - D-Bus API
+
+    private func makeInterface() -> DBusInterface {
+        DBusInterface(
+            ChimeBus.interface,
+            methods: [
+                DBusMethod(
+                    "Schedule",
+                    inputs: [
+                        DBusArgument("content", .dictionary(key: .string, value: .variant)),
+                        DBusArgument("trigger", .dictionary(key: .string, value: .variant)),
+                    ],
+                    outputs: [DBusArgument("item_id", .uint64)]
+                ) { [unowned self] call in
+                    let content = try ContentWire.decode(call.arguments[0])
+                    let at = try TriggerWire.decode(call.arguments[1])
+                    return [.uint64(self.schedule(content, at: at))]
+                },
+                DBusMethod("Cancel", inputs: [DBusArgument("item_id", .uint64)]) { [unowned self] call in
+                    let id = try call.arguments[0].decode(UInt64.self)
+                    guard self.cancel(id) else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.notFound,
+                            message: "no pending item \(id); list them with `chime pending`")
+                    }
+                    return []
+                },
+                DBusMethod("ListPending", outputs: [DBusArgument("items", .array(PendingInfo.wireType))]) {
+                    [unowned self] _ in
+                    let items = self.queue.sync { self.scheduler.pending }
+                    return [
+                        .array(
+                            element: PendingInfo.wireType,
+                            items.map {
+                                PendingInfo(
+                                    id: $0.id, fireDate: $0.fireDate, appName: $0.content.appName,
+                                    summary: $0.content.summary
+                                ).wireValue
+                            })
+                    ]
+                },
+            ],
+            signals: [
+                DBusSignalDeclaration(
+                    "Delivered", arguments: [DBusArgument("item_id", .uint64), DBusArgument("notification_id", .uint32)])
+            ],
+            properties: [
+                DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },
+                DBusProperty("NotificationServerPresent", type: .boolean, emitsChangedSignal: false) {
+                    [unowned self] in
+                    .boolean(self.queue.sync { self.serverOwner != nil })
+                },
+            ])
+    }
+
+    /// Schedules `content` at `at` (now when nil); returns the new item id.
+    public func schedule(_ content: NotificationContent, at: Date?) -> UInt64 {
+        queue.sync {
+            let now = configuration.now()
+            let (id, actions) = scheduler.schedule(content, at: at ?? now, now: now)
+            logger.info(
+                "scheduled \"\(content.summary)\" at \(iso(at ?? now))", metadata: ["item": "\(id)"])
+            perform(actions)
+            return id
+        }
+    }
+
+    /// Cancels a pending item; false when there is none with that id.
+    public func cancel(_ id: UInt64) -> Bool {
+        queue.sync {
+            let (item, actions) = scheduler.cancel(id, now: configuration.now())
+            perform(actions)
+            return item != nil
+        }
+    }
+}
+
+/// A failure that stops chimed, with a message saying what to do.
+public struct DaemonError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,66 @@
+import ChimeCore
+import DBusKit
+
+/// A client of the freedesktop `org.freedesktop.Notifications` interface, over DBusKit.
+public struct NotificationServer: Sendable {
+    public static let name = "org.freedesktop.Notifications"
+    public static let path: DBusObjectPath = "/org/freedesktop/Notifications"
+    public static let interface = "org.freedesktop.Notifications"
+
+    let connection: DBusConnection
+    /// How long a server may take to answer Notify before the delivery counts as failed.
+    var callTimeout: Duration = .seconds(10)
+
+    public init(connection: DBusConnection) {
+        self.connection = connection
+    }
+
+    /// Shows `content`; returns the server's notification id.
+    ///
+    /// The arguments are the specification's: app_name, replaces_id, app_icon, summary, body,
+    /// actions (key, label, key, label, …), hints, expire_timeout.
+    public func notify(_ content: NotificationContent, replacesID: UInt32 = 0) async throws(DBusError) -> UInt32 {
+        let reply = try await connection.call(
+            destination: Self.name, path: Self.path, interface: Self.interface, member: "Notify",
+            Self.notifyArguments(content, replacesID: replacesID), timeout: callTimeout)
+        guard case .uint32(let id)? = reply.first else {
+            throw DBusError(.failed, "the notification server answered Notify without an id")
+        }
+        return id
+    }
+
+    static func notifyArguments(_ content: NotificationContent, replacesID: UInt32) -> [DBusValue] {
+        var hints: [DBusDictEntry] = []
+        if let urgency = content.urgency {
+            hints.append(DBusDictEntry(.string("urgency"), .variant(.byte(urgency.rawValue))))
+        }
+        if let category = content.category {
+            hints.append(DBusDictEntry(.string("category"), .variant(.string(category))))
+        }
+        let actions = content.actions.flatMap { [DBusValue.string($0.key), .string($0.label)] }
+        return [
+            .string(content.appName.isEmpty ? "chime" : content.appName),
+            .uint32(replacesID),
+            .string(content.icon),
+            .string(content.summary),
+            .string(content.body),
+            .array(element: .string, actions),
+            .dictionary(key: .string, value: .variant, hints),
+            .int32(content.expireTimeout),
+        ]
+    }
+
+    /// The server's capabilities (`actions`, `body`, `persistence`, …).
+    public func capabilities() async throws(DBusError) -> [String] {
+        let reply = try await connection.call(
+            destination: Self.name, path: Self.path, interface: Self.interface, member: "GetCapabilities",
+            timeout: callTimeout)
+        return try reply.first.map { (v) throws(DBusError) in try v.decode([String].self) } ?? []
+    }
+
+    /// Whether an error means "there is no server", as opposed to "the server refused".
+    public static func meansNoServer(_ error: DBusError) -> Bool {
+        error.is(.serviceUnknown) || error.is(.nameHasNoOwner) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn")
+            || error.is(.disconnected)
+    }
+}

@@ -1,0 +1,110 @@
+@_exported import ChimeCore
+import ChimeProtocol
+import DBusKit
+import Foundation
+
+@_exported import struct ChimeProtocol.PendingInfo
+
+/// A connection to chimed over D-Bus: schedule, list and cancel notifications.
+public final class ChimeClient: Sendable {
+    let connection: DBusConnection
+
+    init(connection: DBusConnection) {
+        self.connection = connection
+    }
+
+    /// Connects to the bus chimed serves (the session bus by default).
+    public static func connect(_ address: DBusConnection.Address = .session) async throws(ChimeError) -> ChimeClient {
+        do {
+            return ChimeClient(connection: try await DBusConnection.connect(address))
+        } catch {
+            throw ChimeError(
+                .noBus,
+                "cannot connect to the session bus (\(error.message)); run inside a desktop session, or set "
+                    + "DBUS_SESSION_BUS_ADDRESS")
+        }
+    }
+
+    /// Closes the connection.
+    public func close() { connection.close() }
+
+    /// Schedules `content` for `at` (now when nil); returns chimed's item id.
+    public func schedule(_ content: NotificationContent, at: Date? = nil) async throws(ChimeError) -> UInt64 {
+        let reply = try await call("Schedule", [ContentWire.encode(content), TriggerWire.encode(at: at)])
+        guard case .uint64(let id)? = reply.first else { throw ChimeError(.protocolError, "Schedule returned no id") }
+        return id
+    }
+
+    /// Cancels a pending item.
+    public func cancel(_ id: UInt64) async throws(ChimeError) {
+        _ = try await call("Cancel", [.uint64(id)])
+    }
+
+    /// The pending items, soonest first.
+    public func pending() async throws(ChimeError) -> [PendingInfo] {
+        let reply = try await call("ListPending", [])
+        guard case .array(_, let items)? = reply.first else {
+            throw ChimeError(.protocolError, "ListPending returned no list")
+        }
+        do {
+            return try items.map { (v) throws(DBusError) in try PendingInfo(wire: v) }
+        } catch {
+            throw ChimeError(.protocolError, error.message)
+        }
+    }
+
+    private func call(_ member: String, _ body: [DBusValue]) async throws(ChimeError) -> [DBusValue] {
+        do {
+            return try await connection.call(
+                destination: ChimeBus.name, path: ChimeBus.path, interface: ChimeBus.interface, member: member, body)
+        } catch {
+            throw ChimeError(error)
+        }
+    }
+}
+
+/// Why a request to chimed failed, and what to do about it.
+public struct ChimeError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Hashable, Sendable {
+        /// No session bus to talk on.
+        case noBus
+        /// chimed is not running (and could not be started) on the bus.
+        case notRunning
+        /// chimed refused the request: the message says why.
+        case rejected
+        /// No such item.
+        case notFound
+        /// chimed answered something this client does not understand.
+        case protocolError
+        /// The bus or chimed failed otherwise.
+        case failed
+    }
+
+    public var kind: Kind
+    public var message: String
+    /// The D-Bus error name chimed or the bus answered with, when there was one.
+    public var dbusName: String?
+
+    public init(_ kind: Kind, _ message: String, dbusName: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.dbusName = dbusName
+    }
+
+    init(_ error: DBusError) {
+        if error.is(.serviceUnknown) || error.is(.nameHasNoOwner) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") {
+            self.init(
+                .notRunning,
+                "chimed is not running on the session bus; start it with `chimed &` or "
+                    + "`systemctl --user start chimed`", dbusName: error.name)
+        } else if error.name == ChimeBus.ErrorName.notFound {
+            self.init(.notFound, error.message, dbusName: error.name)
+        } else if error.name.hasPrefix(ChimeBus.interface + ".Error.") || error.is(.invalidArgs) {
+            self.init(.rejected, error.message, dbusName: error.name)
+        } else {
+            self.init(.failed, "\(error.message) (\(error.name))", dbusName: error.name)
+        }
+    }
+
+    public var description: String { message }
+}

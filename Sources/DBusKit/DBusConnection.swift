@@ -1,0 +1,507 @@
+import CDBus
+import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A connection to a message bus (or a peer), driven by a Dispatch serial queue.
+///
+/// libdbus's watch, timeout and dispatch-status callbacks become Dispatch read/write sources and
+/// timers on `queue`, so there is no polling thread and nothing blocks the queue. Every libdbus call
+/// for this connection, and every piece of its mutable state, is confined to `queue`.
+///
+/// Every `DBusConnection` is a private libdbus connection owned by this object: call `close()` when
+/// done. (libdbus's shared connections cannot be closed and cannot be bound to two queues, so
+/// DBusKit does not offer them.)
+public final class DBusConnection: @unchecked Sendable {
+    // @unchecked Sendable: all mutable state below is read and written only on `queue`;
+    // `raw`, `queue` and `queueTag` are immutable.
+
+    /// Where to connect.
+    public enum Address: Sendable, Hashable {
+        /// `DBUS_SESSION_BUS_ADDRESS`, as libdbus resolves it.
+        case session
+        /// The system bus.
+        case system
+        /// A bus at a D-Bus address such as `unix:path=/run/user/1000/bus`; Hello is sent.
+        case bus(String)
+        /// A peer-to-peer connection to a D-Bus address; no Hello, no bus names.
+        case peer(String)
+    }
+
+    /// The serial queue that runs libdbus for this connection and delivers its callbacks.
+    public let queue: DispatchQueue
+    let raw: OpaquePointer
+    let queueTag: QueueTag
+    /// This connection's unique bus name (`:1.42`); nil for peer connections.
+    public let uniqueName: String?
+
+    // Queue-confined state.
+    var pendingCalls: [UInt32: PendingCall] = [:]
+    var subscriptions: [UInt64: SignalSubscription] = [:]
+    var nextSubscriptionID: UInt64 = 1
+    var objects: [DBusObjectPath: [String: DBusInterface]] = [:]
+    var nameOwners: [String: String] = [:]
+    var watchedNames: [String: Int] = [:]
+    var watchSources: [OpaquePointer: [DispatchSourceProtocol]] = [:]
+    var timeoutSources: [OpaquePointer: DispatchSourceTimer] = [:]
+    var dispatchScheduled = false
+    var isClosed = false
+    var disconnectHandlers: [@Sendable () -> Void] = []
+    let methodCalls: AsyncStream<DBusMessage>.Continuation
+    let methodCallWorker: Task<Void, Never>
+
+    struct PendingCall {
+        let continuation: CheckedContinuation<DBusMessage, any Error>
+        let timer: DispatchSourceTimer
+    }
+
+    private init(raw: OpaquePointer, uniqueName: String?, queue: DispatchQueue) {
+        self.raw = raw
+        self.uniqueName = uniqueName
+        self.queue = queue
+        if queue.getSpecific(key: DBusConnection.queueKey) == nil {
+            queue.setSpecific(key: DBusConnection.queueKey, value: QueueTag())
+        }
+        self.queueTag = queue.getSpecific(key: DBusConnection.queueKey)!
+        let (stream, continuation) = AsyncStream<DBusMessage>.makeStream()
+        self.methodCalls = continuation
+        // Method calls to exported objects are handled one at a time, in arrival order, so a
+        // service sees a client's calls in the order they were sent.
+        let box = WeakConnection()
+        self.methodCallWorker = Task {
+            for await call in stream {
+                guard let connection = box.connection else { break }
+                await connection.handleMethodCall(call)
+            }
+        }
+        box.connection = self
+    }
+
+    /// Connects, authenticates and (for buses) registers with Hello, off the caller's queue, then
+    /// binds the connection to `queue` (a new serial queue when nil).
+    ///
+    /// The corresponding C functions are `dbus_bus_get_private`, `dbus_connection_open_private`
+    /// and `dbus_bus_register`.
+    public static func connect(
+        _ address: Address, queue: DispatchQueue? = nil, label: String = "DBusKit.connection"
+    ) async throws(DBusError) -> DBusConnection {
+        let result: Result<(UInt, String?), DBusError> = await withCheckedContinuation { continuation in
+            // libdbus connects and authenticates with blocking I/O: do it on a global queue, never on
+            // the connection's (or any caller's) serial queue.
+            DispatchQueue.global().async {
+                continuation.resume(returning: openBlocking(address))
+            }
+        }
+        let (bits, unique) = try result.get()
+        guard let raw = OpaquePointer(bitPattern: bits) else { throw DBusError(.failed, "no connection") }
+        let connection = DBusConnection(
+            raw: raw, uniqueName: unique, queue: queue ?? DispatchQueue(label: label))
+        connection.queue.sync { connection.install() }
+        return connection
+    }
+
+    private static func openBlocking(_ address: Address) -> Result<(UInt, String?), DBusError> {
+        _ = dbus_threads_init_default()
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let raw: OpaquePointer?
+        switch address {
+        case .session: raw = dbus_bus_get_private(DBUS_BUS_SESSION, &error)
+        case .system: raw = dbus_bus_get_private(DBUS_BUS_SYSTEM, &error)
+        case .bus(let a), .peer(let a): raw = dbus_connection_open_private(a, &error)
+        }
+        guard let raw else { return .failure(DBusError(takingC: &error, default: "cannot connect to \(address)")) }
+        dbus_connection_set_exit_on_disconnect(raw, 0)
+        if case .bus = address {
+            guard dbus_bus_register(raw, &error) != 0 else {
+                dbus_connection_close(raw)
+                dbus_connection_unref(raw)
+                return .failure(DBusError(takingC: &error, default: "Hello failed"))
+            }
+        }
+        var unique: String? = nil
+        if case .peer = address {
+        } else if let name = dbus_bus_get_unique_name(raw) {
+            unique = String(cString: name)
+        }
+        return .success((UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(raw))), unique))
+    }
+
+    /// Registers the callbacks that drive libdbus from `queue`. Runs on `queue`.
+    private func install() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_set_watch_functions(
+            raw,
+            { watch, data in DBusConnection.from(data).addWatch(watch!) },
+            { watch, data in DBusConnection.from(data).removeWatch(watch!) },
+            { watch, data in DBusConnection.from(data).toggleWatch(watch!) },
+            context, nil)
+        dbus_connection_set_timeout_functions(
+            raw,
+            { timeout, data in DBusConnection.from(data).addTimeout(timeout!) },
+            { timeout, data in DBusConnection.from(data).removeTimeout(timeout!) },
+            { timeout, data in DBusConnection.from(data).toggleTimeout(timeout!) },
+            context, nil)
+        dbus_connection_set_dispatch_status_function(
+            raw,
+            { _, status, data in
+                if status == DBUS_DISPATCH_DATA_REMAINS { DBusConnection.from(data).scheduleDispatch() }
+            }, context, nil)
+        dbus_connection_add_filter(
+            raw,
+            { _, message, data in
+                DBusConnection.from(data).filter(message!)
+            }, context, nil)
+        scheduleDispatch()
+    }
+
+    private static func from(_ data: UnsafeMutableRawPointer?) -> DBusConnection {
+        Unmanaged<DBusConnection>.fromOpaque(data!).takeUnretainedValue()
+    }
+
+    deinit {
+        if !isClosed {
+            // libdbus connections are thread-safe; nothing else can reach this object any more.
+            dbus_connection_close(raw)
+        }
+        methodCalls.finish()
+        dbus_connection_unref(raw)
+    }
+
+    // MARK: - Watches, timeouts and dispatch
+
+    private func addWatch(_ watch: OpaquePointer) -> dbus_bool_t {
+        if dbus_watch_get_enabled(watch) != 0 { enableWatch(watch) }
+        return 1
+    }
+
+    private func removeWatch(_ watch: OpaquePointer) {
+        for source in watchSources.removeValue(forKey: watch) ?? [] { source.cancel() }
+    }
+
+    private func toggleWatch(_ watch: OpaquePointer) {
+        removeWatch(watch)
+        if dbus_watch_get_enabled(watch) != 0 { enableWatch(watch) }
+    }
+
+    private func enableWatch(_ watch: OpaquePointer) {
+        let fd = dbus_watch_get_unix_fd(watch)
+        guard fd >= 0 else { return }
+        let flags = dbus_watch_get_flags(watch)
+        var sources: [DispatchSourceProtocol] = []
+        if flags & CDBUS_WATCH_READABLE != 0 {
+            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [unowned self] in
+                _ = dbus_watch_handle(watch, CDBUS_WATCH_READABLE)
+                self.dispatchAll()
+            }
+            sources.append(source)
+        }
+        if flags & CDBUS_WATCH_WRITABLE != 0 {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+            source.setEventHandler { [unowned self] in
+                _ = dbus_watch_handle(watch, CDBUS_WATCH_WRITABLE)
+                self.dispatchAll()
+            }
+            sources.append(source)
+        }
+        for source in sources { source.resume() }
+        watchSources[watch] = sources
+    }
+
+    private func addTimeout(_ timeout: OpaquePointer) -> dbus_bool_t {
+        if dbus_timeout_get_enabled(timeout) != 0 { enableTimeout(timeout) }
+        return 1
+    }
+
+    private func removeTimeout(_ timeout: OpaquePointer) {
+        timeoutSources.removeValue(forKey: timeout)?.cancel()
+    }
+
+    private func toggleTimeout(_ timeout: OpaquePointer) {
+        removeTimeout(timeout)
+        if dbus_timeout_get_enabled(timeout) != 0 { enableTimeout(timeout) }
+    }
+
+    private func enableTimeout(_ timeout: OpaquePointer) {
+        let interval = DispatchTimeInterval.milliseconds(Int(dbus_timeout_get_interval(timeout)))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [unowned self] in
+            _ = dbus_timeout_handle(timeout)
+            self.dispatchAll()
+        }
+        timer.resume()
+        timeoutSources[timeout] = timer
+    }
+
+    /// Called by libdbus, possibly with its lock held: never dispatch here, only schedule.
+    private func scheduleDispatch() {
+        guard !dispatchScheduled else { return }
+        dispatchScheduled = true
+        queue.async { [weak self] in
+            guard let self else { return }
+            self.dispatchScheduled = false
+            self.dispatchAll()
+        }
+    }
+
+    func dispatchAll() {
+        guard !isClosed else { return }
+        while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+    }
+
+    // MARK: - Incoming messages
+
+    private func filter(_ rawMessage: OpaquePointer) -> DBusHandlerResult {
+        let message: DBusMessage
+        do {
+            message = try DBusMessage(decoding: rawMessage)
+        } catch {
+            // A message we cannot decode (it passed libdbus's validation, so this is a DBusKit
+            // limitation) is answered with an error when it is a call, and otherwise dropped.
+            if dbus_message_get_type(rawMessage) == CDBUS_MESSAGE_TYPE_METHOD_CALL,
+                dbus_message_get_no_reply(rawMessage) == 0
+            {
+                replyError(to: rawMessage, error)
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        }
+        switch message.kind {
+        case .methodReturn, .error:
+            if let pending = pendingCalls.removeValue(forKey: message.replySerial) {
+                pending.timer.cancel()
+                if let error = message.error {
+                    pending.continuation.resume(throwing: error)
+                } else {
+                    pending.continuation.resume(returning: message)
+                }
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        case .signal:
+            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+                handleDisconnect()
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            deliverSignal(message)
+            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+        case .methodCall:
+            // Peer is answered by libdbus itself after the filters.
+            if message.interface == "org.freedesktop.DBus.Peer" { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            methodCalls.yield(message)
+            return DBUS_HANDLER_RESULT_HANDLED
+        }
+    }
+
+    private func replyError(to rawMessage: OpaquePointer, _ error: DBusError) {
+        guard let reply = dbus_message_new_error(rawMessage, error.name, error.message) else { return }
+        dbus_connection_send(raw, reply, nil)
+        dbus_message_unref(reply)
+    }
+
+    private func handleDisconnect() {
+        let pending = pendingCalls
+        pendingCalls.removeAll()
+        for (_, call) in pending {
+            call.timer.cancel()
+            call.continuation.resume(throwing: DBusError(.disconnected, "the connection to the bus was lost"))
+        }
+        let handlers = disconnectHandlers
+        disconnectHandlers.removeAll()
+        for handler in handlers { handler() }
+    }
+
+    /// Runs `handler` on the queue when the connection is lost (not after `close()`).
+    public func onDisconnect(_ handler: @escaping @Sendable () -> Void) {
+        queue.async { self.disconnectHandlers.append(handler) }
+    }
+
+    // MARK: - Sending
+
+    /// Sends a message without waiting for a reply; returns its serial.
+    ///
+    /// The corresponding C function is `dbus_connection_send`.
+    @discardableResult
+    public func send(_ message: DBusMessage) throws(DBusError) -> UInt32 {
+        let encoded = try message.encode()
+        defer { dbus_message_unref(encoded) }
+        return try onQueue { () throws(DBusError) -> UInt32 in
+            guard !isClosed else { throw DBusError(.disconnected, "the connection is closed") }
+            var serial: UInt32 = 0
+            guard dbus_connection_send(raw, encoded, &serial) != 0 else {
+                throw DBusError(.noMemory, "cannot queue the message")
+            }
+            return serial
+        }
+    }
+
+    /// Calls a method and waits for its reply without blocking any thread.
+    ///
+    /// An error reply throws a `DBusError` carrying the remote error name and message; no reply
+    /// within `timeout` throws `org.freedesktop.DBus.Error.NoReply`; a cancelled task throws at once.
+    public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
+        guard message.kind == .methodCall else { throw DBusError(.invalidArgs, "call() needs a method call") }
+        let encoded = try message.encode()
+        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(encoded)))
+        let serialBox = SerialBox()
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DBusMessage, any Error>) in
+                    queue.async {
+                        let encoded = OpaquePointer(bitPattern: bits)!
+                        defer { dbus_message_unref(encoded) }
+                        guard !self.isClosed else {
+                            continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
+                            return
+                        }
+                        if serialBox.cancelled {
+                            continuation.resume(throwing: DBusError(.failed, "the call was cancelled"))
+                            return
+                        }
+                        var serial: UInt32 = 0
+                        guard dbus_connection_send(self.raw, encoded, &serial) != 0 else {
+                            continuation.resume(throwing: DBusError(.noMemory, "cannot queue the message"))
+                            return
+                        }
+                        serialBox.serial = serial
+                        let timer = DispatchSource.makeTimerSource(queue: self.queue)
+                        timer.schedule(deadline: .now() + .nanoseconds(Int(timeout.nanoseconds)))
+                        timer.setEventHandler { [weak self] in
+                            guard let self, let pending = self.pendingCalls.removeValue(forKey: serial) else { return }
+                            pending.timer.cancel()
+                            pending.continuation.resume(
+                                throwing: DBusError(
+                                    .noReply,
+                                    "\(message.destination ?? "the peer") did not answer \(message.member ?? "") within \(timeout)"
+                                ))
+                        }
+                        timer.resume()
+                        self.pendingCalls[serial] = PendingCall(continuation: continuation, timer: timer)
+                    }
+                }
+            } onCancel: {
+                queue.async {
+                    serialBox.cancelled = true
+                    guard let serial = serialBox.serial, let pending = self.pendingCalls.removeValue(forKey: serial)
+                    else { return }
+                    pending.timer.cancel()
+                    pending.continuation.resume(throwing: DBusError(.failed, "the call was cancelled"))
+                }
+            }
+        } catch let error as DBusError {
+            throw error
+        } catch {
+            throw DBusError(.failed, "\(error)")
+        }
+    }
+
+    /// Calls a method and returns the reply's body.
+    public func call(
+        destination: String?, path: DBusObjectPath, interface: String?, member: String, _ body: [DBusValue] = [],
+        timeout: Duration = .seconds(25)
+    ) async throws(DBusError) -> [DBusValue] {
+        let message = DBusMessage.methodCall(
+            destination: destination, path: path, interface: interface, member: member, body: body)
+        return try await call(message, timeout: timeout).body
+    }
+
+    /// Emits a signal.
+    public func emitSignal(
+        path: DBusObjectPath, interface: String, member: String, _ body: [DBusValue] = [], destination: String? = nil
+    ) throws(DBusError) {
+        try send(.signal(path: path, interface: interface, member: member, destination: destination, body: body))
+    }
+
+    /// Waits until every queued outgoing message has been written to the socket.
+    public func flush() async {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                if !self.isClosed { dbus_connection_flush(self.raw) }
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Closes the connection: pending calls fail with Disconnected, sources are cancelled, exported
+    /// objects disappear. Safe to call twice.
+    public func close() {
+        onQueue {
+            guard !isClosed else { return }
+            dbus_connection_flush(raw)
+            isClosed = true
+            let pending = pendingCalls
+            pendingCalls.removeAll()
+            for (_, call) in pending {
+                call.timer.cancel()
+                call.continuation.resume(throwing: DBusError(.disconnected, "the connection was closed"))
+            }
+            dbus_connection_close(raw)
+            for (_, sources) in watchSources { for source in sources { source.cancel() } }
+            watchSources.removeAll()
+            for (_, timer) in timeoutSources { timer.cancel() }
+            timeoutSources.removeAll()
+            subscriptions.removeAll()
+            objects.removeAll()
+            disconnectHandlers.removeAll()
+        }
+        methodCalls.finish()
+    }
+
+    /// Runs `body` on the queue, synchronously; re-entrant when already on it.
+    func onQueue<T>(_ body: () throws(DBusError) -> T) throws(DBusError) -> T {
+        if isOnQueue { return try body() }
+        let result: Result<T, DBusError> = queue.sync {
+            do throws(DBusError) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    func onQueue<T>(_ body: () -> T) -> T {
+        if isOnQueue { return body() }
+        return queue.sync { body() }
+    }
+
+    /// True when the current thread is running this connection's queue.
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: DBusConnection.queueKey) === queueTag }
+
+    static let queueKey = DispatchSpecificKey<QueueTag>()
+}
+
+/// Marks a queue, so that code can tell whether it already runs on a connection's queue.
+final class QueueTag: Sendable {}
+
+/// Lets the method-call worker task reach the connection without keeping it alive.
+private final class WeakConnection: @unchecked Sendable {
+    // @unchecked Sendable: written once, before the worker task reads it for the first time.
+    weak var connection: DBusConnection?
+}
+
+/// Carries a call's serial between the queue and the cancellation handler; touched only on the queue.
+private final class SerialBox: @unchecked Sendable {
+    // @unchecked Sendable: both fields are read and written only on the connection's queue.
+    var serial: UInt32?
+    var cancelled = false
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+extension DBusError {
+    /// Converts and clears a filled-in libdbus error.
+    init(takingC error: inout CDBus.DBusError, default text: String) {
+        if dbus_error_is_set(&error) != 0, let name = error.name {
+            self.init(name: String(cString: name), message: error.message.map { String(cString: $0) } ?? text)
+        } else {
+            self.init(.failed, text)
+        }
+    }
+}

@@ -1,0 +1,275 @@
+import Foundation
+
+/// A match rule: which signals a subscription receives.
+///
+/// The rule is sent to the bus (AddMatch) so the bus routes matching signals here, and the same rule is
+/// checked locally so that each subscriber sees only its own signals.
+public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
+    /// The sender, unique (`:1.5`) or well-known (`org.freedesktop.Notifications`).
+    public var sender: String?
+    public var interface: String?
+    public var member: String?
+    public var path: DBusObjectPath?
+    /// Matches `path` and every path below it.
+    public var pathNamespace: DBusObjectPath?
+    /// String arguments that must be equal, by index (arg0, arg1, …).
+    public var arguments: [Int: String]
+
+    public init(
+        sender: String? = nil, interface: String? = nil, member: String? = nil, path: DBusObjectPath? = nil,
+        pathNamespace: DBusObjectPath? = nil, arguments: [Int: String] = [:]
+    ) {
+        self.sender = sender
+        self.interface = interface
+        self.member = member
+        self.path = path
+        self.pathNamespace = pathNamespace
+        self.arguments = arguments
+    }
+
+    /// The rule in the bus's text form: `type='signal',sender='…',arg0='…'`.
+    public var description: String {
+        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        var parts = ["type='signal'"]
+        if let sender { parts.append("sender=" + quote(sender)) }
+        if let interface { parts.append("interface=" + quote(interface)) }
+        if let member { parts.append("member=" + quote(member)) }
+        if let path { parts.append("path=" + quote(path.rawValue)) }
+        if let pathNamespace { parts.append("path_namespace=" + quote(pathNamespace.rawValue)) }
+        for (index, value) in arguments.sorted(by: { $0.key < $1.key }) {
+            parts.append("arg\(index)=" + quote(value))
+        }
+        return parts.joined(separator: ",")
+    }
+
+    /// Whether `message` matches everything but the sender (the sender needs the name-owner table).
+    func matchesIgnoringSender(_ message: DBusMessage) -> Bool {
+        guard message.kind == .signal else { return false }
+        if let interface, message.interface != interface { return false }
+        if let member, message.member != member { return false }
+        if let path, message.path != path { return false }
+        if let pathNamespace {
+            guard let p = message.path?.rawValue else { return false }
+            let ns = pathNamespace.rawValue
+            if !(ns == "/" || p == ns || p.hasPrefix(ns + "/")) { return false }
+        }
+        for (index, value) in arguments {
+            guard index < message.body.count, case .string(let s) = message.body[index], s == value else { return false }
+        }
+        return true
+    }
+}
+
+/// A live subscription; `cancel()` removes it (and its match rule from the bus).
+public final class DBusSubscription: Sendable {
+    let id: UInt64
+    weak let connection: DBusConnection?
+
+    init(id: UInt64, connection: DBusConnection) {
+        self.id = id
+        self.connection = connection
+    }
+
+    /// Stops delivery; safe to call more than once.
+    public func cancel() {
+        connection?.unsubscribe(id)
+    }
+}
+
+struct SignalSubscription {
+    let rule: DBusMatchRule
+    let handler: @Sendable (DBusMessage) -> Void
+    /// Whether AddMatch was sent for this subscription (peer connections have no bus).
+    let addedToBus: Bool
+}
+
+extension DBusConnection {
+    static let busName = "org.freedesktop.DBus"
+    static let busPath: DBusObjectPath = "/org/freedesktop/DBus"
+
+    /// Subscribes to signals matching `rule`; `handler` runs on the connection's queue, in arrival order.
+    ///
+    /// On a bus connection this returns after the bus has accepted the rule (AddMatch), so no signal
+    /// sent after the call returns is missed.
+    public func subscribe(
+        _ rule: DBusMatchRule, handler: @escaping @Sendable (DBusMessage) -> Void
+    ) async throws(DBusError) -> DBusSubscription {
+        let onBus = uniqueName != nil
+        if onBus {
+            _ = try await callBus("AddMatch", [.string(rule.description)])
+            if let sender = rule.sender, !sender.hasPrefix(":"), sender != DBusConnection.busName {
+                try await trackOwner(of: sender)
+            }
+        }
+        return onQueue {
+            let id = nextSubscriptionID
+            nextSubscriptionID += 1
+            subscriptions[id] = SignalSubscription(rule: rule, handler: handler, addedToBus: onBus)
+            return DBusSubscription(id: id, connection: self)
+        }
+    }
+
+    /// An asynchronous sequence of the signals matching `rule`; ending the iteration unsubscribes.
+    public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
+        let (stream, continuation) = AsyncStream<DBusMessage>.makeStream()
+        let subscription = try await subscribe(rule) { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    func unsubscribe(_ id: UInt64) {
+        let removed: SignalSubscription? = onQueue { subscriptions.removeValue(forKey: id) }
+        guard let removed, removed.addedToBus, !isClosedNow else { return }
+        let message = DBusMessage.methodCall(
+            destination: DBusConnection.busName, path: DBusConnection.busPath, interface: DBusConnection.busName,
+            member: "RemoveMatch", body: [.string(removed.rule.description)])
+        var quiet = message
+        quiet.noReplyExpected = true
+        _ = try? send(quiet)
+    }
+
+    var isClosedNow: Bool { onQueue { isClosed } }
+
+    func deliverSignal(_ message: DBusMessage) {
+        if message.sender == DBusConnection.busName, message.member == "NameOwnerChanged",
+            message.interface == DBusConnection.busName, message.body.count == 3,
+            case .string(let name) = message.body[0], case .string(let newOwner) = message.body[2],
+            watchedNames[name] != nil
+        {
+            nameOwners[name] = newOwner.isEmpty ? nil : newOwner
+        }
+        for (_, subscription) in subscriptions.sorted(by: { $0.key < $1.key })
+        where subscription.rule.matchesIgnoringSender(message) {
+            if let sender = subscription.rule.sender, sender != message.sender {
+                // A well-known sender name matches the unique name that currently owns it.
+                guard !sender.hasPrefix(":"), let owner = nameOwners[sender], owner == message.sender else { continue }
+            }
+            subscription.handler(message)
+        }
+    }
+
+    /// Keeps `nameOwners[name]` current, for matching signals sent by a well-known name.
+    private func trackOwner(of name: String) async throws(DBusError) {
+        let first: Bool = onQueue {
+            watchedNames[name, default: 0] += 1
+            return watchedNames[name] == 1
+        }
+        guard first else { return }
+        _ = try await callBus("AddMatch", [.string(DBusConnection.nameOwnerRule(name).description)])
+        let owner = try? await getNameOwner(name)
+        onQueue {
+            if nameOwners[name] == nil, let owner { nameOwners[name] = owner }
+        }
+    }
+
+    static func nameOwnerRule(_ name: String) -> DBusMatchRule {
+        DBusMatchRule(
+            sender: busName, interface: busName, member: "NameOwnerChanged", path: busPath, arguments: [0: name])
+    }
+
+    /// Calls a method of the bus daemon itself.
+    func callBus(_ member: String, _ body: [DBusValue]) async throws(DBusError) -> [DBusValue] {
+        try await call(
+            destination: DBusConnection.busName, path: DBusConnection.busPath, interface: DBusConnection.busName,
+            member: member, body)
+    }
+
+    /// Watches who owns `name`: `handler` gets the current owner at once (nil when none), then every
+    /// change (NameOwnerChanged), on the connection's queue.
+    public func watchNameOwner(
+        _ name: String, handler: @escaping @Sendable (String?) -> Void
+    ) async throws(DBusError) -> DBusSubscription {
+        let subscription = try await subscribe(DBusConnection.nameOwnerRule(name)) { message in
+            guard message.body.count == 3, case .string(let newOwner) = message.body[2] else { return }
+            handler(newOwner.isEmpty ? nil : newOwner)
+        }
+        let owner: String?
+        do {
+            owner = try await getNameOwner(name)
+        } catch where error.is(.nameHasNoOwner) {
+            owner = nil
+        }
+        queue.async { handler(owner) }
+        return subscription
+    }
+
+    /// The unique name owning `name`; throws NameHasNoOwner when none does.
+    public func getNameOwner(_ name: String) async throws(DBusError) -> String {
+        guard case .string(let owner)? = try await callBus("GetNameOwner", [.string(name)]).first else {
+            throw DBusError(.failed, "GetNameOwner returned no name")
+        }
+        return owner
+    }
+
+    /// Whether anyone owns `name` now.
+    public func nameHasOwner(_ name: String) async throws(DBusError) -> Bool {
+        guard case .boolean(let has)? = try await callBus("NameHasOwner", [.string(name)]).first else {
+            throw DBusError(.failed, "NameHasOwner returned no answer")
+        }
+        return has
+    }
+
+    /// The process id of the connection `name` (unique or well-known).
+    public func unixProcessID(of name: String) async throws(DBusError) -> UInt32 {
+        guard case .uint32(let pid)? = try await callBus("GetConnectionUnixProcessID", [.string(name)]).first else {
+            throw DBusError(.failed, "GetConnectionUnixProcessID returned no pid")
+        }
+        return pid
+    }
+
+    /// The Unix user id of the connection `name`.
+    public func unixUser(of name: String) async throws(DBusError) -> UInt32 {
+        guard case .uint32(let uid)? = try await callBus("GetConnectionUnixUser", [.string(name)]).first else {
+            throw DBusError(.failed, "GetConnectionUnixUser returned no uid")
+        }
+        return uid
+    }
+
+    /// How a name request is made.
+    public struct NameFlags: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let allowReplacement = NameFlags(rawValue: 0x1)
+        public static let replaceExisting = NameFlags(rawValue: 0x2)
+        public static let doNotQueue = NameFlags(rawValue: 0x4)
+    }
+
+    /// Requests a well-known name. When another connection owns it and will not give it up, throws
+    /// `io.chime.DBusKit.Error.NameTaken` saying which process has it.
+    public func requestName(_ name: String, flags: NameFlags = [.doNotQueue]) async throws(DBusError) {
+        guard DBusNames.isValidBusName(name), !name.hasPrefix(":") else {
+            throw DBusError(.invalidArgs, "\"\(name)\" is not a valid well-known bus name")
+        }
+        let reply = try await callBus("RequestName", [.string(name), .uint32(flags.rawValue)])
+        guard case .uint32(let code)? = reply.first else { throw DBusError(.failed, "RequestName gave no answer") }
+        switch code {
+        case 1, 4: return  // primary owner, or already the owner
+        default:
+            var who = "another process"
+            if let owner = try? await getNameOwner(name) {
+                who = "\(owner)"
+                if let pid = try? await unixProcessID(of: owner) {
+                    who += " (pid \(pid)\(DBusConnection.processName(pid).map { ", \($0)" } ?? ""))"
+                }
+            }
+            let queued = code == 2 ? "; this connection waits in the queue for it" : ""
+            throw DBusError(name: DBusError.nameTaken, message: "the bus name \(name) is already owned by \(who)\(queued)")
+        }
+    }
+
+    /// Gives up a well-known name.
+    public func releaseName(_ name: String) async throws(DBusError) {
+        _ = try await callBus("ReleaseName", [.string(name)])
+    }
+
+    static func processName(_ pid: UInt32) -> String? {
+        guard let raw = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}
+
+extension DBusError {
+    /// The error `requestName` throws when the name belongs to someone else.
+    public static let nameTaken = "io.chime.DBusKit.Error.NameTaken"
+}

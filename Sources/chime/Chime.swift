@@ -1,0 +1,195 @@
+import ArgumentParser
+import ChimeKit
+import Foundation
+
+@main
+struct Chime: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chime",
+        abstract: "Schedule desktop notifications with chimed.",
+        discussion: """
+            Exit status: 0 on success, 1 when chimed or the bus failed, 2 for bad input.
+            """,
+        subcommands: [Send.self, Pending.self, Cancel.self])
+}
+
+/// Prints `chime: MESSAGE` on stderr and exits with `code` (2 for bad input, 1 for failures).
+func fail(_ message: String, code: Int32) -> ExitCode {
+    FileHandle.standardError.write(Data("chime: \(message)\n".utf8))
+    return ExitCode(code)
+}
+
+func status(for error: ChimeError) -> Int32 {
+    switch error.kind {
+    case .rejected: 2
+    default: 1
+    }
+}
+
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a notification now, at a time, or after a delay (notify-send compatible).",
+        discussion: """
+            TIME is a local time: 2026-12-01T09:00:00, or 09:00 (the next time the clock shows it). \
+            DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("Deliver at this local time.", valueName: "TIME"))
+    var at: String?
+
+    @Option(name: .customLong("in"), help: ArgumentHelp("Deliver after this delay.", valueName: "DURATION"))
+    var delay: String?
+
+    @Option(name: [.customShort("u"), .long], help: "Urgency: low, normal or critical.")
+    var urgency: String?
+
+    @Option(
+        name: [.customShort("t"), .customLong("expire-time")],
+        help: ArgumentHelp("Milliseconds until the popup closes (0: never).", valueName: "TIMEOUT"))
+    var expireTime: Int32?
+
+    @Option(name: [.customShort("a"), .customLong("app-name")], help: "The application name shown.")
+    var appName: String?
+
+    @Option(name: [.customShort("i"), .long], help: "An icon name or file path.")
+    var icon: String?
+
+    @Option(name: [.customShort("c"), .long], help: "The notification's category, e.g. email.arrived.")
+    var category: String?
+
+    @Option(
+        name: [.customShort("A"), .customLong("action")],
+        help: ArgumentHelp("An action button, KEY=LABEL (or LABEL, keyed by its position). Repeatable."))
+    var actions: [String] = []
+
+    @Argument(help: "The notification's title.")
+    var summary: String
+
+    @Argument(help: "The notification's text.")
+    var body: String?
+
+    func run() async throws {
+        let content = try makeContent()
+        let fireDate = try makeFireDate(now: Date())
+        let client: ChimeClient
+        do {
+            client = try await ChimeClient.connect()
+        } catch {
+            throw fail(error.message, code: 1)
+        }
+        defer { client.close() }
+        do {
+            _ = try await client.schedule(content, at: fireDate)
+        } catch {
+            throw fail(error.message, code: status(for: error))
+        }
+    }
+
+    func makeContent() throws -> NotificationContent {
+        var content = NotificationContent(summary: summary, body: body ?? "")
+        content.appName = appName ?? ""
+        content.icon = icon ?? ""
+        content.category = category
+        if let urgency {
+            guard let level = Urgency(name: urgency) else {
+                throw fail("'\(urgency)' is not an urgency; use low, normal or critical", code: 2)
+            }
+            content.urgency = level
+        }
+        if let expireTime { content.expireTimeout = expireTime }
+        content.actions = actions.enumerated().map { index, text in
+            if let eq = text.firstIndex(of: "=") {
+                return NotificationAction(key: String(text[..<eq]), label: String(text[text.index(after: eq)...]))
+            }
+            return NotificationAction(key: String(index), label: text)
+        }
+        do {
+            try content.validate()
+        } catch {
+            throw fail(error.message, code: 2)
+        }
+        return content
+    }
+
+    func makeFireDate(now: Date) throws -> Date? {
+        switch (at, delay) {
+        case (.some, .some):
+            throw fail("give either --at or --in, not both", code: 2)
+        case (let time?, nil):
+            do {
+                let date = try TimeInput.parseTime(time, now: now, timeZone: .current)
+                guard date > now else {
+                    throw fail("--at \(time) is in the past; give a future time, or use --in DURATION", code: 2)
+                }
+                return date
+            } catch let error as TimeInputError {
+                throw fail("--at: \(error)", code: 2)
+            }
+        case (nil, let duration?):
+            do {
+                return now.addingTimeInterval(try TimeInput.parseDuration(duration))
+            } catch {
+                throw fail("--in: \(error)", code: 2)
+            }
+        case (nil, nil):
+            return nil
+        }
+    }
+}
+
+struct Pending: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the notifications waiting to be shown.")
+
+    @Flag(help: "Print a JSON array instead of lines.")
+    var json = false
+
+    func run() async throws {
+        let client: ChimeClient
+        do {
+            client = try await ChimeClient.connect()
+        } catch {
+            throw fail(error.message, code: 1)
+        }
+        defer { client.close() }
+        let items: [PendingInfo]
+        do {
+            items = try await client.pending()
+        } catch {
+            throw fail(error.message, code: status(for: error))
+        }
+        let format = Date.ISO8601FormatStyle(timeZone: .current)
+        if json {
+            let objects: [[String: Any]] = items.map {
+                ["id": $0.id, "at": $0.fireDate.formatted(format), "app": $0.appName, "summary": $0.summary]
+            }
+            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            for item in items {
+                print("\(item.id)\t\(item.fireDate.formatted(format))\t\(item.summary)")
+            }
+        }
+    }
+}
+
+struct Cancel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Cancel a pending notification by its id.")
+
+    @Argument(help: "The item id, as `chime pending` shows it.")
+    var id: UInt64
+
+    func run() async throws {
+        let client: ChimeClient
+        do {
+            client = try await ChimeClient.connect()
+        } catch {
+            throw fail(error.message, code: 1)
+        }
+        defer { client.close() }
+        do {
+            try await client.cancel(id)
+        } catch {
+            throw fail(error.message, code: status(for: error))
+        }
+    }
+}

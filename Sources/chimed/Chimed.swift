@@ -1,0 +1,54 @@
+import ArgumentParser
+import ChimeDaemon
+import DBusKit
+import Foundation
+import Logging
+import ServiceLifecycle
+import SystemdKit
+
+@main
+struct Chimed: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chimed",
+        abstract: "The Chime notification scheduler daemon.",
+        discussion: """
+            chimed owns io.chime.Chime1 on the session bus, keeps the schedule, and delivers each due \
+            notification to the desktop's notification server (org.freedesktop.Notifications). When no \
+            server is on the bus, due notifications are written to stderr and kept until one appears.
+
+            It stops cleanly on SIGTERM or SIGINT. Under systemd it reports readiness and status.
+            """)
+
+    @Option(name: .long, help: "Serve on the bus at this D-Bus address instead of the session bus.")
+    var address: String?
+
+    @Option(name: .long, help: "Lowest level to log: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError(
+                "'\(logLevel)' is not a log level; use trace, debug, info, notice, warning, error or critical")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
+        var configuration = Daemon.Configuration()
+        if let address { configuration.bus = .bus(address) }
+        configuration.logger = Logger(label: "chimed")
+        let daemon = Daemon(configuration: configuration)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: configuration.logger))
+        do {
+            try await group.run()
+        } catch let error as DaemonError {
+            FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
