@@ -35,6 +35,9 @@ public final class Daemon: Service, @unchecked Sendable {
     /// Due items that found no notification server; delivered when one appears.
     private var waitingForServer: [ScheduledItem] = []
     private var serverOwner: String?
+    /// Set when Notify found no server; cleared when one appears. While set, due items wait without
+    /// another futile call (which could also try to auto-start a server again and again).
+    private var serverMissing = false
     private var connection: DBusConnection?
     private var server: NotificationServer?
     private var delivering = false
@@ -140,12 +143,23 @@ public final class Daemon: Service, @unchecked Sendable {
 
     private func deliver(_ items: [ScheduledItem]) {
         waitingForServer.append(contentsOf: items)
+        if serverMissing {
+            for item in items { reportKept(item, reason: "no notification server on the bus") }
+            return
+        }
         flushWaiting()
+    }
+
+    private func reportKept(_ item: ScheduledItem, reason: String) {
+        let line =
+            "chimed: \(reason); keeping \"\(item.content.summary)\" (item \(item.id), due \(iso(item.fireDate))) "
+            + "until one appears; \(waitingForServer.count) waiting\n"
+        FileHandle.standardError.write(Data(line.utf8))
     }
 
     /// Sends waiting items in order, one Notify at a time so the server is never flooded.
     private func flushWaiting() {
-        guard !delivering, !waitingForServer.isEmpty, let server else { return }
+        guard !delivering, !serverMissing, !waitingForServer.isEmpty, let server else { return }
         delivering = true
         let item = waitingForServer.removeFirst()
         Task {
@@ -174,12 +188,10 @@ public final class Daemon: Service, @unchecked Sendable {
         if NotificationServer.meansNoServer(error) {
             // Keep it, first in line, until a server appears: nothing is lost.
             waitingForServer.insert(item, at: 0)
-            let line =
-                "chimed: no notification server on the bus (\(error.name)); keeping \"\(item.content.summary)\" "
-                + "(item \(item.id), due \(iso(item.fireDate))) until one appears; "
-                + "\(waitingForServer.count) waiting\n"
-            FileHandle.standardError.write(Data(line.utf8))
-            logger.debug("no server", metadata: ["item": "\(item.id)"])
+            serverMissing = true
+            for waiting in waitingForServer {
+                reportKept(waiting, reason: "no notification server on the bus (\(error.name))")
+            }
             return
         }
         logger.error(
@@ -190,6 +202,7 @@ public final class Daemon: Service, @unchecked Sendable {
     private func serverOwnerChanged(_ owner: String?) {
         serverOwner = owner
         if let owner {
+            serverMissing = false
             logger.info("notification server present", metadata: ["owner": "\(owner)"])
             flushWaiting()
         } else {

@@ -4,6 +4,7 @@ import DBusKit
 import Foundation
 
 @_exported import struct ChimeProtocol.PendingInfo
+@_exported import enum ChimeProtocol.ChimeBus
 
 /// A connection to chimed over D-Bus: schedule, list and cancel notifications.
 public final class ChimeClient: Sendable {

@@ -203,3 +203,57 @@ public enum DBusNames {
         }
     }
 }
+
+extension DBusMessage {
+    /// The message in D-Bus wire format (header and body), e.g. to store or to test marshalling.
+    /// Unix file descriptors cannot travel this way: they need a connection.
+    ///
+    /// The corresponding C function is `dbus_message_marshal`.
+    public func serialized() throws(DBusError) -> [UInt8] {
+        if body.contains(where: { $0.containsUnixFD }) {
+            throw DBusError(.notSupported, "a message holding unix fds cannot be serialized")
+        }
+        let message = try encode()
+        defer { dbus_message_unref(message) }
+        dbus_message_set_serial(message, serial == 0 ? 1 : serial)
+        var buffer: UnsafeMutablePointer<CChar>? = nil
+        var length: Int32 = 0
+        guard dbus_message_marshal(message, &buffer, &length) != 0, let buffer else {
+            throw DBusError(.noMemory, "dbus_message_marshal")
+        }
+        defer { dbus_free(buffer) }
+        return buffer.withMemoryRebound(to: UInt8.self, capacity: Int(length)) {
+            Array(UnsafeBufferPointer(start: $0, count: Int(length)))
+        }
+    }
+
+    /// Parses a message in wire format, validating it as libdbus validates what arrives on a socket.
+    ///
+    /// The corresponding C function is `dbus_message_demarshal`.
+    public init(serialized bytes: [UInt8]) throws(DBusError) {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let raw = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                dbus_message_demarshal($0, Int32(buffer.count), &error)
+            }
+        }
+        guard let raw else { throw DBusError(takingC: &error, default: "not a valid D-Bus message") }
+        defer { dbus_message_unref(raw) }
+        try self.init(decoding: raw)
+    }
+}
+
+extension DBusValue {
+    var containsUnixFD: Bool {
+        switch self {
+        case .unixFD: true
+        case .variant(let v): v.containsUnixFD
+        case .array(let t, let items): t.description.contains("h") || items.contains { $0.containsUnixFD }
+        case .dictionary(_, _, let entries): entries.contains { $0.key.containsUnixFD || $0.value.containsUnixFD }
+        case .structure(let fields): fields.contains { $0.containsUnixFD }
+        default: false
+        }
+    }
+}

@@ -167,6 +167,9 @@ private struct SignatureParser {
                 }
                 fields.append(try parseOne(arrayDepth: arrayDepth, structDepth: structDepth + 1))
             }
+        case UInt8(ascii: "}"), UInt8(ascii: ")"):
+            index -= 1
+            throw fail("expected a complete type, found '\(Unicode.Scalar(c))'")
         case UInt8(ascii: "{"):
             index -= 1
             throw fail("a dictionary entry '{' may only appear directly after 'a'")

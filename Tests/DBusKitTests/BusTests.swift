@@ -1,0 +1,457 @@
+import Foundation
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+import TestSupport
+import Testing
+
+@testable import DBusKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// DBusKit against a real dbus-daemon on a private bus, with gdbus as an independent peer.
+@Suite(.serialized) struct BusTests {
+    static let path: DBusObjectPath = "/io/chime/Test"
+    static let interface = "io.chime.Test"
+
+    /// A service exporting one interface with methods, a signal and properties.
+    static func exportTestObject(on service: DBusConnection, volume: PropertyBox) throws {
+        try service.export(
+            [
+                DBusInterface(
+                    interface,
+                    methods: [
+                        DBusMethod(
+                            "Echo", inputs: [DBusArgument("value", .variant)], outputs: [DBusArgument("value", .variant)]
+                        ) { call in call.arguments },
+                        DBusMethod(
+                            "Describe",
+                            inputs: [
+                                DBusArgument("name", .string), DBusArgument("options", .dictionary(key: .string, value: .variant)),
+                            ],
+                            outputs: [DBusArgument("summary", .string)]
+                        ) { call in
+                            let (name, options) = try call.arguments.decode(String.self, [String: DBusVariant].self)
+                            return [.string("\(name):\(options.keys.sorted().joined(separator: ","))")]
+                        },
+                        DBusMethod("Fail") { _ in
+                            throw DBusError(name: "io.chime.Test.Error.Refused", message: "refused on purpose")
+                        },
+                        DBusMethod("Crash") { _ in
+                            struct NotADBusError: Error {}
+                            throw NotADBusError()
+                        },
+                        DBusMethod("ReadFD", inputs: [DBusArgument("fd", .unixFD)], outputs: [DBusArgument("text", .string)]) {
+                            call in
+                            guard case .unixFD(let fd) = call.arguments[0] else { return [] }
+                            var buffer = [UInt8](repeating: 0, count: 64)
+                            let n = read(fd.fileDescriptor, &buffer, buffer.count)
+                            return [.string(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self))]
+                        },
+                        DBusMethod("Emit", inputs: [DBusArgument("text", .string)]) { call in
+                            try call.connection.emitSignal(
+                                path: path, interface: interface, member: "Said", [call.arguments[0]])
+                            return []
+                        },
+                    ],
+                    signals: [DBusSignalDeclaration("Said", arguments: [DBusArgument("text", .string)])],
+                    properties: [
+                        DBusProperty("Version", type: .string) { .string("1.0") },
+                        DBusProperty(
+                            "Volume", type: .uint32, get: { .uint32(volume.value) },
+                            set: { value in
+                                guard case .uint32(let v) = value, v <= 100 else {
+                                    throw DBusError(.invalidArgs, "Volume must be 0…100")
+                                }
+                                volume.value = v
+                            }),
+                    ])
+            ], at: path)
+        try service.export([DBusInterface("io.chime.Child")], at: "/io/chime/Test/child")
+    }
+
+    final class PropertyBox: @unchecked Sendable {
+        // @unchecked Sendable: only the service's serial method-call worker touches it.
+        var value: UInt32 = 5
+    }
+
+    struct Fixture {
+        let bus: TestBus
+        let service: DBusConnection
+        let client: DBusConnection
+        let volume = PropertyBox()
+
+        static func start() async throws -> Fixture {
+            let bus = try await TestBus.start()
+            let service = try await bus.connect()
+            let client = try await bus.connect()
+            let fixture = Fixture(bus: bus, service: service, client: client)
+            try exportTestObject(on: service, volume: fixture.volume)
+            try await service.requestName("io.chime.Test")
+            return fixture
+        }
+
+        func call(_ member: String, _ body: [DBusValue] = [], interface: String? = BusTests.interface,
+                  path: DBusObjectPath = BusTests.path) async throws(DBusError) -> [DBusValue] {
+            try await client.call(destination: "io.chime.Test", path: path, interface: interface, member: member, body)
+        }
+
+        func stop() async {
+            client.close()
+            service.close()
+            await bus.stop()
+        }
+
+        /// Runs gdbus (an independent D-Bus implementation) against the test bus.
+        func gdbus(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            let process = try ManagedProcess("/usr/bin/gdbus", arguments, environment: bus.environment, directory: bus.directory)
+            let status = await process.waitForExit() ?? -1
+            defer { process.removeFiles() }
+            return (status, process.stdout + process.stderr)
+        }
+    }
+
+    @Test func connectsAndGetsAUniqueName() async throws {
+        let f = try await Fixture.start()
+        #expect(f.client.uniqueName?.hasPrefix(":") == true)
+        #expect(f.client.uniqueName != f.service.uniqueName)
+        await f.stop()
+    }
+
+    @Test func methodCallsCarryEveryValueBothWays() async throws {
+        let f = try await Fixture.start()
+        for value in MarshallingTests.basicValues {
+            let reply = try await f.call("Echo", [.variant(value)])
+            #expect(reply == [.variant(value)])
+        }
+        let nested = DBusValue.dictionary(
+            key: .string, value: .variant,
+            [DBusDictEntry(.string("k"), .variant(.structure([.array(element: .int64, [.int64(1)]), .boolean(false)])))])
+        #expect(try await f.call("Echo", [.variant(nested)]) == [.variant(nested)])
+        #expect(try await f.call("Describe", [.string("n"), ["b": DBusVariant(1 as Int32), "a": DBusVariant("x")].dbusValue]) == [.string("n:a,b")])
+        await f.stop()
+    }
+
+    @Test func errorsFromTheServiceKeepTheirNames() async throws {
+        let f = try await Fixture.start()
+        await #expect(throws: DBusError(name: "io.chime.Test.Error.Refused", message: "refused on purpose")) {
+            try await f.call("Fail")
+        }
+        let crash = await #expect(throws: DBusError.self) { try await f.call("Crash") }
+        #expect(crash?.is(.failed) == true)
+        // The service keeps serving after both.
+        #expect(try await f.call("Echo", [.variant(.int32(1))]) == [.variant(.int32(1))])
+        await f.stop()
+    }
+
+    @Test func unknownTargetsGetTheStandardErrors() async throws {
+        let f = try await Fixture.start()
+        let noMethod = await #expect(throws: DBusError.self) { try await f.call("Nope") }
+        #expect(noMethod?.is(.unknownMethod) == true)
+        let noInterface = await #expect(throws: DBusError.self) { try await f.call("Echo", interface: "io.chime.Other") }
+        #expect(noInterface?.is(.unknownInterface) == true)
+        let noObject = await #expect(throws: DBusError.self) { try await f.call("Echo", path: "/nowhere") }
+        #expect(noObject?.is(.unknownObject) == true)
+        let wrongSignature = await #expect(throws: DBusError.self) { try await f.call("Echo", [.string("not a variant")]) }
+        #expect(wrongSignature?.is(.invalidArgs) == true)
+        #expect(wrongSignature?.message.contains("'v'") == true)
+        let noService = await #expect(throws: DBusError.self) {
+            try await f.client.call(destination: "io.chime.Absent", path: "/", interface: "a.b", member: "M")
+        }
+        #expect(noService?.is(.serviceUnknown) == true)
+        // A member without an interface finds the method on any interface of the object.
+        #expect(try await f.call("Echo", [.variant(.byte(1))], interface: nil) == [.variant(.byte(1))])
+        await f.stop()
+    }
+
+    @Test func anIndependentClientGetsAnswersAndErrors() async throws {
+        let f = try await Fixture.start()
+        let ok = try await f.gdbus([
+            "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
+            "io.chime.Test.Describe", "hello", "{'x': <1>, 'a': <'b'>}",
+        ])
+        #expect(ok.status == 0)
+        #expect(ok.output.contains("hello:a,x"))
+        let bad = try await f.gdbus([
+            "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
+            "io.chime.Test.Describe", "42",
+        ])
+        #expect(bad.status != 0)
+        #expect(bad.output.contains("InvalidArgs"))
+        let ping = try await f.gdbus([
+            "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
+            "org.freedesktop.DBus.Peer.Ping",
+        ])
+        #expect(ping.status == 0)
+        await f.stop()
+    }
+
+    @Test func introspectionDescribesWhatIsRegistered() async throws {
+        let f = try await Fixture.start()
+        guard case .string(let xml)? = try await f.call("Introspect", interface: "org.freedesktop.DBus.Introspectable").first
+        else {
+            Issue.record("Introspect returned no string")
+            return
+        }
+        let parsed = try IntrospectionSummary(xml: xml)
+        #expect(parsed.interfaces.contains("io.chime.Test"))
+        #expect(parsed.interfaces.isSuperset(of: [
+            "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer",
+        ]))
+        #expect(parsed.members["io.chime.Test"] == ["Crash", "Describe", "Echo", "Emit", "Fail", "ReadFD", "Said", "Version", "Volume"])
+        #expect(parsed.children == ["child"])
+        #expect(xml.contains("<arg name=\"options\" type=\"a{sv}\" direction=\"in\"/>"))
+        #expect(xml.contains("<property name=\"Volume\" type=\"u\" access=\"readwrite\"/>"))
+        #expect(xml.contains("<property name=\"Version\" type=\"s\" access=\"read\"/>"))
+        // Parent nodes list their children even with no object of their own.
+        guard case .string(let parent)? = try await f.call(
+            "Introspect", interface: "org.freedesktop.DBus.Introspectable", path: "/io/chime").first
+        else { return }
+        #expect(try IntrospectionSummary(xml: parent).children == ["Test"])
+        // gdbus reads the same document.
+        let g = try await f.gdbus(["introspect", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test"])
+        #expect(g.status == 0)
+        #expect(g.output.contains("Describe(in  s name,"))
+        #expect(g.output.contains("readwrite u Volume"))
+        await f.stop()
+    }
+
+    @Test func propertiesGetGetAllSetAndChangeSignals() async throws {
+        let f = try await Fixture.start()
+        let changes = Recorder<DBusMessage>()
+        let sub = try await f.client.subscribe(
+            DBusMatchRule(sender: "io.chime.Test", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+        ) { changes.append($0) }
+        let props = "org.freedesktop.DBus.Properties"
+        #expect(try await f.call("Get", [.string(Self.interface), .string("Version")], interface: props) == [.variant(.string("1.0"))])
+        let all = try await f.call("GetAll", [.string(Self.interface)], interface: props)
+        let dict = try all[0].decode([String: DBusVariant].self)
+        #expect(dict == ["Version": DBusVariant(.string("1.0")), "Volume": DBusVariant(.uint32(5))])
+        _ = try await f.call("Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(42))], interface: props)
+        #expect(f.volume.value == 42)
+        try await changes.wait(forCount: 1)
+        let change = changes.elements[0]
+        #expect(change.body[0] == .string(Self.interface))
+        #expect(try change.body[1].decode([String: DBusVariant].self) == ["Volume": DBusVariant(.uint32(42))])
+        let readOnly = await #expect(throws: DBusError.self) {
+            try await f.call("Set", [.string(Self.interface), .string("Version"), .variant(.string("2"))], interface: props)
+        }
+        #expect(readOnly?.is(.propertyReadOnly) == true)
+        let wrongType = await #expect(throws: DBusError.self) {
+            try await f.call("Set", [.string(Self.interface), .string("Volume"), .variant(.string("loud"))], interface: props)
+        }
+        #expect(wrongType?.is(.invalidArgs) == true)
+        let refused = await #expect(throws: DBusError.self) {
+            try await f.call("Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(101))], interface: props)
+        }
+        #expect(refused?.message == "Volume must be 0…100")
+        let unknown = await #expect(throws: DBusError.self) {
+            try await f.call("Get", [.string(Self.interface), .string("Nope")], interface: props)
+        }
+        #expect(unknown?.is(.unknownProperty) == true)
+        #expect(f.volume.value == 42)
+        sub.cancel()
+        await f.stop()
+    }
+
+    @Test func signalsReachOnlyMatchingSubscriptions() async throws {
+        let f = try await Fixture.start()
+        let hello = Recorder<String>()
+        let everything = Recorder<String>()
+        let helloSub = try await f.client.subscribe(
+            DBusMatchRule(sender: "io.chime.Test", interface: Self.interface, member: "Said", arguments: [0: "hello"])
+        ) { message in
+            if case .string(let s)? = message.body.first { hello.append(s) }
+        }
+        let allSub = try await f.client.subscribe(DBusMatchRule(interface: Self.interface, member: "Said")) { message in
+            if case .string(let s)? = message.body.first { everything.append(s) }
+        }
+        for word in ["hello", "other", "hello"] { _ = try await f.call("Emit", [.string(word)]) }
+        try await everything.wait(forCount: 3)
+        #expect(everything.elements == ["hello", "other", "hello"])
+        #expect(hello.elements == ["hello", "hello"])
+        // After cancel, a later signal reaches only the remaining subscription; signals on one
+        // connection arrive in order, so "late" reaching `everything` proves it was not held back.
+        helloSub.cancel()
+        _ = try await f.call("Emit", [.string("hello")])
+        _ = try await f.call("Emit", [.string("late")])
+        try await everything.wait(forCount: 5)
+        #expect(hello.elements == ["hello", "hello"])
+        allSub.cancel()
+        await f.stop()
+    }
+
+    @Test func signalsFromAWellKnownNameFollowItsOwner() async throws {
+        let f = try await Fixture.start()
+        let got = Recorder<String?>()
+        let sub = try await f.client.subscribe(DBusMatchRule(sender: "io.chime.Test", member: "Said")) {
+            got.append($0.sender)
+        }
+        // A different connection emitting the same signal is not io.chime.Test.
+        let impostor = try await f.bus.connect()
+        try impostor.emitSignal(path: Self.path, interface: Self.interface, member: "Said", [.string("fake")])
+        await impostor.flush()
+        _ = try await f.call("Emit", [.string("real")])
+        try await got.wait(forCount: 1)
+        #expect(got.elements == [f.service.uniqueName])
+        sub.cancel()
+        impostor.close()
+        await f.stop()
+    }
+
+    @Test func nameOwnerChangesAreWatched() async throws {
+        let f = try await Fixture.start()
+        let owners = Recorder<String?>()
+        let watch = try await f.client.watchNameOwner("io.chime.Watched") { owners.append($0) }
+        try await owners.wait(forCount: 1)
+        #expect(owners.elements == [nil])
+        let owner = try await f.bus.connect()
+        try await owner.requestName("io.chime.Watched")
+        try await owners.wait(forCount: 2)
+        #expect(owners.elements == [nil, owner.uniqueName])
+        #expect(try await f.client.nameHasOwner("io.chime.Watched"))
+        owner.close()
+        try await owners.wait(forCount: 3)
+        #expect(owners.elements == [nil, owner.uniqueName, nil])
+        watch.cancel()
+        await f.stop()
+    }
+
+    @Test func aTakenNameIsAClearError() async throws {
+        let f = try await Fixture.start()
+        let second = try await f.bus.connect()
+        let error = await #expect(throws: DBusError.self) { try await second.requestName("io.chime.Test") }
+        #expect(error?.name == DBusError.nameTaken)
+        #expect(error?.message.contains("already owned by \(f.service.uniqueName!)") == true)
+        #expect(error?.message.contains("pid \(getpid())") == true)
+        let invalid = await #expect(throws: DBusError.self) { try await second.requestName("not a name") }
+        #expect(invalid?.is(.invalidArgs) == true)
+        second.close()
+        await f.stop()
+    }
+
+    @Test func unixFileDescriptorsCrossTheBus() async throws {
+        let f = try await Fixture.start()
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let text = "through a pipe"
+        _ = text.withCString { write(fds[1], $0, strlen($0)) }
+        close(fds[1])
+        let readEnd = DBusUnixFD(taking: fds[0])
+        #expect(try await f.call("ReadFD", [.unixFD(readEnd)]) == [.string(text)])
+        await f.stop()
+    }
+
+    @Test func callsTimeOutAndCanBeCancelled() async throws {
+        let bus = try await TestBus.start()
+        let silent = try await bus.connect()
+        let release = Recorder<Bool>()
+        // This service answers only when the test says so, to hold a call open.
+        try silent.export(
+            [DBusInterface("io.chime.Slow", methods: [DBusMethod("Wait") { _ in
+                try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
+                return []
+            }])], at: "/slow")
+        let client = try await bus.connect()
+        let start = ContinuousClock.now
+        let timeout = await #expect(throws: DBusError.self) {
+            try await client.call(
+                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait", timeout: .milliseconds(200))
+        }
+        #expect(timeout?.is(.noReply) == true)
+        #expect(ContinuousClock.now - start >= .milliseconds(200))
+        let task = Task {
+            try await client.call(destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
+        }
+        task.cancel()
+        await #expect(throws: DBusError.self) { try await task.value }
+        release.append(true)
+        client.close()
+        silent.close()
+        await bus.stop()
+    }
+
+    @Test func closingFailsPendingCallsAndLaterSends() async throws {
+        let bus = try await TestBus.start()
+        let silent = try await bus.connect()
+        let release = Recorder<Bool>()
+        try silent.export(
+            [DBusInterface("io.chime.Slow", methods: [DBusMethod("Wait") { _ in
+                try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
+                return []
+            }])], at: "/slow")
+        let client = try await bus.connect()
+        let pending = Task {
+            try await client.call(destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
+        }
+        // Wait until the call is on the wire: the service's worker is then inside Wait.
+        while client.onQueue({ client.pendingCalls.isEmpty }) { await Task.yield() }
+        client.close()
+        let error = await #expect(throws: DBusError.self) { try await pending.value }
+        #expect(error?.is(.disconnected) == true)
+        #expect(throws: DBusError.self) { try client.emitSignal(path: "/x", interface: "a.b", member: "C") }
+        release.append(true)
+        silent.close()
+        await bus.stop()
+    }
+
+    @Test func peerConnectionsNeedNoBusDaemonName() async throws {
+        let f = try await Fixture.start()
+        // The bus itself answers the standard Peer interface, over a connection made by address.
+        let reply = try await f.client.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer",
+            member: "GetMachineId")
+        guard case .string(let id)? = reply.first else {
+            Issue.record("no machine id")
+            return
+        }
+        #expect(id.count == 32)
+        await f.stop()
+    }
+}
+
+/// The parts of an introspection document the tests check, read with an XML parser.
+struct IntrospectionSummary {
+    var interfaces: Set<String> = []
+    var members: [String: [String]] = [:]
+    var children: [String] = []
+
+    init(xml: String) throws {
+        let delegate = Delegate()
+        let parser = XMLParser(data: Data(xml.utf8))
+        parser.delegate = delegate
+        guard parser.parse() else { throw parser.parserError ?? DBusError(.failed, "invalid XML") }
+        interfaces = Set(delegate.members.keys)
+        members = delegate.members.mapValues { $0.sorted() }
+        children = delegate.children
+    }
+
+    final class Delegate: NSObject, XMLParserDelegate {
+        var depth = 0
+        var current: String?
+        var members: [String: [String]] = [:]
+        var children: [String] = []
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            depth += 1
+            switch name {
+            case "interface":
+                current = attributes["name"]
+                if let current { members[current] = [] }
+            case "method", "signal", "property":
+                if let current, let n = attributes["name"] { members[current]?.append(n) }
+            case "node" where depth == 2:
+                if let n = attributes["name"] { children.append(n) }
+            default: break
+            }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            depth -= 1
+            if name == "interface" { current = nil }
+        }
+    }
+}
