@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
-        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "TestSupport"]),
+        .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]

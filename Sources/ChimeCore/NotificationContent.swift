@@ -79,7 +79,8 @@ public struct NotificationContent: Codable, Hashable, Sendable {
             throw ContentError("the body is longer than \(Self.maximumBodyLength) bytes; shorten it")
         }
         guard expireTimeout >= -1 else {
-            throw ContentError("expire timeout \(expireTimeout) is negative; use -1 (server default), 0 or milliseconds")
+            throw ContentError(
+                "expire timeout \(expireTimeout) is negative; use -1 (server default), 0 or milliseconds")
         }
         guard actions.count <= Self.maximumActions else {
             throw ContentError("\(actions.count) actions is more than the \(Self.maximumActions) allowed")

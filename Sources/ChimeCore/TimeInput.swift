@@ -25,9 +25,10 @@ public enum TimeInput {
             total += TimeInterval(n) * unit
             digits = ""
         }
-        guard digits.isEmpty, !seenUnits.isEmpty else {
-            throw TimeInputError(input: text, offset: max(0, text.count - digits.count), expected: expected)
+        guard digits.isEmpty else {
+            throw TimeInputError(input: text, offset: text.count, expected: "a unit (s, m, h, d or w) after \(digits)")
         }
+        guard !seenUnits.isEmpty else { throw TimeInputError(input: text, offset: 0, expected: expected) }
         guard total > 0 else { throw TimeInputError(input: text, offset: 0, expected: "a duration longer than zero") }
         return total
     }
@@ -59,7 +60,8 @@ public enum TimeInput {
         let wanted = DateComponents(hour: hour, minute: minute, second: second)
         guard
             let date = calendar.nextDate(
-                after: now, matching: wanted, matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)
+                after: now, matching: wanted, matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward
+            )
         else { throw TimeInputError(input: text, offset: 0, expected: expected) }
         return date
     }

@@ -219,7 +219,8 @@ public final class Daemon: Service, @unchecked Sendable {
     }
 
     private func iso(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
     }
 
     // MARK: - D-Bus API
@@ -266,7 +267,8 @@ public final class Daemon: Service, @unchecked Sendable {
             ],
             signals: [
                 DBusSignalDeclaration(
-                    "Delivered", arguments: [DBusArgument("item_id", .uint64), DBusArgument("notification_id", .uint32)])
+                    "Delivered",
+                    arguments: [DBusArgument("item_id", .uint64), DBusArgument("notification_id", .uint32)])
             ],
             properties: [
                 DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },

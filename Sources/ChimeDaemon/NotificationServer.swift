@@ -60,7 +60,8 @@ public struct NotificationServer: Sendable {
 
     /// Whether an error means "there is no server", as opposed to "the server refused".
     public static func meansNoServer(_ error: DBusError) -> Bool {
-        error.is(.serviceUnknown) || error.is(.nameHasNoOwner) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn")
+        error.is(.serviceUnknown) || error.is(.nameHasNoOwner)
+            || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn")
             || error.is(.disconnected)
     }
 }

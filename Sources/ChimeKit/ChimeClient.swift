@@ -3,8 +3,8 @@ import ChimeProtocol
 import DBusKit
 import Foundation
 
-@_exported import struct ChimeProtocol.PendingInfo
 @_exported import enum ChimeProtocol.ChimeBus
+@_exported import struct ChimeProtocol.PendingInfo
 
 /// A connection to chimed over D-Bus: schedule, list and cancel notifications.
 public final class ChimeClient: Sendable {
@@ -93,7 +93,9 @@ public struct ChimeError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     init(_ error: DBusError) {
-        if error.is(.serviceUnknown) || error.is(.nameHasNoOwner) || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn") {
+        if error.is(.serviceUnknown) || error.is(.nameHasNoOwner)
+            || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn")
+        {
             self.init(
                 .notRunning,
                 "chimed is not running on the session bus; start it with `chimed &` or "

@@ -351,7 +351,8 @@ public final class DBusConnection: @unchecked Sendable {
         let serialBox = SerialBox()
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DBusMessage, any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<DBusMessage, any Error>) in
                     queue.async {
                         let encoded = OpaquePointer(bitPattern: bits)!
                         defer { dbus_message_unref(encoded) }

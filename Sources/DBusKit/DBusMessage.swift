@@ -48,7 +48,8 @@ public struct DBusMessage: Sendable, Hashable {
     public static func signal(
         path: DBusObjectPath, interface: String, member: String, destination: String? = nil, body: [DBusValue] = []
     ) -> DBusMessage {
-        DBusMessage(kind: .signal, path: path, interface: interface, member: member, destination: destination, body: body)
+        DBusMessage(
+            kind: .signal, path: path, interface: interface, member: member, destination: destination, body: body)
     }
 
     /// The successful reply to this method call.

@@ -116,7 +116,8 @@ extension DBusConnection {
             guard DBusNames.isValidInterface(interface.name) else {
                 throw DBusError(.invalidArgs, "\"\(interface.name)\" is not a valid interface name")
             }
-            for member in interface.methods.map(\.name) + interface.signals.map(\.name) + interface.properties.map(\.name)
+            for member in interface.methods.map(\.name) + interface.signals.map(\.name)
+                + interface.properties.map(\.name)
             where !DBusNames.isValidMember(member) {
                 throw DBusError(.invalidArgs, "\"\(member)\" is not a valid member name")
             }
@@ -323,7 +324,8 @@ public enum DBusIntrospection {
                 "org.freedesktop.DBus.Properties",
                 methods: [
                     DBusMethod(
-                        "Get", inputs: [DBusArgument("interface_name", .string), DBusArgument("property_name", .string)],
+                        "Get",
+                        inputs: [DBusArgument("interface_name", .string), DBusArgument("property_name", .string)],
                         outputs: [DBusArgument("value", .variant)]
                     ) { _ in [] },
                     DBusMethod(

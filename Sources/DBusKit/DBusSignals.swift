@@ -54,7 +54,9 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
             if !(ns == "/" || p == ns || p.hasPrefix(ns + "/")) { return false }
         }
         for (index, value) in arguments {
-            guard index < message.body.count, case .string(let s) = message.body[index], s == value else { return false }
+            guard index < message.body.count, case .string(let s) = message.body[index], s == value else {
+                return false
+            }
         }
         return true
     }
@@ -186,7 +188,7 @@ extension DBusConnection {
         let owner: String?
         do {
             owner = try await getNameOwner(name)
-        } catch where error.is(.nameHasNoOwner) {
+        } catch  where error.is(.nameHasNoOwner) {
             owner = nil
         }
         queue.async { handler(owner) }
@@ -253,7 +255,8 @@ extension DBusConnection {
                 }
             }
             let queued = code == 2 ? "; this connection waits in the queue for it" : ""
-            throw DBusError(name: DBusError.nameTaken, message: "the bus name \(name) is already owned by \(who)\(queued)")
+            throw DBusError(
+                name: DBusError.nameTaken, message: "the bus name \(name) is already owned by \(who)\(queued)")
         }
     }
 

@@ -133,7 +133,8 @@ public struct DBusObjectPath: Hashable, Sendable, Comparable, CustomStringConver
             }
             previousSlash = false
             let ok =
-                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == UInt8(ascii: "_")
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: "_")
             if !ok { return false }
         }
         return !previousSlash

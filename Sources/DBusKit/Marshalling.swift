@@ -15,7 +15,9 @@ enum Marshalling {
         }
     }
 
-    private static func appendBasic<T: BitwiseCopyable>(_ type: Int32, _ value: T, to iter: inout DBusMessageIter) throws(DBusError) {
+    private static func appendBasic<T: BitwiseCopyable>(_ type: Int32, _ value: T, to iter: inout DBusMessageIter)
+        throws(DBusError)
+    {
         var copy = value
         guard dbus_message_iter_append_basic(&iter, type, &copy) != 0 else { throw DBusError(.noMemory, "append") }
     }

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
 import TestSupport
 import Testing
 
 @testable import DBusKit
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -24,12 +25,14 @@ import Testing
                     interface,
                     methods: [
                         DBusMethod(
-                            "Echo", inputs: [DBusArgument("value", .variant)], outputs: [DBusArgument("value", .variant)]
+                            "Echo", inputs: [DBusArgument("value", .variant)],
+                            outputs: [DBusArgument("value", .variant)]
                         ) { call in call.arguments },
                         DBusMethod(
                             "Describe",
                             inputs: [
-                                DBusArgument("name", .string), DBusArgument("options", .dictionary(key: .string, value: .variant)),
+                                DBusArgument("name", .string),
+                                DBusArgument("options", .dictionary(key: .string, value: .variant)),
                             ],
                             outputs: [DBusArgument("summary", .string)]
                         ) { call in
@@ -43,7 +46,9 @@ import Testing
                             struct NotADBusError: Error {}
                             throw NotADBusError()
                         },
-                        DBusMethod("ReadFD", inputs: [DBusArgument("fd", .unixFD)], outputs: [DBusArgument("text", .string)]) {
+                        DBusMethod(
+                            "ReadFD", inputs: [DBusArgument("fd", .unixFD)], outputs: [DBusArgument("text", .string)]
+                        ) {
                             call in
                             guard case .unixFD(let fd) = call.arguments[0] else { return [] }
                             var buffer = [UInt8](repeating: 0, count: 64)
@@ -93,8 +98,10 @@ import Testing
             return fixture
         }
 
-        func call(_ member: String, _ body: [DBusValue] = [], interface: String? = BusTests.interface,
-                  path: DBusObjectPath = BusTests.path) async throws(DBusError) -> [DBusValue] {
+        func call(
+            _ member: String, _ body: [DBusValue] = [], interface: String? = BusTests.interface,
+            path: DBusObjectPath = BusTests.path
+        ) async throws(DBusError) -> [DBusValue] {
             try await client.call(destination: "io.chime.Test", path: path, interface: interface, member: member, body)
         }
 
@@ -106,7 +113,8 @@ import Testing
 
         /// Runs gdbus (an independent D-Bus implementation) against the test bus.
         func gdbus(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-            let process = try ManagedProcess("/usr/bin/gdbus", arguments, environment: bus.environment, directory: bus.directory)
+            let process = try ManagedProcess(
+                "/usr/bin/gdbus", arguments, environment: bus.environment, directory: bus.directory)
             let status = await process.waitForExit() ?? -1
             defer { process.removeFiles() }
             return (status, process.stdout + process.stderr)
@@ -128,9 +136,16 @@ import Testing
         }
         let nested = DBusValue.dictionary(
             key: .string, value: .variant,
-            [DBusDictEntry(.string("k"), .variant(.structure([.array(element: .int64, [.int64(1)]), .boolean(false)])))])
+            [
+                DBusDictEntry(
+                    .string("k"), .variant(.structure([.array(element: .int64, [.int64(1)]), .boolean(false)])))
+            ])
         #expect(try await f.call("Echo", [.variant(nested)]) == [.variant(nested)])
-        #expect(try await f.call("Describe", [.string("n"), ["b": DBusVariant(1 as Int32), "a": DBusVariant("x")].dbusValue]) == [.string("n:a,b")])
+        #expect(
+            try await f.call(
+                "Describe", [.string("n"), ["b": DBusVariant(1 as Int32), "a": DBusVariant("x")].dbusValue]) == [
+                    .string("n:a,b")
+                ])
         await f.stop()
     }
 
@@ -150,11 +165,15 @@ import Testing
         let f = try await Fixture.start()
         let noMethod = await #expect(throws: DBusError.self) { try await f.call("Nope") }
         #expect(noMethod?.is(.unknownMethod) == true)
-        let noInterface = await #expect(throws: DBusError.self) { try await f.call("Echo", interface: "io.chime.Other") }
+        let noInterface = await #expect(throws: DBusError.self) {
+            try await f.call("Echo", interface: "io.chime.Other")
+        }
         #expect(noInterface?.is(.unknownInterface) == true)
         let noObject = await #expect(throws: DBusError.self) { try await f.call("Echo", path: "/nowhere") }
         #expect(noObject?.is(.unknownObject) == true)
-        let wrongSignature = await #expect(throws: DBusError.self) { try await f.call("Echo", [.string("not a variant")]) }
+        let wrongSignature = await #expect(throws: DBusError.self) {
+            try await f.call("Echo", [.string("not a variant")])
+        }
         #expect(wrongSignature?.is(.invalidArgs) == true)
         #expect(wrongSignature?.message.contains("'v'") == true)
         let noService = await #expect(throws: DBusError.self) {
@@ -190,28 +209,38 @@ import Testing
 
     @Test func introspectionDescribesWhatIsRegistered() async throws {
         let f = try await Fixture.start()
-        guard case .string(let xml)? = try await f.call("Introspect", interface: "org.freedesktop.DBus.Introspectable").first
+        guard
+            case .string(let xml)? = try await f.call("Introspect", interface: "org.freedesktop.DBus.Introspectable")
+                .first
         else {
             Issue.record("Introspect returned no string")
             return
         }
         let parsed = try IntrospectionSummary(xml: xml)
         #expect(parsed.interfaces.contains("io.chime.Test"))
-        #expect(parsed.interfaces.isSuperset(of: [
-            "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer",
-        ]))
-        #expect(parsed.members["io.chime.Test"] == ["Crash", "Describe", "Echo", "Emit", "Fail", "ReadFD", "Said", "Version", "Volume"])
+        #expect(
+            parsed.interfaces.isSuperset(of: [
+                "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer",
+            ]))
+        #expect(
+            parsed.members["io.chime.Test"] == [
+                "Crash", "Describe", "Echo", "Emit", "Fail", "ReadFD", "Said", "Version", "Volume",
+            ])
         #expect(parsed.children == ["child"])
         #expect(xml.contains("<arg name=\"options\" type=\"a{sv}\" direction=\"in\"/>"))
         #expect(xml.contains("<property name=\"Volume\" type=\"u\" access=\"readwrite\"/>"))
         #expect(xml.contains("<property name=\"Version\" type=\"s\" access=\"read\"/>"))
         // Parent nodes list their children even with no object of their own.
-        guard case .string(let parent)? = try await f.call(
-            "Introspect", interface: "org.freedesktop.DBus.Introspectable", path: "/io/chime").first
+        guard
+            case .string(let parent)? = try await f.call(
+                "Introspect", interface: "org.freedesktop.DBus.Introspectable", path: "/io/chime"
+            ).first
         else { return }
         #expect(try IntrospectionSummary(xml: parent).children == ["Test"])
         // gdbus reads the same document.
-        let g = try await f.gdbus(["introspect", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test"])
+        let g = try await f.gdbus([
+            "introspect", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test",
+        ])
         #expect(g.status == 0)
         #expect(g.output.contains("Describe(in  s name,"))
         #expect(g.output.contains("readwrite u Volume"))
@@ -222,29 +251,37 @@ import Testing
         let f = try await Fixture.start()
         let changes = Recorder<DBusMessage>()
         let sub = try await f.client.subscribe(
-            DBusMatchRule(sender: "io.chime.Test", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+            DBusMatchRule(
+                sender: "io.chime.Test", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
         ) { changes.append($0) }
         let props = "org.freedesktop.DBus.Properties"
-        #expect(try await f.call("Get", [.string(Self.interface), .string("Version")], interface: props) == [.variant(.string("1.0"))])
+        #expect(
+            try await f.call("Get", [.string(Self.interface), .string("Version")], interface: props) == [
+                .variant(.string("1.0"))
+            ])
         let all = try await f.call("GetAll", [.string(Self.interface)], interface: props)
         let dict = try all[0].decode([String: DBusVariant].self)
         #expect(dict == ["Version": DBusVariant(.string("1.0")), "Volume": DBusVariant(.uint32(5))])
-        _ = try await f.call("Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(42))], interface: props)
+        _ = try await f.call(
+            "Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(42))], interface: props)
         #expect(f.volume.value == 42)
         try await changes.wait(forCount: 1)
         let change = changes.elements[0]
         #expect(change.body[0] == .string(Self.interface))
         #expect(try change.body[1].decode([String: DBusVariant].self) == ["Volume": DBusVariant(.uint32(42))])
         let readOnly = await #expect(throws: DBusError.self) {
-            try await f.call("Set", [.string(Self.interface), .string("Version"), .variant(.string("2"))], interface: props)
+            try await f.call(
+                "Set", [.string(Self.interface), .string("Version"), .variant(.string("2"))], interface: props)
         }
         #expect(readOnly?.is(.propertyReadOnly) == true)
         let wrongType = await #expect(throws: DBusError.self) {
-            try await f.call("Set", [.string(Self.interface), .string("Volume"), .variant(.string("loud"))], interface: props)
+            try await f.call(
+                "Set", [.string(Self.interface), .string("Volume"), .variant(.string("loud"))], interface: props)
         }
         #expect(wrongType?.is(.invalidArgs) == true)
         let refused = await #expect(throws: DBusError.self) {
-            try await f.call("Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(101))], interface: props)
+            try await f.call(
+                "Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(101))], interface: props)
         }
         #expect(refused?.message == "Volume must be 0…100")
         let unknown = await #expect(throws: DBusError.self) {
@@ -350,20 +387,28 @@ import Testing
         let release = Recorder<Bool>()
         // This service answers only when the test says so, to hold a call open.
         try silent.export(
-            [DBusInterface("io.chime.Slow", methods: [DBusMethod("Wait") { _ in
-                try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
-                return []
-            }])], at: "/slow")
+            [
+                DBusInterface(
+                    "io.chime.Slow",
+                    methods: [
+                        DBusMethod("Wait") { _ in
+                            try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
+                            return []
+                        }
+                    ])
+            ], at: "/slow")
         let client = try await bus.connect()
         let start = ContinuousClock.now
         let timeout = await #expect(throws: DBusError.self) {
             try await client.call(
-                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait", timeout: .milliseconds(200))
+                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait",
+                timeout: .milliseconds(200))
         }
         #expect(timeout?.is(.noReply) == true)
         #expect(ContinuousClock.now - start >= .milliseconds(200))
         let task = Task {
-            try await client.call(destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
+            try await client.call(
+                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
         }
         task.cancel()
         await #expect(throws: DBusError.self) { try await task.value }
@@ -378,13 +423,20 @@ import Testing
         let silent = try await bus.connect()
         let release = Recorder<Bool>()
         try silent.export(
-            [DBusInterface("io.chime.Slow", methods: [DBusMethod("Wait") { _ in
-                try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
-                return []
-            }])], at: "/slow")
+            [
+                DBusInterface(
+                    "io.chime.Slow",
+                    methods: [
+                        DBusMethod("Wait") { _ in
+                            try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
+                            return []
+                        }
+                    ])
+            ], at: "/slow")
         let client = try await bus.connect()
         let pending = Task {
-            try await client.call(destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
+            try await client.call(
+                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
         }
         // Wait until the call is on the wire: the service's worker is then inside Wait.
         while client.onQueue({ client.pendingCalls.isEmpty }) { await Task.yield() }
@@ -434,8 +486,10 @@ struct IntrospectionSummary {
         var members: [String: [String]] = [:]
         var children: [String] = []
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                    attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             depth += 1
             switch name {
             case "interface":

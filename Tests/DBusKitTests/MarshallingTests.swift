@@ -24,7 +24,8 @@ import Testing
         .int16(.min), .int16(.max), .uint16(0), .uint16(.max),
         .int32(.min), .int32(-1), .int32(.max), .uint32(.max),
         .int64(.min), .int64(.max), .uint64(0), .uint64(.max),
-        .double(0), .double(-1.5), .double(.greatestFiniteMagnitude), .double(.infinity), .double(-.leastNonzeroMagnitude),
+        .double(0), .double(-1.5), .double(.greatestFiniteMagnitude), .double(.infinity),
+        .double(-.leastNonzeroMagnitude),
         .string(""), .string("Hello"), .string("Grüße, 世界 🎉"), .string(String(repeating: "x", count: 100_000)),
         .objectPath("/"), .objectPath("/io/chime/Chime1"),
         .signature(""), .signature("a{sv}(iu)"),
@@ -55,7 +56,10 @@ import Testing
             .structure([.int32(1), .string("two"), .structure([.boolean(true)])]),
             .array(
                 element: .structure([.string, .string]),
-                [.structure([.string("stop"), .string("Stop Repeat")]), .structure([.string("snooze"), .string("Snooze")])]),
+                [
+                    .structure([.string("stop"), .string("Stop Repeat")]),
+                    .structure([.string("snooze"), .string("Snooze")]),
+                ]),
             .variant(.structure([.uint32(3), .array(element: .variant, [.variant(.string("x"))])])),
         ]
         #expect(try Self.roundTrip(values) == values)

@@ -6,16 +6,35 @@ import Testing
     @Test(arguments: [
         ("", [DBusType]()),
         ("y", [.byte]),
-        ("ybnqiuxtdsoghv", [
-            .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string, .objectPath,
-            .signature, .unixFD, .variant,
-        ]),
+        (
+            "ybnqiuxtdsoghv",
+            [
+                .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .string, .objectPath,
+                .signature, .unixFD, .variant,
+            ]
+        ),
         ("as", [.array(.string)]),
         ("a{sv}", [.dictionary(key: .string, value: .variant)]),
-        ("(ia{s(ybv)})", [.structure([.int32, .dictionary(key: .string, value: .structure([.byte, .boolean, .variant]))])]),
+        (
+            "(ia{s(ybv)})",
+            [.structure([.int32, .dictionary(key: .string, value: .structure([.byte, .boolean, .variant]))])]
+        ),
         ("aay", [.array(.array(.byte))]),
-        ("a{oa{sa{sv}}}", [.dictionary(key: .objectPath, value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)))]),
-        ("susssasa{sv}i", [.string, .uint32, .string, .string, .string, .array(.string), .dictionary(key: .string, value: .variant), .int32]),
+        (
+            "a{oa{sa{sv}}}",
+            [
+                .dictionary(
+                    key: .objectPath,
+                    value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)))
+            ]
+        ),
+        (
+            "susssasa{sv}i",
+            [
+                .string, .uint32, .string, .string, .string, .array(.string),
+                .dictionary(key: .string, value: .variant), .int32,
+            ]
+        ),
     ])
     func parsesValidSignatures(text: String, expected: [DBusType]) throws {
         let signature = try DBusSignature(parsing: text)

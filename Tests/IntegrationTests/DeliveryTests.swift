@@ -24,14 +24,16 @@ import Testing
         }
 
         func startChimed() async throws -> ManagedProcess {
-            let chimed = try ManagedProcess(Binaries.chimed, ["--log-level", "debug"], environment: bus.environment, directory: bus.directory)
+            let chimed = try ManagedProcess(
+                Binaries.chimed, ["--log-level", "debug"], environment: bus.environment, directory: bus.directory)
             try await bus.waitForName("io.chime.Chime1", using: observer)
             return chimed
         }
 
         /// Runs the chime CLI against this bus and waits for it to exit.
         func chime(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-            let process = try ManagedProcess(Binaries.chime, arguments, environment: bus.environment, directory: bus.directory)
+            let process = try ManagedProcess(
+                Binaries.chime, arguments, environment: bus.environment, directory: bus.directory)
             let status = await process.waitForExit(timeout: .seconds(30)) ?? -1
             return (status, process.stdout, process.stderr)
         }
@@ -91,7 +93,9 @@ import Testing
         #expect(call.actions == ["stop-repeat", "Stop Repeat", "snooze:10m", "Snooze 10 min"])
         #expect(call.hints["urgency"] == .byte(2))
         #expect(call.received >= deadline, "delivered \(deadline.timeIntervalSince(call.received)) s early")
-        #expect(call.received.timeIntervalSince(deadline) <= Self.allowedLateness, "delivered \(call.received.timeIntervalSince(deadline)) s late")
+        #expect(
+            call.received.timeIntervalSince(deadline) <= Self.allowedLateness,
+            "delivered \(call.received.timeIntervalSince(deadline)) s late")
         await s.stop()
     }
 
@@ -113,7 +117,9 @@ import Testing
         for call in calls.elements where call.summary != "now" {
             let deadline = deadlines[call.summary!]!
             #expect(call.received >= deadline)
-            #expect(call.received.timeIntervalSince(deadline) <= Self.allowedLateness, "\(call.summary!) was \(call.received.timeIntervalSince(deadline)) s late")
+            #expect(
+                call.received.timeIntervalSince(deadline) <= Self.allowedLateness,
+                "\(call.summary!) was \(call.received.timeIntervalSince(deadline)) s late")
             #expect(call.hints["urgency"] == .byte(0))
         }
         #expect(try await client.pending().isEmpty)
@@ -145,7 +151,8 @@ import Testing
     @Test func withoutAServerItemsWaitAndAreDeliveredWhenOneAppears() async throws {
         var s = try await Session.start(withServer: false)
         let client = try await s.client()
-        _ = try await client.schedule(NotificationContent(summary: "Kept", body: "while no server ran"), at: Date().addingTimeInterval(0.2))
+        _ = try await client.schedule(
+            NotificationContent(summary: "Kept", body: "while no server ran"), at: Date().addingTimeInterval(0.2))
         _ = try await client.schedule(NotificationContent(summary: "Also kept"), at: Date().addingTimeInterval(0.3))
         // chimed says on stderr that it keeps the item; nothing is lost.
         try await s.chimed!.waitForStderr(containing: "keeping \"Also kept\"")
@@ -176,7 +183,7 @@ import Testing
 
     @Test(arguments: [
         (["send", "--in", "banana", "x"], "--in: cannot read \"banana\""),
-        (["send", "--in", "10", "x"], "expected a duration such as 90s"),
+        (["send", "--in", "10", "x"], "expected a unit (s, m, h, d or w) after 10"),
         (["send", "--at", "2001-01-01T00:00:00", "x"], "is in the past"),
         (["send", "--at", "25:00", "x"], "expected a time such as"),
         (["send", "--at", "09:00", "--in", "1m", "x"], "either --at or --in"),
@@ -195,7 +202,8 @@ import Testing
 
     @Test func noChimedOnTheBusIsAClearError() async throws {
         let bus = try await TestBus.start()
-        let process = try ManagedProcess(Binaries.chime, ["send", "x"], environment: bus.environment, directory: bus.directory)
+        let process = try ManagedProcess(
+            Binaries.chime, ["send", "x"], environment: bus.environment, directory: bus.directory)
         let status = await process.waitForExit()
         #expect(status == 1)
         #expect(process.stderr.contains("chimed is not running on the session bus"))
@@ -210,11 +218,13 @@ import Testing
                 member: "Schedule", [content, trigger])
         }
         let empty = DBusValue.dictionary(key: .string, value: .variant, [])
-        let typo = DBusValue.dictionary(key: .string, value: .variant, [DBusDictEntry(.string("sumary"), .variant(.string("x")))])
+        let typo = DBusValue.dictionary(
+            key: .string, value: .variant, [DBusDictEntry(.string("sumary"), .variant(.string("x")))])
         let e1 = await #expect(throws: DBusError.self) { try await schedule(typo, empty) }
         #expect(e1?.name == "io.chime.Chime1.Error.InvalidArgument")
         #expect(e1?.message.contains("unknown content key \"sumary\"") == true)
-        let wrongType = DBusValue.dictionary(key: .string, value: .variant, [DBusDictEntry(.string("summary"), .variant(.int32(1)))])
+        let wrongType = DBusValue.dictionary(
+            key: .string, value: .variant, [DBusDictEntry(.string("summary"), .variant(.int32(1)))])
         let e2 = await #expect(throws: DBusError.self) { try await schedule(wrongType, empty) }
         #expect(e2?.message.contains("must have type s") == true)
         let e3 = await #expect(throws: DBusError.self) { try await schedule(empty, empty) }

@@ -24,6 +24,8 @@ public final class ManagedProcess: @unchecked Sendable {
     ) throws {
         self.executable = executable
         var env = ProcessInfo.processInfo.environment
+        // A child must not talk to a service manager a test pretends to be.
+        env.removeValue(forKey: "NOTIFY_SOCKET")
         for (key, value) in environment { env[key] = value }
         let stem = "\(URL(fileURLWithPath: executable).lastPathComponent)-\(UUID().uuidString.prefix(8))"
         stdoutURL = directory.appendingPathComponent(stem + ".out")
@@ -54,9 +56,11 @@ public final class ManagedProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         guard rc == 0 else {
-            throw NSError(domain: "ManagedProcess", code: Int(rc), userInfo: [
-                NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(rc)))"
-            ])
+            throw NSError(
+                domain: "ManagedProcess", code: Int(rc),
+                userInfo: [
+                    NSLocalizedDescriptionKey: "cannot start \(executable): \(String(cString: strerror(rc)))"
+                ])
         }
         self.pid = pid
         let child = pid
@@ -91,8 +95,10 @@ public final class ManagedProcess: @unchecked Sendable {
 
     /// Waits until stderr contains `text` (checked whenever the file grows), or throws after `timeout`.
     public func waitForStderr(containing text: String, timeout: Duration = .seconds(20)) async throws {
-        try await Await.condition("stderr of \(URL(fileURLWithPath: executable).lastPathComponent) contains \(text)",
-            timeout: timeout, watching: stderrURL) { self.stderr.contains(text) }
+        try await Await.condition(
+            "stderr of \(URL(fileURLWithPath: executable).lastPathComponent) contains \(text)",
+            timeout: timeout, watching: stderrURL
+        ) { self.stderr.contains(text) }
     }
 
     /// Cleans up the output files.
@@ -175,7 +181,12 @@ public enum Await {
             // Block in poll(2) until the file changes; the bound only caps how long one wait can be.
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let remaining = deadline - ContinuousClock.now
-            let ms = max(1, min(Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000), 1000))
+            let ms = max(
+                1,
+                min(
+                    Int32(
+                        remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000),
+                    1000))
             await Task.detached { _ = poll(&pfd, 1, ms) }.value
             var buffer = [UInt8](repeating: 0, count: 4096)
             _ = read(fd, &buffer, buffer.count)
@@ -186,7 +197,8 @@ public enum Await {
 
     /// The first element of `stream` that satisfies `predicate`, or throws after `timeout`.
     public static func first<T: Sendable>(
-        _ what: String, in stream: AsyncStream<T>, timeout: Duration, where predicate: @escaping @Sendable (T) -> Bool = { _ in true }
+        _ what: String, in stream: AsyncStream<T>, timeout: Duration,
+        where predicate: @escaping @Sendable (T) -> Bool = { _ in true }
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {

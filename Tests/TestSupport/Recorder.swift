@@ -5,7 +5,8 @@ public final class Recorder<Element: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: all state is guarded by `lock`.
     private let lock = NSLock()
     private var storage: [Element] = []
-    private var waiters: [(id: UUID, predicate: @Sendable ([Element]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var waiters:
+        [(id: UUID, predicate: @Sendable ([Element]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
 
     public init() {}
 

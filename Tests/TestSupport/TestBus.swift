@@ -35,7 +35,8 @@ public final class TestBus: @unchecked Sendable {
         let daemon = try ManagedProcess(
             "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
             directory: directory)
-        try await Await.condition("dbus-daemon printed its address", timeout: .seconds(20), watching: daemon.stdoutURL) {
+        try await Await.condition("dbus-daemon printed its address", timeout: .seconds(20), watching: daemon.stdoutURL)
+        {
             daemon.stdout.contains("\n")
         }
         let address = daemon.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

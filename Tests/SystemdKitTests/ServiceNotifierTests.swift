@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import SystemdKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// sd_notify against a datagram socket that stands in for the service manager's.
+@Suite(.serialized) struct ServiceNotifierTests {
+    /// Binds a datagram socket, points NOTIFY_SOCKET at it for `body`, and returns what arrived.
+    func receiving(_ body: () -> Void) throws -> [String] {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(UUID().uuidString)").path
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        #expect(fd >= 0)
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            path.utf8CString.withUnsafeBytes { raw.copyMemory(from: $0) }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        #expect(bound == 0)
+        setenv("NOTIFY_SOCKET", path, 1)
+        body()
+        unsetenv("NOTIFY_SOCKET")
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { break }
+            messages.append(String(decoding: buffer.prefix(n), as: UTF8.self))
+        }
+        return messages
+    }
+
+    @Test func sendsEachStateToTheManager() throws {
+        let notifier = ServiceNotifier()
+        var supervised = false
+        let messages = try receiving {
+            supervised = notifier.isSupervised
+            #expect(notifier.ready(status: "3 pending\nnext at 09:00"))
+            #expect(notifier.status("idle"))
+            #expect(notifier.watchdog())
+            #expect(notifier.reloading())
+            #expect(notifier.stopping())
+        }
+        #expect(supervised)
+        #expect(messages.count == 5)
+        #expect(messages[0] == "READY=1\nSTATUS=3 pending next at 09:00")
+        #expect(messages[1] == "STATUS=idle")
+        #expect(messages[2] == "WATCHDOG=1")
+        #expect(messages[3].hasPrefix("RELOADING=1\nMONOTONIC_USEC="))
+        #expect(messages[4] == "STOPPING=1")
+    }
+
+    @Test func isANoOpOutsideSystemd() {
+        unsetenv("NOTIFY_SOCKET")
+        let notifier = ServiceNotifier()
+        #expect(!notifier.isSupervised)
+        #expect(!notifier.ready())
+        #expect(!notifier.watchdog())
+        #expect(notifier.watchdogInterval == nil)
+    }
+
+    @Test func watchdogIntervalComesFromTheEnvironmentForThisProcessOnly() {
+        setenv("WATCHDOG_USEC", "3000000", 1)
+        setenv("WATCHDOG_PID", String(getpid()), 1)
+        #expect(ServiceNotifier().watchdogInterval == .seconds(3))
+        setenv("WATCHDOG_PID", String(getpid() + 1), 1)
+        #expect(ServiceNotifier().watchdogInterval == nil)
+        unsetenv("WATCHDOG_USEC")
+        unsetenv("WATCHDOG_PID")
+    }
+
+    @Test func journalFieldNamesAreUpperCaseIdentifiers() {
+        #expect(JournalLogHandler.fieldName("group") == "GROUP")
+        #expect(JournalLogHandler.fieldName("item-id") == "ITEM_ID")
+        #expect(JournalLogHandler.priority(.error) == 3)
+        #expect(JournalLogHandler.priority(.debug) == 7)
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Sets everything up and shows chimed scheduling and delivering notifications, with no desktop needed:
+# a private D-Bus session bus, chimed, the chime CLI, and a headless notification server
+# (python-dbusmock) that records what it is sent. Everything it starts is stopped at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+echo "== building chimed and chime"
+swift build --product chimed >/dev/null
+swift build --product chime >/dev/null
+bin=$(swift build --show-bin-path)
+
+work=$(mktemp -d /tmp/chime-demo.XXXXXX)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/services"
+cat >"$work/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=$work</listen>
+  <servicedir>$work/services</servicedir>
+  <policy context="default"><allow send_destination="*"/><allow eavesdrop="true"/><allow own="*"/></policy>
+</busconfig>
+CONF
+dbus-daemon --config-file="$work/bus.conf" --nofork --print-address=3 3>"$work/address" 2>/dev/null &
+pids+=($!)
+until [ -s "$work/address" ]; do sleep 0.05; done
+export DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$work/address")
+echo "== a private session bus at $DBUS_SESSION_BUS_ADDRESS"
+
+"$bin/chimed" 2> >(sed -u 's/^/   chimed | /' >&2) &
+pids+=($!)
+gdbus wait --session --timeout 10 io.chime.Chime1
+echo "== chimed owns io.chime.Chime1; no notification server is running yet"
+
+echo '$ chime send --in 1s -u critical -A stop-repeat="Stop Repeat" "Hello" "World"'
+"$bin/chime" send --in 1s -u critical -A stop-repeat="Stop Repeat" "Hello" "World"
+echo '$ chime send --in 3s "Pizza Time" "Scheduled three seconds ahead"'
+"$bin/chime" send --in 3s "Pizza Time" "Scheduled three seconds ahead"
+echo '$ chime pending'
+"$bin/chime" pending
+sleep 2
+echo "== 'Hello' came due with no server: chimed kept it (see its line above). Starting a notification server."
+/usr/bin/python3 -m dbusmock --template notification_daemon \
+    -p '{"capabilities": "actions body body-markup persistence"}' -l "$work/server.log" &
+pids+=($!)
+gdbus wait --session --timeout 10 org.freedesktop.Notifications
+sleep 2.5
+echo "== what the notification server received (app, replaces_id, icon, summary, body, actions, hints, timeout):"
+sed 's/^/   server | /' "$work/server.log"

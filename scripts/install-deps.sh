@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages that building, testing and the demo need.
+# Idempotent: does nothing when everything is already installed.
+set -euo pipefail
+
+packages=(
+    # build
+    pkg-config libdbus-1-dev libsystemd-dev libsqlite3-dev
+    # a private bus, gdbus (an independent D-Bus peer in tests)
+    dbus-daemon dbus libglib2.0-bin
+    # notification servers: python-dbusmock (headless), dunst + Xvfb (real popups)
+    python3-dbusmock dunst xvfb libnotify-bin
+    # oracles for calendar rules (systemd-analyze comes with systemd)
+    python3-dateutil systemd
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+echo "Installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "Swift 6.1 or later is needed and was not found on PATH; install a toolchain from swift.org" >&2
+    exit 1
+fi
