@@ -88,6 +88,18 @@ import Testing
         let client: DBusConnection
         let volume = PropertyBox()
 
+        /// Runs `body` with a bus and a service, and stops both afterwards, also when `body` fails.
+        static func run(_ body: (Fixture) async throws -> Void) async throws {
+            let fixture = try await start()
+            do {
+                try await body(fixture)
+            } catch {
+                await fixture.stop()
+                throw error
+            }
+            await fixture.stop()
+        }
+
         static func start() async throws -> Fixture {
             let bus = try await TestBus.start()
             let service = try await bus.connect()
@@ -122,263 +134,304 @@ import Testing
     }
 
     @Test func connectsAndGetsAUniqueName() async throws {
-        let f = try await Fixture.start()
-        #expect(f.client.uniqueName?.hasPrefix(":") == true)
-        #expect(f.client.uniqueName != f.service.uniqueName)
-        await f.stop()
+        try await Fixture.run { (f: Fixture) async throws in
+            #expect(f.client.uniqueName?.hasPrefix(":") == true)
+            #expect(f.client.uniqueName != f.service.uniqueName)
+        }
+    }
+
+    @Test func sessionAndSystemBusesAreFoundThroughTheEnvironment() async throws {
+        let bus = try await TestBus.start()
+        let saved = (
+            getenv("DBUS_SESSION_BUS_ADDRESS").map { String(cString: $0) },
+            getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) }
+        )
+        setenv("DBUS_SESSION_BUS_ADDRESS", bus.address, 1)
+        setenv("DBUS_SYSTEM_BUS_ADDRESS", bus.address, 1)
+        defer {
+            if let s = saved.0 {
+                setenv("DBUS_SESSION_BUS_ADDRESS", s, 1)
+            } else {
+                unsetenv("DBUS_SESSION_BUS_ADDRESS")
+            }
+            if let s = saved.1 { setenv("DBUS_SYSTEM_BUS_ADDRESS", s, 1) } else { unsetenv("DBUS_SYSTEM_BUS_ADDRESS") }
+        }
+        let session = try await DBusConnection.connect(.session)
+        let system = try await DBusConnection.connect(.system)
+        #expect(session.uniqueName != nil && system.uniqueName != nil && session.uniqueName != system.uniqueName)
+        // Both are private connections on the same bus: each can reach the other.
+        try session.export(
+            [DBusInterface("io.chime.Ping", methods: [DBusMethod("Pong") { _ in [.string("pong")] }])], at: "/p")
+        #expect(
+            try await system.call(
+                destination: session.uniqueName, path: "/p", interface: "io.chime.Ping", member: "Pong") == [
+                    .string("pong")
+                ])
+        session.close()
+        system.close()
+        let bad = await #expect(throws: DBusError.self) {
+            try await DBusConnection.connect(.bus("unix:path=/nonexistent/socket"))
+        }
+        #expect(bad?.message.isEmpty == false)
+        await bus.stop()
     }
 
     @Test func methodCallsCarryEveryValueBothWays() async throws {
-        let f = try await Fixture.start()
-        for value in MarshallingTests.basicValues {
-            let reply = try await f.call("Echo", [.variant(value)])
-            #expect(reply == [.variant(value)])
-        }
-        let nested = DBusValue.dictionary(
-            key: .string, value: .variant,
-            [
-                DBusDictEntry(
-                    .string("k"), .variant(.structure([.array(element: .int64, [.int64(1)]), .boolean(false)])))
-            ])
-        #expect(try await f.call("Echo", [.variant(nested)]) == [.variant(nested)])
-        #expect(
-            try await f.call(
-                "Describe", [.string("n"), ["b": DBusVariant(1 as Int32), "a": DBusVariant("x")].dbusValue]) == [
-                    .string("n:a,b")
+        try await Fixture.run { (f: Fixture) async throws in
+            for value in MarshallingTests.basicValues {
+                let reply = try await f.call("Echo", [.variant(value)])
+                #expect(reply == [.variant(value)])
+            }
+            let nested = DBusValue.dictionary(
+                key: .string, value: .variant,
+                [
+                    DBusDictEntry(
+                        .string("k"), .variant(.structure([.array(element: .int64, [.int64(1)]), .boolean(false)])))
                 ])
-        await f.stop()
+            #expect(try await f.call("Echo", [.variant(nested)]) == [.variant(nested)])
+            #expect(
+                try await f.call(
+                    "Describe", [.string("n"), ["b": DBusVariant(1 as Int32), "a": DBusVariant("x")].dbusValue]) == [
+                        .string("n:a,b")
+                    ])
+        }
     }
 
     @Test func errorsFromTheServiceKeepTheirNames() async throws {
-        let f = try await Fixture.start()
-        await #expect(throws: DBusError(name: "io.chime.Test.Error.Refused", message: "refused on purpose")) {
-            try await f.call("Fail")
+        try await Fixture.run { (f: Fixture) async throws in
+            await #expect(throws: DBusError(name: "io.chime.Test.Error.Refused", message: "refused on purpose")) {
+                try await f.call("Fail")
+            }
+            let crash = await #expect(throws: DBusError.self) { try await f.call("Crash") }
+            #expect(crash?.is(.failed) == true)
+            // The service keeps serving after both.
+            #expect(try await f.call("Echo", [.variant(.int32(1))]) == [.variant(.int32(1))])
         }
-        let crash = await #expect(throws: DBusError.self) { try await f.call("Crash") }
-        #expect(crash?.is(.failed) == true)
-        // The service keeps serving after both.
-        #expect(try await f.call("Echo", [.variant(.int32(1))]) == [.variant(.int32(1))])
-        await f.stop()
     }
 
     @Test func unknownTargetsGetTheStandardErrors() async throws {
-        let f = try await Fixture.start()
-        let noMethod = await #expect(throws: DBusError.self) { try await f.call("Nope") }
-        #expect(noMethod?.is(.unknownMethod) == true)
-        let noInterface = await #expect(throws: DBusError.self) {
-            try await f.call("Echo", interface: "io.chime.Other")
+        try await Fixture.run { (f: Fixture) async throws in
+            let noMethod = await #expect(throws: DBusError.self) { try await f.call("Nope") }
+            #expect(noMethod?.is(.unknownMethod) == true)
+            let noInterface = await #expect(throws: DBusError.self) {
+                try await f.call("Echo", interface: "io.chime.Other")
+            }
+            #expect(noInterface?.is(.unknownInterface) == true)
+            let noObject = await #expect(throws: DBusError.self) { try await f.call("Echo", path: "/nowhere") }
+            #expect(noObject?.is(.unknownObject) == true)
+            let wrongSignature = await #expect(throws: DBusError.self) {
+                try await f.call("Echo", [.string("not a variant")])
+            }
+            #expect(wrongSignature?.is(.invalidArgs) == true)
+            #expect(wrongSignature?.message.contains("'v'") == true)
+            let noService = await #expect(throws: DBusError.self) {
+                try await f.client.call(destination: "io.chime.Absent", path: "/", interface: "a.b", member: "M")
+            }
+            #expect(noService?.is(.serviceUnknown) == true)
+            // A member without an interface finds the method on any interface of the object.
+            #expect(try await f.call("Echo", [.variant(.byte(1))], interface: nil) == [.variant(.byte(1))])
         }
-        #expect(noInterface?.is(.unknownInterface) == true)
-        let noObject = await #expect(throws: DBusError.self) { try await f.call("Echo", path: "/nowhere") }
-        #expect(noObject?.is(.unknownObject) == true)
-        let wrongSignature = await #expect(throws: DBusError.self) {
-            try await f.call("Echo", [.string("not a variant")])
-        }
-        #expect(wrongSignature?.is(.invalidArgs) == true)
-        #expect(wrongSignature?.message.contains("'v'") == true)
-        let noService = await #expect(throws: DBusError.self) {
-            try await f.client.call(destination: "io.chime.Absent", path: "/", interface: "a.b", member: "M")
-        }
-        #expect(noService?.is(.serviceUnknown) == true)
-        // A member without an interface finds the method on any interface of the object.
-        #expect(try await f.call("Echo", [.variant(.byte(1))], interface: nil) == [.variant(.byte(1))])
-        await f.stop()
     }
 
     @Test func anIndependentClientGetsAnswersAndErrors() async throws {
-        let f = try await Fixture.start()
-        let ok = try await f.gdbus([
-            "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
-            "io.chime.Test.Describe", "hello", "{'x': <1>, 'a': <'b'>}",
-        ])
-        #expect(ok.status == 0)
-        #expect(ok.output.contains("hello:a,x"))
-        let bad = try await f.gdbus([
-            "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
-            "io.chime.Test.Describe", "42",
-        ])
-        #expect(bad.status != 0)
-        #expect(bad.output.contains("InvalidArgs"))
-        let ping = try await f.gdbus([
-            "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
-            "org.freedesktop.DBus.Peer.Ping",
-        ])
-        #expect(ping.status == 0)
-        await f.stop()
+        try await Fixture.run { (f: Fixture) async throws in
+            let ok = try await f.gdbus([
+                "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
+                "io.chime.Test.Describe", "hello", "{'x': <1>, 'a': <'b'>}",
+            ])
+            #expect(ok.status == 0)
+            #expect(ok.output.contains("hello:a,x"))
+            let bad = try await f.gdbus([
+                "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
+                "io.chime.Test.Describe", "42",
+            ])
+            #expect(bad.status != 0)
+            #expect(bad.output.contains("InvalidArgs"))
+            let ping = try await f.gdbus([
+                "call", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test", "--method",
+                "org.freedesktop.DBus.Peer.Ping",
+            ])
+            #expect(ping.status == 0)
+        }
     }
 
     @Test func introspectionDescribesWhatIsRegistered() async throws {
-        let f = try await Fixture.start()
-        guard
-            case .string(let xml)? = try await f.call("Introspect", interface: "org.freedesktop.DBus.Introspectable")
+        try await Fixture.run { (f: Fixture) async throws in
+            guard
+                case .string(let xml)? = try await f.call(
+                    "Introspect", interface: "org.freedesktop.DBus.Introspectable"
+                )
                 .first
-        else {
-            Issue.record("Introspect returned no string")
-            return
-        }
-        let parsed = try IntrospectionSummary(xml: xml)
-        #expect(parsed.interfaces.contains("io.chime.Test"))
-        #expect(
-            parsed.interfaces.isSuperset(of: [
-                "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties", "org.freedesktop.DBus.Peer",
-            ]))
-        #expect(
-            parsed.members["io.chime.Test"] == [
-                "Crash", "Describe", "Echo", "Emit", "Fail", "ReadFD", "Said", "Version", "Volume",
+            else {
+                Issue.record("Introspect returned no string")
+                return
+            }
+            let parsed = try IntrospectionSummary(xml: xml)
+            #expect(parsed.interfaces.contains("io.chime.Test"))
+            #expect(
+                parsed.interfaces.isSuperset(of: [
+                    "org.freedesktop.DBus.Introspectable", "org.freedesktop.DBus.Properties",
+                    "org.freedesktop.DBus.Peer",
+                ]))
+            #expect(
+                parsed.members["io.chime.Test"] == [
+                    "Crash", "Describe", "Echo", "Emit", "Fail", "ReadFD", "Said", "Version", "Volume",
+                ])
+            #expect(parsed.children == ["child"])
+            #expect(xml.contains("<arg name=\"options\" type=\"a{sv}\" direction=\"in\"/>"))
+            #expect(xml.contains("<property name=\"Volume\" type=\"u\" access=\"readwrite\"/>"))
+            #expect(xml.contains("<property name=\"Version\" type=\"s\" access=\"read\"/>"))
+            // Parent nodes list their children even with no object of their own.
+            guard
+                case .string(let parent)? = try await f.call(
+                    "Introspect", interface: "org.freedesktop.DBus.Introspectable", path: "/io/chime"
+                ).first
+            else { return }
+            #expect(try IntrospectionSummary(xml: parent).children == ["Test"])
+            // gdbus reads the same document.
+            let g = try await f.gdbus([
+                "introspect", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test",
             ])
-        #expect(parsed.children == ["child"])
-        #expect(xml.contains("<arg name=\"options\" type=\"a{sv}\" direction=\"in\"/>"))
-        #expect(xml.contains("<property name=\"Volume\" type=\"u\" access=\"readwrite\"/>"))
-        #expect(xml.contains("<property name=\"Version\" type=\"s\" access=\"read\"/>"))
-        // Parent nodes list their children even with no object of their own.
-        guard
-            case .string(let parent)? = try await f.call(
-                "Introspect", interface: "org.freedesktop.DBus.Introspectable", path: "/io/chime"
-            ).first
-        else { return }
-        #expect(try IntrospectionSummary(xml: parent).children == ["Test"])
-        // gdbus reads the same document.
-        let g = try await f.gdbus([
-            "introspect", "--session", "--dest", "io.chime.Test", "--object-path", "/io/chime/Test",
-        ])
-        #expect(g.status == 0)
-        #expect(g.output.contains("Describe(in  s name,"))
-        #expect(g.output.contains("readwrite u Volume"))
-        await f.stop()
+            #expect(g.status == 0)
+            #expect(g.output.contains("Describe(in  s name,"))
+            #expect(g.output.contains("readwrite u Volume"))
+        }
     }
 
     @Test func propertiesGetGetAllSetAndChangeSignals() async throws {
-        let f = try await Fixture.start()
-        let changes = Recorder<DBusMessage>()
-        let sub = try await f.client.subscribe(
-            DBusMatchRule(
-                sender: "io.chime.Test", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
-        ) { changes.append($0) }
-        let props = "org.freedesktop.DBus.Properties"
-        #expect(
-            try await f.call("Get", [.string(Self.interface), .string("Version")], interface: props) == [
-                .variant(.string("1.0"))
-            ])
-        let all = try await f.call("GetAll", [.string(Self.interface)], interface: props)
-        let dict = try all[0].decode([String: DBusVariant].self)
-        #expect(dict == ["Version": DBusVariant(.string("1.0")), "Volume": DBusVariant(.uint32(5))])
-        _ = try await f.call(
-            "Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(42))], interface: props)
-        #expect(f.volume.value == 42)
-        try await changes.wait(forCount: 1)
-        let change = changes.elements[0]
-        #expect(change.body[0] == .string(Self.interface))
-        #expect(try change.body[1].decode([String: DBusVariant].self) == ["Volume": DBusVariant(.uint32(42))])
-        let readOnly = await #expect(throws: DBusError.self) {
-            try await f.call(
-                "Set", [.string(Self.interface), .string("Version"), .variant(.string("2"))], interface: props)
+        try await Fixture.run { (f: Fixture) async throws in
+            let changes = Recorder<DBusMessage>()
+            let sub = try await f.client.subscribe(
+                DBusMatchRule(
+                    sender: "io.chime.Test", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+            ) { changes.append($0) }
+            let props = "org.freedesktop.DBus.Properties"
+            #expect(
+                try await f.call("Get", [.string(Self.interface), .string("Version")], interface: props) == [
+                    .variant(.string("1.0"))
+                ])
+            let all = try await f.call("GetAll", [.string(Self.interface)], interface: props)
+            let dict = try all[0].decode([String: DBusVariant].self)
+            #expect(dict == ["Version": DBusVariant(.string("1.0")), "Volume": DBusVariant(.uint32(5))])
+            _ = try await f.call(
+                "Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(42))], interface: props)
+            #expect(f.volume.value == 42)
+            try await changes.wait(forCount: 1)
+            let change = changes.elements[0]
+            #expect(change.body[0] == .string(Self.interface))
+            #expect(try change.body[1].decode([String: DBusVariant].self) == ["Volume": DBusVariant(.uint32(42))])
+            let readOnly = await #expect(throws: DBusError.self) {
+                try await f.call(
+                    "Set", [.string(Self.interface), .string("Version"), .variant(.string("2"))], interface: props)
+            }
+            #expect(readOnly?.is(.propertyReadOnly) == true)
+            let wrongType = await #expect(throws: DBusError.self) {
+                try await f.call(
+                    "Set", [.string(Self.interface), .string("Volume"), .variant(.string("loud"))], interface: props)
+            }
+            #expect(wrongType?.is(.invalidArgs) == true)
+            let refused = await #expect(throws: DBusError.self) {
+                try await f.call(
+                    "Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(101))], interface: props)
+            }
+            #expect(refused?.message == "Volume must be 0…100")
+            let unknown = await #expect(throws: DBusError.self) {
+                try await f.call("Get", [.string(Self.interface), .string("Nope")], interface: props)
+            }
+            #expect(unknown?.is(.unknownProperty) == true)
+            #expect(f.volume.value == 42)
+            sub.cancel()
         }
-        #expect(readOnly?.is(.propertyReadOnly) == true)
-        let wrongType = await #expect(throws: DBusError.self) {
-            try await f.call(
-                "Set", [.string(Self.interface), .string("Volume"), .variant(.string("loud"))], interface: props)
-        }
-        #expect(wrongType?.is(.invalidArgs) == true)
-        let refused = await #expect(throws: DBusError.self) {
-            try await f.call(
-                "Set", [.string(Self.interface), .string("Volume"), .variant(.uint32(101))], interface: props)
-        }
-        #expect(refused?.message == "Volume must be 0…100")
-        let unknown = await #expect(throws: DBusError.self) {
-            try await f.call("Get", [.string(Self.interface), .string("Nope")], interface: props)
-        }
-        #expect(unknown?.is(.unknownProperty) == true)
-        #expect(f.volume.value == 42)
-        sub.cancel()
-        await f.stop()
     }
 
     @Test func signalsReachOnlyMatchingSubscriptions() async throws {
-        let f = try await Fixture.start()
-        let hello = Recorder<String>()
-        let everything = Recorder<String>()
-        let helloSub = try await f.client.subscribe(
-            DBusMatchRule(sender: "io.chime.Test", interface: Self.interface, member: "Said", arguments: [0: "hello"])
-        ) { message in
-            if case .string(let s)? = message.body.first { hello.append(s) }
+        try await Fixture.run { (f: Fixture) async throws in
+            let hello = Recorder<String>()
+            let everything = Recorder<String>()
+            let helloSub = try await f.client.subscribe(
+                DBusMatchRule(
+                    sender: "io.chime.Test", interface: Self.interface, member: "Said", arguments: [0: "hello"])
+            ) { message in
+                if case .string(let s)? = message.body.first { hello.append(s) }
+            }
+            let allSub = try await f.client.subscribe(DBusMatchRule(interface: Self.interface, member: "Said")) {
+                message in
+                if case .string(let s)? = message.body.first { everything.append(s) }
+            }
+            for word in ["hello", "other", "hello"] { _ = try await f.call("Emit", [.string(word)]) }
+            try await everything.wait(forCount: 3)
+            #expect(everything.elements == ["hello", "other", "hello"])
+            #expect(hello.elements == ["hello", "hello"])
+            // After cancel, a later signal reaches only the remaining subscription; signals on one
+            // connection arrive in order, so "late" reaching `everything` proves it was not held back.
+            helloSub.cancel()
+            _ = try await f.call("Emit", [.string("hello")])
+            _ = try await f.call("Emit", [.string("late")])
+            try await everything.wait(forCount: 5)
+            #expect(hello.elements == ["hello", "hello"])
+            allSub.cancel()
         }
-        let allSub = try await f.client.subscribe(DBusMatchRule(interface: Self.interface, member: "Said")) { message in
-            if case .string(let s)? = message.body.first { everything.append(s) }
-        }
-        for word in ["hello", "other", "hello"] { _ = try await f.call("Emit", [.string(word)]) }
-        try await everything.wait(forCount: 3)
-        #expect(everything.elements == ["hello", "other", "hello"])
-        #expect(hello.elements == ["hello", "hello"])
-        // After cancel, a later signal reaches only the remaining subscription; signals on one
-        // connection arrive in order, so "late" reaching `everything` proves it was not held back.
-        helloSub.cancel()
-        _ = try await f.call("Emit", [.string("hello")])
-        _ = try await f.call("Emit", [.string("late")])
-        try await everything.wait(forCount: 5)
-        #expect(hello.elements == ["hello", "hello"])
-        allSub.cancel()
-        await f.stop()
     }
 
     @Test func signalsFromAWellKnownNameFollowItsOwner() async throws {
-        let f = try await Fixture.start()
-        let got = Recorder<String?>()
-        let sub = try await f.client.subscribe(DBusMatchRule(sender: "io.chime.Test", member: "Said")) {
-            got.append($0.sender)
+        try await Fixture.run { (f: Fixture) async throws in
+            let got = Recorder<String?>()
+            let sub = try await f.client.subscribe(DBusMatchRule(sender: "io.chime.Test", member: "Said")) {
+                got.append($0.sender)
+            }
+            // A different connection emitting the same signal is not io.chime.Test.
+            let impostor = try await f.bus.connect()
+            try impostor.emitSignal(path: Self.path, interface: Self.interface, member: "Said", [.string("fake")])
+            await impostor.flush()
+            _ = try await f.call("Emit", [.string("real")])
+            try await got.wait(forCount: 1)
+            #expect(got.elements == [f.service.uniqueName])
+            sub.cancel()
+            impostor.close()
         }
-        // A different connection emitting the same signal is not io.chime.Test.
-        let impostor = try await f.bus.connect()
-        try impostor.emitSignal(path: Self.path, interface: Self.interface, member: "Said", [.string("fake")])
-        await impostor.flush()
-        _ = try await f.call("Emit", [.string("real")])
-        try await got.wait(forCount: 1)
-        #expect(got.elements == [f.service.uniqueName])
-        sub.cancel()
-        impostor.close()
-        await f.stop()
     }
 
     @Test func nameOwnerChangesAreWatched() async throws {
-        let f = try await Fixture.start()
-        let owners = Recorder<String?>()
-        let watch = try await f.client.watchNameOwner("io.chime.Watched") { owners.append($0) }
-        try await owners.wait(forCount: 1)
-        #expect(owners.elements == [nil])
-        let owner = try await f.bus.connect()
-        try await owner.requestName("io.chime.Watched")
-        try await owners.wait(forCount: 2)
-        #expect(owners.elements == [nil, owner.uniqueName])
-        #expect(try await f.client.nameHasOwner("io.chime.Watched"))
-        owner.close()
-        try await owners.wait(forCount: 3)
-        #expect(owners.elements == [nil, owner.uniqueName, nil])
-        watch.cancel()
-        await f.stop()
+        try await Fixture.run { (f: Fixture) async throws in
+            let owners = Recorder<String?>()
+            let watch = try await f.client.watchNameOwner("io.chime.Watched") { owners.append($0) }
+            try await owners.wait(forCount: 1)
+            #expect(owners.elements == [nil])
+            let owner = try await f.bus.connect()
+            try await owner.requestName("io.chime.Watched")
+            try await owners.wait(forCount: 2)
+            #expect(owners.elements == [nil, owner.uniqueName])
+            #expect(try await f.client.nameHasOwner("io.chime.Watched"))
+            owner.close()
+            try await owners.wait(forCount: 3)
+            #expect(owners.elements == [nil, owner.uniqueName, nil])
+            watch.cancel()
+        }
     }
 
     @Test func aTakenNameIsAClearError() async throws {
-        let f = try await Fixture.start()
-        let second = try await f.bus.connect()
-        let error = await #expect(throws: DBusError.self) { try await second.requestName("io.chime.Test") }
-        #expect(error?.name == DBusError.nameTaken)
-        #expect(error?.message.contains("already owned by \(f.service.uniqueName!)") == true)
-        #expect(error?.message.contains("pid \(getpid())") == true)
-        let invalid = await #expect(throws: DBusError.self) { try await second.requestName("not a name") }
-        #expect(invalid?.is(.invalidArgs) == true)
-        second.close()
-        await f.stop()
+        try await Fixture.run { (f: Fixture) async throws in
+            let second = try await f.bus.connect()
+            let error = await #expect(throws: DBusError.self) { try await second.requestName("io.chime.Test") }
+            #expect(error?.name == DBusError.nameTaken)
+            #expect(error?.message.contains("already owned by \(f.service.uniqueName!)") == true)
+            #expect(error?.message.contains("pid \(getpid())") == true)
+            let invalid = await #expect(throws: DBusError.self) { try await second.requestName("not a name") }
+            #expect(invalid?.is(.invalidArgs) == true)
+            second.close()
+        }
     }
 
     @Test func unixFileDescriptorsCrossTheBus() async throws {
-        let f = try await Fixture.start()
-        var fds: [Int32] = [0, 0]
-        #expect(pipe(&fds) == 0)
-        let text = "through a pipe"
-        _ = text.withCString { write(fds[1], $0, strlen($0)) }
-        close(fds[1])
-        let readEnd = DBusUnixFD(taking: fds[0])
-        #expect(try await f.call("ReadFD", [.unixFD(readEnd)]) == [.string(text)])
-        await f.stop()
+        try await Fixture.run { (f: Fixture) async throws in
+            var fds: [Int32] = [0, 0]
+            #expect(pipe(&fds) == 0)
+            let text = "through a pipe"
+            _ = text.withCString { write(fds[1], $0, strlen($0)) }
+            close(fds[1])
+            let readEnd = DBusUnixFD(taking: fds[0])
+            #expect(try await f.call("ReadFD", [.unixFD(readEnd)]) == [.string(text)])
+        }
     }
 
     @Test func callsTimeOutAndCanBeCancelled() async throws {
@@ -449,18 +502,19 @@ import Testing
         await bus.stop()
     }
 
-    @Test func peerConnectionsNeedNoBusDaemonName() async throws {
-        let f = try await Fixture.start()
-        // The bus itself answers the standard Peer interface, over a connection made by address.
-        let reply = try await f.client.call(
-            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus.Peer",
-            member: "GetMachineId")
-        guard case .string(let id)? = reply.first else {
-            Issue.record("no machine id")
-            return
+    @Test func theBusAnswersThePeerInterface() async throws {
+        try await Fixture.run { (f: Fixture) async throws in
+            // The bus itself answers the standard Peer interface, over a connection made by address.
+            let reply = try await f.client.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer",
+                member: "GetMachineId")
+            guard case .string(let id)? = reply.first else {
+                Issue.record("no machine id")
+                return
+            }
+            #expect(id.count == 32)
         }
-        #expect(id.count == 32)
-        await f.stop()
     }
 }
 

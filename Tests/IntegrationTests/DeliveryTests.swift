@@ -8,19 +8,41 @@ import Testing
 /// scheduling through the CLI and through ChimeKit.
 @Suite(.serialized) struct DeliveryTests {
     /// Everything one test runs; `stop()` stops every process it started.
-    struct Session {
+    final class Session: @unchecked Sendable {
+        // @unchecked Sendable: used by one test task at a time.
         let bus: TestBus
         let observer: DBusConnection
         var server: MockNotificationServer?
         var chimed: ManagedProcess?
+        var clients: [ChimeClient] = []
 
-        static func start(withServer: Bool = true) async throws -> Session {
+        init(bus: TestBus, observer: DBusConnection) {
+            self.bus = bus
+            self.observer = observer
+        }
+
+        /// Runs `body` with a bus, (optionally) a notification server and chimed, and stops every
+        /// process afterwards, also when `body` fails.
+        static func run(withServer: Bool = true, _ body: (Session) async throws -> Void) async throws {
             let bus = try await TestBus.start()
-            let observer = try await bus.connect()
-            var session = Session(bus: bus, observer: observer)
-            if withServer { session.server = try await MockNotificationServer.start(on: bus, observer: observer) }
-            session.chimed = try await session.startChimed()
-            return session
+            let session: Session
+            do {
+                session = Session(bus: bus, observer: try await bus.connect())
+            } catch {
+                await bus.stop()
+                throw error
+            }
+            do {
+                if withServer {
+                    session.server = try await MockNotificationServer.start(on: bus, observer: session.observer)
+                }
+                session.chimed = try await session.startChimed()
+                try await body(session)
+            } catch {
+                await session.stop()
+                throw error
+            }
+            await session.stop()
         }
 
         func startChimed() async throws -> ManagedProcess {
@@ -39,10 +61,13 @@ import Testing
         }
 
         func client() async throws -> ChimeClient {
-            try await ChimeClient.connect(.bus(bus.address))
+            let client = try await ChimeClient.connect(.bus(bus.address))
+            clients.append(client)
+            return client
         }
 
         func stop() async {
+            for client in clients { client.close() }
             if let chimed { await chimed.stop() }
             if let server { await server.stop() }
             observer.close()
@@ -54,131 +79,128 @@ import Testing
     static let allowedLateness: TimeInterval = 0.050
 
     @Test func cliSendInTwoSecondsReachesTheServerOnTime() async throws {
-        let s = try await Session.start()
-        let before = Date()
-        let result = try await s.chime(["send", "--in", "2s", "Hello", "World"])
-        let after = Date()
-        #expect(result.status == 0, "chime send failed: \(result.stderr)")
-        let calls = s.server!.notifyCalls
-        try await calls.wait(forCount: 1, timeout: .seconds(10))
-        let call = calls.elements[0]
-        #expect(call.summary == "Hello")
-        #expect(call.body == "World")
-        // The deadline is 2 s after the moment chime read the clock, somewhere in [before, after].
-        #expect(call.received >= before.addingTimeInterval(2))
-        #expect(call.received <= after.addingTimeInterval(2 + Self.allowedLateness))
-        await s.stop()
+        try await Session.run { s in
+            let before = Date()
+            let result = try await s.chime(["send", "--in", "2s", "Hello", "World"])
+            let after = Date()
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            let call = calls.elements[0]
+            #expect(call.summary == "Hello")
+            #expect(call.body == "World")
+            // The deadline is 2 s after the moment chime read the clock, somewhere in [before, after].
+            #expect(call.received >= before.addingTimeInterval(2))
+            #expect(call.received <= after.addingTimeInterval(2 + Self.allowedLateness))
+        }
     }
 
     @Test func cliSendAtAnExactTimeCarriesEveryField() async throws {
-        let s = try await Session.start()
-        // A whole second at least 2 s away, written as local ISO 8601 as a user would.
-        let deadline = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
-        formatter.timeZone = .current
-        let result = try await s.chime([
-            "send", "--at", formatter.string(from: deadline), "-u", "critical", "-t", "5000", "-a", "Pizza App",
-            "-i", "dialog-information", "-A", "stop-repeat=Stop Repeat", "-A", "snooze:10m=Snooze 10 min",
-            "Pizza Time", "Order now",
-        ])
-        #expect(result.status == 0, "chime send failed: \(result.stderr)")
-        let calls = s.server!.notifyCalls
-        try await calls.wait(forCount: 1, timeout: .seconds(10))
-        let call = calls.elements[0]
-        #expect(call.summary == "Pizza Time")
-        #expect(call.body == "Order now")
-        #expect(call.appName == "Pizza App")
-        #expect(call.expireTimeout == 5000)
-        #expect(call.actions == ["stop-repeat", "Stop Repeat", "snooze:10m", "Snooze 10 min"])
-        #expect(call.hints["urgency"] == .byte(2))
-        #expect(call.received >= deadline, "delivered \(deadline.timeIntervalSince(call.received)) s early")
-        #expect(
-            call.received.timeIntervalSince(deadline) <= Self.allowedLateness,
-            "delivered \(call.received.timeIntervalSince(deadline)) s late")
-        await s.stop()
+        try await Session.run { s in
+            // A whole second at least 2 s away, written as local ISO 8601 as a user would.
+            let deadline = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 2).rounded(.up))
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+            formatter.timeZone = .current
+            let result = try await s.chime([
+                "send", "--at", formatter.string(from: deadline), "-u", "critical", "-t", "5000", "-a", "Pizza App",
+                "-i", "dialog-information", "-A", "stop-repeat=Stop Repeat", "-A", "snooze:10m=Snooze 10 min",
+                "Pizza Time", "Order now",
+            ])
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            let call = calls.elements[0]
+            #expect(call.summary == "Pizza Time")
+            #expect(call.body == "Order now")
+            #expect(call.appName == "Pizza App")
+            #expect(call.expireTimeout == 5000)
+            #expect(call.actions == ["stop-repeat", "Stop Repeat", "snooze:10m", "Snooze 10 min"])
+            #expect(call.hints["urgency"] == .byte(2))
+            #expect(call.received >= deadline, "delivered \(deadline.timeIntervalSince(call.received)) s early")
+            #expect(
+                call.received.timeIntervalSince(deadline) <= Self.allowedLateness,
+                "delivered \(call.received.timeIntervalSince(deadline)) s late")
+        }
     }
 
     @Test func chimeKitSchedulesInOrderAndOnTime() async throws {
-        let s = try await Session.start()
-        let client = try await s.client()
-        let base = Date().addingTimeInterval(1)
-        let plan: [(String, TimeInterval)] = [("third", 0.9), ("first", 0.3), ("second", 0.6), ("now", -2)]
-        var deadlines: [String: Date] = [:]
-        for (summary, offset) in plan {
-            let at = base.addingTimeInterval(offset)
-            deadlines[summary] = offset < 0 ? Date() : at
-            _ = try await client.schedule(
-                NotificationContent(summary: summary, body: "b", urgency: .low), at: offset < 0 ? nil : at)
+        try await Session.run { s in
+            let client = try await s.client()
+            let base = Date().addingTimeInterval(1)
+            let plan: [(String, TimeInterval)] = [("third", 0.9), ("first", 0.3), ("second", 0.6), ("now", -2)]
+            var deadlines: [String: Date] = [:]
+            for (summary, offset) in plan {
+                let at = base.addingTimeInterval(offset)
+                deadlines[summary] = offset < 0 ? Date() : at
+                _ = try await client.schedule(
+                    NotificationContent(summary: summary, body: "b", urgency: .low), at: offset < 0 ? nil : at)
+            }
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 4, timeout: .seconds(10))
+            #expect(calls.elements.map(\.summary) == ["now", "first", "second", "third"])
+            for call in calls.elements where call.summary != "now" {
+                let deadline = deadlines[call.summary!]!
+                #expect(call.received >= deadline)
+                #expect(
+                    call.received.timeIntervalSince(deadline) <= Self.allowedLateness,
+                    "\(call.summary!) was \(call.received.timeIntervalSince(deadline)) s late")
+                #expect(call.hints["urgency"] == .byte(0))
+            }
+            #expect(try await client.pending().isEmpty)
         }
-        let calls = s.server!.notifyCalls
-        try await calls.wait(forCount: 4, timeout: .seconds(10))
-        #expect(calls.elements.map(\.summary) == ["now", "first", "second", "third"])
-        for call in calls.elements where call.summary != "now" {
-            let deadline = deadlines[call.summary!]!
-            #expect(call.received >= deadline)
-            #expect(
-                call.received.timeIntervalSince(deadline) <= Self.allowedLateness,
-                "\(call.summary!) was \(call.received.timeIntervalSince(deadline)) s late")
-            #expect(call.hints["urgency"] == .byte(0))
-        }
-        #expect(try await client.pending().isEmpty)
-        client.close()
-        await s.stop()
     }
 
     @Test func pendingAndCancel() async throws {
-        let s = try await Session.start()
-        let client = try await s.client()
-        let far = Date().addingTimeInterval(3600)
-        let keep = try await client.schedule(NotificationContent(summary: "keep"), at: far)
-        let drop = try await client.schedule(NotificationContent(summary: "drop"), at: far.addingTimeInterval(-60))
-        #expect(try await client.pending().map(\.id) == [drop, keep])
-        let listed = try await s.chime(["pending", "--json"])
-        #expect(listed.status == 0)
-        let json = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
-        #expect(json?.compactMap { $0["summary"] as? String } == ["drop", "keep"])
-        let cancelled = try await s.chime(["cancel", String(drop)])
-        #expect(cancelled.status == 0)
-        #expect(try await client.pending().map(\.id) == [keep])
-        let missing = try await s.chime(["cancel", String(drop)])
-        #expect(missing.status == 1)
-        #expect(missing.stderr.contains("no pending item \(drop)"))
-        client.close()
-        await s.stop()
+        try await Session.run { s in
+            let client = try await s.client()
+            let far = Date().addingTimeInterval(3600)
+            let keep = try await client.schedule(NotificationContent(summary: "keep"), at: far)
+            let drop = try await client.schedule(NotificationContent(summary: "drop"), at: far.addingTimeInterval(-60))
+            #expect(try await client.pending().map(\.id) == [drop, keep])
+            let listed = try await s.chime(["pending", "--json"])
+            #expect(listed.status == 0)
+            let json = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+            #expect(json?.compactMap { $0["summary"] as? String } == ["drop", "keep"])
+            let cancelled = try await s.chime(["cancel", String(drop)])
+            #expect(cancelled.status == 0)
+            #expect(try await client.pending().map(\.id) == [keep])
+            let missing = try await s.chime(["cancel", String(drop)])
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("no pending item \(drop)"))
+        }
     }
 
     @Test func withoutAServerItemsWaitAndAreDeliveredWhenOneAppears() async throws {
-        var s = try await Session.start(withServer: false)
-        let client = try await s.client()
-        _ = try await client.schedule(
-            NotificationContent(summary: "Kept", body: "while no server ran"), at: Date().addingTimeInterval(0.2))
-        _ = try await client.schedule(NotificationContent(summary: "Also kept"), at: Date().addingTimeInterval(0.3))
-        // chimed says on stderr that it keeps the item; nothing is lost.
-        try await s.chimed!.waitForStderr(containing: "keeping \"Also kept\"")
-        #expect(s.chimed!.stderr.contains("no notification server on the bus"))
-        s.server = try await MockNotificationServer.start(on: s.bus, observer: s.observer)
-        let calls = s.server!.notifyCalls
-        try await calls.wait(forCount: 2, timeout: .seconds(10))
-        #expect(calls.elements.map(\.summary) == ["Kept", "Also kept"])
-        #expect(calls.elements[0].body == "while no server ran")
-        client.close()
-        await s.stop()
+        try await Session.run(withServer: false) { s in
+            let client = try await s.client()
+            _ = try await client.schedule(
+                NotificationContent(summary: "Kept", body: "while no server ran"), at: Date().addingTimeInterval(0.2))
+            _ = try await client.schedule(NotificationContent(summary: "Also kept"), at: Date().addingTimeInterval(0.3))
+            // chimed says on stderr that it keeps the item; nothing is lost.
+            try await s.chimed!.waitForStderr(containing: "keeping \"Also kept\"")
+            #expect(s.chimed!.stderr.contains("no notification server on the bus"))
+            s.server = try await MockNotificationServer.start(on: s.bus, observer: s.observer)
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            #expect(calls.elements.map(\.summary) == ["Kept", "Also kept"])
+            #expect(calls.elements[0].body == "while no server ran")
+        }
     }
 
     @Test func aSecondChimedExitsWithAClearMessage() async throws {
-        let s = try await Session.start()
-        let second = try ManagedProcess(Binaries.chimed, [], environment: s.bus.environment, directory: s.bus.directory)
-        let status = await second.waitForExit(timeout: .seconds(20))
-        #expect(status == 1)
-        #expect(second.stderr.contains("io.chime.Chime1 is already owned by"))
-        #expect(second.stderr.contains("Another chimed is already running"))
-        // The first one still serves.
-        let client = try await s.client()
-        _ = try await client.schedule(NotificationContent(summary: "still here"))
-        try await s.server!.notifyCalls.wait(forCount: 1)
-        client.close()
-        await s.stop()
+        try await Session.run { s in
+            let second = try ManagedProcess(
+                Binaries.chimed, [], environment: s.bus.environment, directory: s.bus.directory)
+            let status = await second.waitForExit(timeout: .seconds(20))
+            #expect(status == 1)
+            #expect(second.stderr.contains("io.chime.Chime1 is already owned by"))
+            #expect(second.stderr.contains("Another chimed is already running"))
+            // The first one still serves.
+            let client = try await s.client()
+            _ = try await client.schedule(NotificationContent(summary: "still here"))
+            try await s.server!.notifyCalls.wait(forCount: 1)
+        }
     }
 
     @Test(arguments: [
@@ -191,13 +213,13 @@ import Testing
         (["send", ""], "the summary is empty"),
     ])
     func badInputFailsWithAClearMessage(arguments: [String], message: String) async throws {
-        let s = try await Session.start()
-        let result = try await s.chime(arguments)
-        #expect(result.status == 2)
-        #expect(result.stderr.contains(message), "stderr was: \(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").count == 1)
-        #expect(s.server!.notifyCalls.elements.isEmpty)
-        await s.stop()
+        try await Session.run { s in
+            let result = try await s.chime(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr.contains(message), "stderr was: \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+            #expect(s.server!.notifyCalls.elements.isEmpty)
+        }
     }
 
     @Test func noChimedOnTheBusIsAClearError() async throws {
@@ -211,38 +233,37 @@ import Testing
     }
 
     @Test func badCallsGetErrorsAndChimedKeepsServing() async throws {
-        let s = try await Session.start()
-        func schedule(_ content: DBusValue, _ trigger: DBusValue) async throws(DBusError) {
-            _ = try await s.observer.call(
-                destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
-                member: "Schedule", [content, trigger])
+        try await Session.run { s in
+            func schedule(_ content: DBusValue, _ trigger: DBusValue) async throws(DBusError) {
+                _ = try await s.observer.call(
+                    destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+                    member: "Schedule", [content, trigger])
+            }
+            let empty = DBusValue.dictionary(key: .string, value: .variant, [])
+            let typo = DBusValue.dictionary(
+                key: .string, value: .variant, [DBusDictEntry(.string("sumary"), .variant(.string("x")))])
+            let e1 = await #expect(throws: DBusError.self) { try await schedule(typo, empty) }
+            #expect(e1?.name == "io.chime.Chime1.Error.InvalidArgument")
+            #expect(e1?.message.contains("unknown content key \"sumary\"") == true)
+            let wrongType = DBusValue.dictionary(
+                key: .string, value: .variant, [DBusDictEntry(.string("summary"), .variant(.int32(1)))])
+            let e2 = await #expect(throws: DBusError.self) { try await schedule(wrongType, empty) }
+            #expect(e2?.message.contains("must have type s") == true)
+            let e3 = await #expect(throws: DBusError.self) { try await schedule(empty, empty) }
+            #expect(e3?.message.contains("summary is empty") == true)
+            let e4 = await #expect(throws: DBusError.self) {
+                _ = try await s.observer.call(
+                    destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+                    member: "Schedule", [.string("x")])
+            }
+            #expect(e4?.is(.invalidArgs) == true)
+            let version = try await s.observer.call(
+                destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "org.freedesktop.DBus.Properties",
+                member: "Get", [.string("io.chime.Chime1"), .string("Version")])
+            #expect(version == [.variant(.string(ChimeBus.version))])
+            let client = try await s.client()
+            _ = try await client.schedule(NotificationContent(summary: "fine"))
+            try await s.server!.notifyCalls.wait(forCount: 1)
         }
-        let empty = DBusValue.dictionary(key: .string, value: .variant, [])
-        let typo = DBusValue.dictionary(
-            key: .string, value: .variant, [DBusDictEntry(.string("sumary"), .variant(.string("x")))])
-        let e1 = await #expect(throws: DBusError.self) { try await schedule(typo, empty) }
-        #expect(e1?.name == "io.chime.Chime1.Error.InvalidArgument")
-        #expect(e1?.message.contains("unknown content key \"sumary\"") == true)
-        let wrongType = DBusValue.dictionary(
-            key: .string, value: .variant, [DBusDictEntry(.string("summary"), .variant(.int32(1)))])
-        let e2 = await #expect(throws: DBusError.self) { try await schedule(wrongType, empty) }
-        #expect(e2?.message.contains("must have type s") == true)
-        let e3 = await #expect(throws: DBusError.self) { try await schedule(empty, empty) }
-        #expect(e3?.message.contains("summary is empty") == true)
-        let e4 = await #expect(throws: DBusError.self) {
-            _ = try await s.observer.call(
-                destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
-                member: "Schedule", [.string("x")])
-        }
-        #expect(e4?.is(.invalidArgs) == true)
-        let version = try await s.observer.call(
-            destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "org.freedesktop.DBus.Properties",
-            member: "Get", [.string("io.chime.Chime1"), .string("Version")])
-        #expect(version == [.variant(.string(ChimeBus.version))])
-        let client = try await s.client()
-        _ = try await client.schedule(NotificationContent(summary: "fine"))
-        try await s.server!.notifyCalls.wait(forCount: 1)
-        client.close()
-        await s.stop()
     }
 }
