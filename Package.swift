@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -40,15 +41,20 @@ let package = Package(
             dependencies: [.product(name: "HeapModule", package: "swift-collections")]
         ),
         .target(
+            name: "ChimeStore",
+            dependencies: ["ChimeCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
             name: "ChimeProtocol",
             dependencies: ["ChimeCore", "DBusKit"]
         ),
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCore", "ChimeProtocol", "DBusKit", "SystemdKit",
+                "ChimeCore", "ChimeProtocol", "ChimeStore", "DBusKit", "SystemdKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -74,6 +80,7 @@ let package = Package(
         .testTarget(name: "DBusKitTests", dependencies: ["DBusKit", "TestSupport"]),
         .testTarget(name: "ChimeCoreTests", dependencies: ["ChimeCore"]),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
+        .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]

@@ -56,6 +56,12 @@ public struct Scheduler: Sendable {
         items.values.sorted { ($0.fireDate, $0.id) < ($1.fireDate, $1.id) }
     }
 
+    /// How many items are pending.
+    public var count: Int { items.count }
+
+    /// Whether `id` is pending.
+    public func contains(_ id: UInt64) -> Bool { items[id] != nil }
+
     /// The earliest live deadline.
     public var nextDeadline: Date? {
         mutating get {
@@ -74,10 +80,29 @@ public struct Scheduler: Sendable {
         return (id, step(now: now))
     }
 
+    /// Takes the next item id without scheduling anything, so the caller can make the item durable
+    /// before it becomes active (`restore`).
+    public mutating func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// Makes sure new ids are larger than `id` (ids of delivered or cancelled items are never reused).
+    public mutating func reserveIDs(through id: UInt64) {
+        nextID = max(nextID, id + 1)
+    }
+
     /// Puts back an item with its own id (restoring state, or re-queueing an undelivered item).
     public mutating func restore(_ item: ScheduledItem, now: Date) -> [SchedulerAction] {
-        nextID = max(nextID, item.id + 1)
-        insert(item)
+        restore([item], now: now)
+    }
+
+    /// Puts back many items at once, then steps once: what is already due is delivered in deadline order.
+    public mutating func restore(_ items: [ScheduledItem], now: Date) -> [SchedulerAction] {
+        for item in items {
+            nextID = max(nextID, item.id + 1)
+            insert(item)
+        }
         return step(now: now)
     }
 

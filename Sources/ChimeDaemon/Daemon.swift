@@ -1,11 +1,13 @@
 import ChimeCore
 import ChimeProtocol
+import ChimeStore
 import DBusKit
 import Dispatch
 import Foundation
 import Logging
 import ServiceLifecycle
 import SystemdKit
+import UnixSignals
 
 /// chimed: owns `io.chime.Chime1`, keeps the schedule, and delivers due items to the notification server.
 ///
@@ -19,18 +21,26 @@ public final class Daemon: Service, @unchecked Sendable {
         public var logger = Logger(label: "chimed")
         /// Injected so tests can run the daemon against a fake clock.
         public var now: @Sendable () -> Date = { Date() }
+        /// Where the schedule is kept.
+        public var store: any ItemStore
+        /// Test-only: SIGUSR1 stalls the daemon's queue forever, so tests can prove the watchdog works.
+        public var testHooks = false
 
-        public init() {}
+        public init(store: any ItemStore) {
+            self.store = store
+        }
     }
 
     let configuration: Configuration
     let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInitiated)
     let logger: Logger
     let notifier = ServiceNotifier()
+    var store: any ItemStore { configuration.store }
 
     // Queue-confined state.
     private var scheduler = Scheduler()
     private var timer: DispatchSourceTimer?
+    private var watchdogTimer: DispatchSourceTimer?
     private var armedDeadline: Date?
     /// Due items that found no notification server; delivered when one appears.
     private var waitingForServer: [ScheduledItem] = []
@@ -51,8 +61,17 @@ public final class Daemon: Service, @unchecked Sendable {
     public func run() async throws {
         let connection = try await start()
         logger.info("chimed serving \(ChimeBus.name) as \(connection.uniqueName ?? "?")")
-        notifier.ready(status: statusLine())
+        notifier.ready(status: queue.sync { statusLine() })
+        startWatchdog()
+        let signals = Task { await handleSignals() }
+        connection.onDisconnect { [logger] in
+            // Without the bus chimed can neither be reached nor deliver: exit non-zero so that the
+            // service manager restarts it; the schedule is safe on disk.
+            logger.critical("lost the connection to the bus; exiting")
+            exit(3)
+        }
         try? await gracefulShutdown()
+        signals.cancel()
         notifier.stopping()
         logger.info("chimed stopping")
         stop()
@@ -60,6 +79,7 @@ public final class Daemon: Service, @unchecked Sendable {
 
     /// Everything before READY: bus, name, object, server watch. Public for tests that drive the daemon.
     public func start() async throws -> DBusConnection {
+        try await restore()
         let connection: DBusConnection
         do {
             connection = try await DBusConnection.connect(configuration.bus, queue: queue)
@@ -90,11 +110,73 @@ public final class Daemon: Service, @unchecked Sendable {
         return connection
     }
 
+    /// Pings the service manager's watchdog from the daemon's own queue, so a hung queue stops the
+    /// pings and the manager restarts chimed.
+    private func startWatchdog() {
+        guard let interval = notifier.watchdogInterval else { return }
+        let half = DispatchTimeInterval.nanoseconds(
+            Int(interval.components.seconds * 500_000_000 + interval.components.attoseconds / 2_000_000_000))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now(), repeating: half)
+        timer.setEventHandler { [notifier] in notifier.watchdog() }
+        timer.resume()
+        queue.sync { watchdogTimer = timer }
+        logger.debug("watchdog pings every \(half)")
+    }
+
+    /// SIGHUP reloads; SIGUSR1 stalls the queue when test hooks are on.
+    private func handleSignals() async {
+        var trapped: [UnixSignal] = [.sighup]
+        if configuration.testHooks { trapped.append(.sigusr1) }
+        for await signal in await UnixSignalsSequence(trapping: trapped) {
+            switch signal {
+            case .sighup:
+                reload()
+            case .sigusr1:
+                logger.warning("test hook: stalling the scheduler queue")
+                queue.async {
+                    while true { sleep(3600) }
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Reloads what can change while running. Today that is the notification server's identity; the
+    /// configuration files join it with groups.
+    private func reload() {
+        notifier.reloading()
+        logger.info("reloading")
+        queue.async {
+            self.notifier.ready(status: self.statusLine())
+        }
+    }
+
+    /// Loads the pending items from the store; those already due are delivered once a server is there.
+    private func restore() async throws {
+        let items: [ScheduledItem]
+        let largest: UInt64
+        do {
+            items = try await store.pendingItems()
+            largest = try await store.largestItemID()
+        } catch {
+            throw DaemonError("cannot read the schedule: \(error)")
+        }
+        queue.sync {
+            scheduler.reserveIDs(through: largest)
+            if !items.isEmpty { logger.info("restored \(items.count) pending items") }
+            perform(scheduler.restore(items, now: configuration.now()))
+        }
+    }
+
     /// Closes the bus connection and the timer.
     public func stop() {
         queue.sync {
             timer?.cancel()
             timer = nil
+            watchdogTimer?.cancel()
+            watchdogTimer = nil
             connection?.close()
             connection = nil
         }
@@ -177,6 +259,16 @@ public final class Daemon: Service, @unchecked Sendable {
         logger.info(
             "delivered \"\(item.content.summary)\"",
             metadata: ["item": "\(item.id)", "notification": "\(notificationID)"])
+        let store = self.store
+        let now = configuration.now()
+        Task {
+            do {
+                try await store.markDelivered(item.id, notificationID: notificationID, now: now)
+            } catch {
+                // The popup is shown; at worst it is shown once more after a restart.
+                self.logger.error("cannot record the delivery of item \(item.id): \(error)")
+            }
+        }
         try? connection?.emitSignal(
             path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
             [.uint64(item.id), .uint32(notificationID)])
@@ -211,9 +303,8 @@ public final class Daemon: Service, @unchecked Sendable {
     }
 
     private func statusLine() -> String {
-        let pending = scheduler.pending
-        var line = "\(pending.count) pending"
-        if let next = pending.first { line += ", next at \(iso(next.fireDate))" }
+        var line = "\(scheduler.count) pending"
+        if let next = scheduler.nextDeadline { line += ", next at \(iso(next))" }
         if !waitingForServer.isEmpty { line += ", \(waitingForServer.count) waiting for a notification server" }
         return line
     }
@@ -239,11 +330,11 @@ public final class Daemon: Service, @unchecked Sendable {
                 ) { [unowned self] call in
                     let content = try ContentWire.decode(call.arguments[0])
                     let at = try TriggerWire.decode(call.arguments[1])
-                    return [.uint64(self.schedule(content, at: at))]
+                    return [.uint64(try await self.schedule(content, at: at))]
                 },
                 DBusMethod("Cancel", inputs: [DBusArgument("item_id", .uint64)]) { [unowned self] call in
                     let id = try call.arguments[0].decode(UInt64.self)
-                    guard self.cancel(id) else {
+                    guard try await self.cancel(id) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.notFound,
                             message: "no pending item \(id); list them with `chime pending`")
@@ -279,25 +370,31 @@ public final class Daemon: Service, @unchecked Sendable {
             ])
     }
 
-    /// Schedules `content` at `at` (now when nil); returns the new item id.
-    public func schedule(_ content: NotificationContent, at: Date?) -> UInt64 {
-        queue.sync {
-            let now = configuration.now()
-            let (id, actions) = scheduler.schedule(content, at: at ?? now, now: now)
-            logger.info(
-                "scheduled \"\(content.summary)\" at \(iso(at ?? now))", metadata: ["item": "\(id)"])
-            perform(actions)
-            return id
+    /// Schedules `content` at `at` (now when nil) and returns the new item id once it is committed.
+    public func schedule(_ content: NotificationContent, at: Date?) async throws -> UInt64 {
+        let (id, now) = queue.sync { (scheduler.allocateID(), configuration.now()) }
+        let item = ScheduledItem(id: id, content: content, fireDate: at ?? now)
+        do {
+            try await store.insert(item, now: now)
+        } catch {
+            logger.error("cannot store a new item: \(error)")
+            throw DBusError(.failed, "chimed could not save the item (\(error)); nothing was scheduled")
         }
+        queue.sync {
+            logger.info("scheduled \"\(content.summary)\" at \(iso(item.fireDate))", metadata: ["item": "\(id)"])
+            perform(scheduler.restore(item, now: configuration.now()))
+        }
+        return id
     }
 
     /// Cancels a pending item; false when there is none with that id.
-    public func cancel(_ id: UInt64) -> Bool {
+    public func cancel(_ id: UInt64) async throws -> Bool {
+        let pending = queue.sync { scheduler.contains(id) }
+        guard pending, try await store.cancel(id, now: configuration.now()) else { return false }
         queue.sync {
-            let (item, actions) = scheduler.cancel(id, now: configuration.now())
-            perform(actions)
-            return item != nil
+            perform(scheduler.cancel(id, now: configuration.now()).actions)
         }
+        return true
     }
 }
 

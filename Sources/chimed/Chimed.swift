@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChimeDaemon
+import ChimeStore
 import DBusKit
 import Foundation
 import Logging
@@ -25,6 +26,22 @@ struct Chimed: AsyncParsableCommand {
     @Option(name: .long, help: "Lowest level to log: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep the schedule in DIR/chime.sqlite (default: $XDG_STATE_HOME/chime, else ~/.local/state/chime).",
+            valueName: "DIR"))
+    var stateDir: String?
+
+    /// The state directory by the XDG Base Directory rules.
+    var resolvedStateDirectory: String {
+        if let stateDir { return stateDir }
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/chime" }
+        let home = env["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/state/chime"
+    }
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
@@ -35,7 +52,15 @@ struct Chimed: AsyncParsableCommand {
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
-        var configuration = Daemon.Configuration()
+        let store: SQLiteItemStore
+        do {
+            store = try SQLiteItemStore(path: resolvedStateDirectory + "/chime.sqlite")
+        } catch {
+            FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
+        var configuration = Daemon.Configuration(store: store)
+        configuration.testHooks = ProcessInfo.processInfo.environment["CHIMED_TEST_HOOKS"] == "1"
         if let address { configuration.bus = .bus(address) }
         configuration.logger = Logger(label: "chimed")
         let daemon = Daemon(configuration: configuration)

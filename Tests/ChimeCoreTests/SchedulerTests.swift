@@ -78,6 +78,20 @@ import Testing
         #expect(s.pending.map(\.id) == [41, 42])
     }
 
+    @Test func restoringManyItemsDeliversEveryOverdueOneInOrder() {
+        var s = Scheduler()
+        let items = [
+            ScheduledItem(id: 3, content: content("c"), fireDate: t0 - 10),
+            ScheduledItem(id: 1, content: content("a"), fireDate: t0 - 30),
+            ScheduledItem(id: 7, content: content("future"), fireDate: t0 + 60),
+            ScheduledItem(id: 2, content: content("b"), fireDate: t0 - 20),
+        ]
+        let actions = s.restore(items, now: t0)
+        #expect(delivered(actions) == ["a", "b", "c"])
+        #expect(armed(actions) == t0 + 60)
+        #expect(s.allocateID() == 8)
+    }
+
     /// A long simulated run: 10 000 items over a simulated year, cancelled at random, stepped in
     /// random increments; every live item is delivered exactly once, in deadline order, never early.
     @Test func aSimulatedYearDeliversEveryLiveItemOnceInOrder() {

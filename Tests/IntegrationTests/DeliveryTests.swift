@@ -45,9 +45,12 @@ import Testing
             await session.stop()
         }
 
+        var stateDirectory: String { bus.directory.appendingPathComponent("state").path }
+
         func startChimed() async throws -> ManagedProcess {
             let chimed = try ManagedProcess(
-                Binaries.chimed, ["--log-level", "debug"], environment: bus.environment, directory: bus.directory)
+                Binaries.chimed, ["--log-level", "debug", "--state-dir", stateDirectory], environment: bus.environment,
+                directory: bus.directory)
             try await bus.waitForName("io.chime.Chime1", using: observer)
             return chimed
         }
@@ -188,10 +191,53 @@ import Testing
         }
     }
 
+    @Test func acknowledgedItemsSurviveSIGKILL() async throws {
+        try await Session.run { s in
+            let client = try await s.client()
+            let far = Date().addingTimeInterval(7200)
+            let kept = try await client.schedule(NotificationContent(summary: "far", body: "still here"), at: far)
+            let due = Date().addingTimeInterval(0.3)
+            _ = try await client.schedule(NotificationContent(summary: "due while down"), at: due)
+            s.chimed!.kill(SIGKILL)
+            #expect(await s.chimed!.waitForExit() == 128 + SIGKILL)
+            // Restart only after the second item came due, so it must be delivered late, not lost.
+            while Date() < due { try await Task.sleep(for: .milliseconds(50)) }
+            s.chimed = try await s.startChimed()
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1)
+            #expect(calls.elements.map(\.summary) == ["due while down"])
+            let again = try await s.client()
+            let pending = try await again.pending()
+            #expect(pending.map(\.id) == [kept])
+            #expect(pending.first?.summary == "far")
+            // New ids continue after the restored ones.
+            let next = try await again.schedule(NotificationContent(summary: "after restart"), at: far)
+            #expect(next > kept)
+        }
+    }
+
+    @Test func anUnreadableDatabaseStopsChimedAndIsKept() async throws {
+        let bus = try await TestBus.start()
+        let state = bus.directory.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let database = state.appendingPathComponent("chime.sqlite")
+        let garbage = Data(repeating: 0x42, count: 8192)
+        try garbage.write(to: database)
+        let chimed = try ManagedProcess(
+            Binaries.chimed, ["--state-dir", state.path], environment: bus.environment, directory: bus.directory)
+        let status = await chimed.waitForExit()
+        #expect(status == 1)
+        #expect(chimed.stderr.contains("cannot open the state database \(database.path)"))
+        #expect(chimed.stderr.contains("does not replace it"))
+        #expect(try Data(contentsOf: database) == garbage)
+        await bus.stop()
+    }
+
     @Test func aSecondChimedExitsWithAClearMessage() async throws {
         try await Session.run { s in
             let second = try ManagedProcess(
-                Binaries.chimed, [], environment: s.bus.environment, directory: s.bus.directory)
+                Binaries.chimed, ["--state-dir", s.stateDirectory + "-second"], environment: s.bus.environment,
+                directory: s.bus.directory)
             let status = await second.waitForExit(timeout: .seconds(20))
             #expect(status == 1)
             #expect(second.stderr.contains("io.chime.Chime1 is already owned by"))

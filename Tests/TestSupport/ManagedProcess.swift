@@ -84,12 +84,17 @@ public final class ManagedProcess: @unchecked Sendable {
         await exited.wait(timeout: timeout)
     }
 
+    /// Sends `signal` to the process.
+    public func kill(_ signal: Int32) {
+        if !exited.isFinished { _ = Glibc.kill(pid, signal) }
+    }
+
     /// Stops the process: SIGTERM, then SIGKILL after `grace`. Returns the exit status.
     @discardableResult
     public func stop(grace: Duration = .seconds(5)) async -> Int32 {
-        if !exited.isFinished { kill(pid, SIGTERM) }
+        if !exited.isFinished { _ = Glibc.kill(pid, SIGTERM) }
         if let status = await exited.wait(timeout: grace) { return status }
-        kill(pid, SIGKILL)
+        _ = Glibc.kill(pid, SIGKILL)
         return await exited.wait(timeout: .seconds(30)) ?? -1
     }
 
