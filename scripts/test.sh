@@ -15,3 +15,6 @@ echo "== tests"
 # One at a time: the delivery tests measure lateness in milliseconds, and a 2-core machine busy
 # with other suites would measure the machine instead of chimed.
 swift test --skip-build --no-parallel
+
+echo "== chimed as a systemd user service"
+bash Tests/system/systemd-service.sh

@@ -1,0 +1,47 @@
+# Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local).
+#
+#   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions
+#   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
+#   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
+
+PREFIX ?= $(HOME)/.local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+DOCDIR ?= $(DATADIR)/doc/chime
+UNITDIR ?= $(DATADIR)/systemd/user
+DBUSDIR ?= $(DATADIR)/dbus-1/services
+BASHDIR ?= $(DATADIR)/bash-completion/completions
+ZSHDIR ?= $(DATADIR)/zsh/site-functions
+FISHDIR ?= $(DATADIR)/fish/vendor_completions.d
+STATEDIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/chime
+# A build folder of its own, so that installing never competes with a debug build or test run.
+BUILD ?= .build-release
+
+SWIFT ?= swift
+
+.PHONY: all install uninstall
+
+all:
+	$(SWIFT) build -c release --scratch-path $(BUILD) --product chimed
+	$(SWIFT) build -c release --scratch-path $(BUILD) --product chime
+
+install: all
+	install -d $(BINDIR) $(UNITDIR) $(DBUSDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 0755 $(BUILD)/release/chimed $(BINDIR)/chimed
+	install -m 0755 $(BUILD)/release/chime $(BINDIR)/chime
+	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' -e 's|@DOCDIR@|$(abspath $(DOCDIR))|g' \
+		systemd/chimed.service.in > $(UNITDIR)/chimed.service
+	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in > $(DBUSDIR)/io.chime.Chime1.service
+	install -m 0644 README.md $(DOCDIR)/README.md
+	$(BINDIR)/chime --generate-completion-script bash > $(BASHDIR)/chime
+	$(BINDIR)/chime --generate-completion-script zsh > $(ZSHDIR)/_chime
+	$(BINDIR)/chime --generate-completion-script fish > $(FISHDIR)/chime.fish
+	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now chimed"
+
+uninstall:
+	-systemctl --user disable --now chimed.service 2>/dev/null
+	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
+		$(DOCDIR)/README.md $(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
+	-rmdir $(DOCDIR) 2>/dev/null
+	@if [ "$(PURGE)" = 1 ]; then rm -rf $(STATEDIR); echo "Removed the schedule in $(STATEDIR)"; \
+	else echo "Kept the schedule in $(STATEDIR) (make uninstall PURGE=1 removes it)"; fi
