@@ -16,13 +16,26 @@ public struct JournalLogHandler: LogHandler {
     private let toJournal: Bool
     private let fieldPrefix: String
 
-    /// - Parameters:
-    ///   - forceStderr: write stderr lines even under journald (tests use this).
-    public init(label: String, level: Logger.Level = .info, fieldPrefix: String = "CHIME_", forceStderr: Bool = false) {
+    /// Where log lines go.
+    public enum Destination: Sendable {
+        /// The journal when stderr is connected to journald (JOURNAL_STREAM), else stderr.
+        case automatic
+        case journal
+        case stderr
+    }
+
+    public init(
+        label: String, level: Logger.Level = .info, fieldPrefix: String = "CHIME_",
+        destination: Destination = .automatic
+    ) {
         self.label = label
         self.logLevel = level
         self.fieldPrefix = fieldPrefix
-        self.toJournal = !forceStderr && JournalLogHandler.stderrIsJournal()
+        switch destination {
+        case .automatic: self.toJournal = JournalLogHandler.stderrIsJournal()
+        case .journal: self.toJournal = true
+        case .stderr: self.toJournal = false
+        }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
