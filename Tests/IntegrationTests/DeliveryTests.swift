@@ -4,6 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 /// chimed end to end: a private bus, python-dbusmock as the notification server, chimed as a process,
 /// scheduling through the CLI and through ChimeKit.
 @Suite(.serialized) struct DeliveryTests {
@@ -191,6 +195,25 @@ import Testing
         }
     }
 
+    @Test func introspectionMatchesTheCommittedContract() async throws {
+        try await Session.run { s in
+            let reply = try await s.observer.call(
+                destination: "io.chime.Chime1", path: "/io/chime/Chime1",
+                interface: "org.freedesktop.DBus.Introspectable", member: "Introspect")
+            guard case .string(let live)? = reply.first else {
+                Issue.record("Introspect returned no XML")
+                return
+            }
+            let contractURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../docs/io.chime.Chime1.xml")
+            let contract = try String(contentsOf: contractURL, encoding: .utf8)
+            let liveInterface = try InterfaceShape(xml: live, interface: "io.chime.Chime1")
+            let contractInterface = try InterfaceShape(xml: contract, interface: "io.chime.Chime1")
+            #expect(!contractInterface.members.isEmpty)
+            #expect(liveInterface == contractInterface)
+        }
+    }
+
     @Test func acknowledgedItemsSurviveSIGKILL() async throws {
         try await Session.run { s in
             let client = try await s.client()
@@ -310,6 +333,58 @@ import Testing
             let client = try await s.client()
             _ = try await client.schedule(NotificationContent(summary: "fine"))
             try await s.server!.notifyCalls.wait(forCount: 1)
+        }
+    }
+}
+
+/// One interface of an introspection document as a comparable value: every member with its
+/// arguments (name, type, direction) and every property with its type and access, order ignored.
+struct InterfaceShape: Equatable {
+    var members: Set<String> = []
+
+    init(xml: String, interface: String) throws {
+        let delegate = Delegate(interface: interface)
+        let parser = XMLParser(data: Data(xml.utf8))
+        parser.delegate = delegate
+        guard parser.parse() else { throw parser.parserError ?? CocoaError(.coderReadCorrupt) }
+        members = delegate.members
+    }
+
+    final class Delegate: NSObject, XMLParserDelegate {
+        let interface: String
+        var inside = false
+        var current: String?
+        var arguments: [String] = []
+        var members: Set<String> = []
+
+        init(interface: String) { self.interface = interface }
+
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            switch name {
+            case "interface": inside = attributes["name"] == interface
+            case "method",
+                "signal" where inside:
+                current = "\(name) \(attributes["name"] ?? "")"
+                arguments = []
+            case "arg" where inside:
+                arguments.append(
+                    "\(attributes["name"] ?? ""):\(attributes["type"] ?? ""):\(attributes["direction"] ?? "")")
+            case "property" where inside:
+                members.insert(
+                    "property \(attributes["name"] ?? ""):\(attributes["type"] ?? ""):\(attributes["access"] ?? "")")
+            default: break
+            }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            if (name == "method" || name == "signal"), inside, let current {
+                members.insert(current + "(" + arguments.joined(separator: ", ") + ")")
+                self.current = nil
+            }
+            if name == "interface" { inside = false }
         }
     }
 }
