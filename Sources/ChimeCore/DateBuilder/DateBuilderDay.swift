@@ -1,0 +1,105 @@
+import Foundation
+
+extension DateBuilder {
+    /// One calendar day, possibly relative to `now` ("today"), to a date, or picked from a week or month.
+    public struct Day: DateBuilderExpression {
+        indirect enum Source: Codable, Hashable, Sendable {
+            case today
+            case dayOf(Date)
+            case exact(year: Int, month: Int, day: Int)
+            case inWeek(Week, WeekDaySelector)
+            case inMonth(Month, MonthDaySelector)
+        }
+
+        var source: Source
+        var offset: Int
+        public var context: Context
+
+        init(_ source: Source, offset: Int = 0, context: Context = Context()) {
+            self.source = source
+            self.offset = offset
+            self.context = context
+        }
+
+        /// Today, as seen in the expression's zone at the `now` passed when resolving.
+        public static var today: Day { Day(.today) }
+        /// The day after today.
+        public static var tomorrow: Day { Day(.today, offset: 1) }
+        /// The local day `date` falls on.
+        public static func dayOf(_ date: Date) -> Day { Day(.dayOf(date)) }
+        /// A calendar date.
+        public static func exactDay(year: Int, month: Int, day: Int) -> Day {
+            Day(.exact(year: year, month: month, day: day))
+        }
+
+        /// The day `days` later (earlier when negative).
+        public func addingDays(_ days: Int) -> Day {
+            var copy = self
+            copy.offset += days
+            return copy
+        }
+
+        /// This day at a fixed time of day.
+        public func at(hour: Int, minute: Int, second: Int = 0) -> ResolvedDate {
+            at(TimeOfDay(hour: hour, minute: minute, second: second))
+        }
+
+        /// This day at a fixed time of day.
+        public func at(_ time: TimeOfDay) -> ResolvedDate { ResolvedDate(day: self, time: .fixed(time)) }
+
+        /// This day at a random time in a range, reproducible from the seed the value carries.
+        public func at(_ time: RandomTime) -> ResolvedDate { ResolvedDate(day: self, time: time.spec) }
+
+        /// Year, month and day (no time), resolved against `now`; nil when the day does not exist
+        /// (`ExactDay(year: 2021, month: 2, day: 30)`, a fifth friday a month lacks).
+        public func dateComponents(now: Date, systemTimeZone: TimeZone = .current) -> DateComponents? {
+            guard let env = DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone),
+                let day = resolve(env)
+            else { return nil }
+            let local = LocalDateTime(daysSinceEpoch: day)
+            return DateComponents(year: local.year, month: local.month, day: local.day)
+        }
+
+        /// The local day number, or nil when it does not exist.
+        func resolve(_ env: DateBuilderEnvironment) -> Int? {
+            guard DateBuilderMath.isSafe(offset), let base = resolveBase(env) else { return nil }
+            let day = base + offset
+            return DateBuilderMath.isSafeDay(day) ? day : nil
+        }
+
+        private func resolveBase(_ env: DateBuilderEnvironment) -> Int? {
+            switch source {
+            case .today:
+                return env.today
+            case .dayOf(let date):
+                return env.day(of: date)
+            case .exact(let year, let month, let day):
+                guard DateBuilder.yearRange.contains(year), (1...12).contains(month),
+                    (1...LocalDateTime.daysInMonth(year: year, month: month)).contains(day)
+                else { return nil }
+                return LocalDateTime.days(fromCivil: year, month, day)
+            case .inWeek(let week, let selector):
+                return week.resolve(env).map { $0 + selector.offset(in: env.week) }
+            case .inMonth(let month, let selector):
+                return month.resolve(env).flatMap { selector.day(inMonth: $0) }
+            }
+        }
+    }
+}
+
+/// Today, resolved against the `now` passed when resolving.
+public func Today() -> DateBuilder.Day { .today }
+
+/// Tomorrow, relative to the `now` passed when resolving.
+public func Tomorrow() -> DateBuilder.Day { .tomorrow }
+
+/// The day `date` falls on (in the expression's zone).
+public func DayOf(_ date: Date) -> DateBuilder.Day { .dayOf(date) }
+
+/// A calendar date; resolves to nothing when it does not exist (February 30).
+public func ExactDay(year: Int, month: Int, day: Int) -> DateBuilder.Day {
+    .exactDay(year: year, month: month, day: day)
+}
+
+/// `day` shifted by `days`.
+public func AddingDays(_ days: Int, to day: DateBuilder.Day) -> DateBuilder.Day { day.addingDays(days) }

@@ -1,0 +1,22 @@
+import Foundation
+
+extension WallClock {
+    /// ISO 8601 with the local offset, e.g. `2026-12-04T20:15:00+01:00`: what `chime next` prints.
+    ///
+    /// Offsets with seconds (local mean time before 1900) are written `+00:53:28`; fractions of a
+    /// second are dropped.
+    public static func iso8601(_ instant: Date, in zone: TimeZone) -> String {
+        let local = localDateTime(for: instant, in: zone)
+        return local.description + offsetString(utcOffset(at: instant, in: zone))
+    }
+
+    /// `+01:00`, `-03:30`, `+05:45`, `+00:00`.
+    public static func offsetString(_ offsetSeconds: Int) -> String {
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let sign = offsetSeconds < 0 ? "-" : "+"
+        let magnitude = abs(offsetSeconds)
+        var text = "\(sign)\(two(magnitude / 3600)):\(two(magnitude / 60 % 60))"
+        if magnitude % 60 != 0 { text += ":\(two(magnitude % 60))" }
+        return text
+    }
+}
