@@ -70,6 +70,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // Run: swift run -c release --scratch-path .build-release time-engine-benchmark
+        .executableTarget(
+            name: "time-engine-benchmark",
+            dependencies: ["ChimeCore"],
+            path: "Benchmarks/TimeEngine"
+        ),
         .executableTarget(
             name: "chime",
             dependencies: [
@@ -83,6 +89,7 @@ let package = Package(
             dependencies: ["ChimeCore"],
             exclude: [
                 "WallClock/oracle_wallclock.py", "DateBuilder/oracle_datebuilder.py", "Phrase/oracle_phrasedoc.py",
+                "RRule/oracle_rrule.py",
             ]
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),

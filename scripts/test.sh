@@ -18,3 +18,6 @@ swift test --skip-build --no-parallel
 
 echo "== chimed as a systemd user service"
 bash Tests/system/systemd-service.sh
+
+echo "== fuzzing the rule parsers briefly"
+bash scripts/fuzz.sh 10

@@ -10,7 +10,7 @@ struct Chime: AsyncParsableCommand {
         discussion: """
             Exit status: 0 on success, 1 when chimed or the bus failed, 2 for bad input.
             """,
-        subcommands: [Send.self, Pending.self, Cancel.self])
+        subcommands: [Send.self, Pending.self, Cancel.self, Next.self])
 }
 
 /// Prints `chime: MESSAGE` on stderr and exits with `code` (2 for bad input, 1 for failures).

@@ -1,0 +1,135 @@
+import ChimeCore
+import Foundation
+
+// The time engine measured against its reference: the same RRULE set expanded by ChimeCore and by
+// python-dateutil in one run, with the ratio; then next-occurrence rates for simple daily rules.
+// Prints a table and a JSON summary.
+
+/// A fixed, seeded rule set: realistic rules (daily, weekly, monthly, yearly, with BY-parts).
+func ruleSet() -> [(rule: String, dtstart: String)] {
+    let rules = [
+        "FREQ=DAILY", "FREQ=DAILY;INTERVAL=3", "FREQ=DAILY;BYHOUR=9,18;BYMINUTE=0",
+        "FREQ=WEEKLY;BYDAY=MO,WE,FR", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU,TH", "FREQ=WEEKLY;BYDAY=SA;BYHOUR=10",
+        "FREQ=MONTHLY;BYDAY=1FR", "FREQ=MONTHLY;BYDAY=-1FR", "FREQ=MONTHLY;BYMONTHDAY=-1",
+        "FREQ=MONTHLY;BYMONTHDAY=1,15", "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1",
+        "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29", "FREQ=YEARLY;BYMONTH=11;BYDAY=4TH",
+        "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO", "FREQ=YEARLY;BYYEARDAY=1,100,200", "FREQ=HOURLY;INTERVAL=6",
+        "FREQ=MINUTELY;INTERVAL=90", "FREQ=MONTHLY;INTERVAL=3;BYDAY=2WE",
+    ]
+    let starts = ["2026-01-01T09:00:00", "2026-11-22T20:15:00", "2027-02-28T23:30:00", "2024-02-29T12:00:00"]
+    return rules.flatMap { rule in starts.map { (rule, $0) } }
+}
+
+let occurrencesPerRule = 50
+let rounds = 20
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+func timeChimeCore() throws -> (seconds: Double, total: Int) {
+    let sets = try ruleSet().map { item in
+        try RRuleSet.parse(item.rule, dtstart: LocalDateTime(iso: item.dtstart)!, timeZone: nil)
+    }
+    var total = 0
+    var samples: [Double] = []
+    for _ in 0..<rounds {
+        let start = ContinuousClock.now
+        total = 0
+        for set in sets { total += set.occurrences(limit: occurrencesPerRule).count }
+        let elapsed = ContinuousClock.now - start
+        samples.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+    return (median(samples), total)
+}
+
+func timeDateutil() throws -> (seconds: Double, total: Int, version: String) {
+    let script = """
+        import json, sys, time, itertools, dateutil
+        from dateutil.rrule import rrulestr
+        from datetime import datetime
+        items, n, rounds = json.load(sys.stdin)
+        rules = [rrulestr(r, dtstart=datetime.fromisoformat(d)) for r, d in items]
+        samples = []
+        for _ in range(rounds):
+            t = time.perf_counter()
+            total = sum(len(list(itertools.islice(r, n))) for r in rules)
+            samples.append(time.perf_counter() - t)
+        samples.sort()
+        print(json.dumps({"seconds": samples[len(samples) // 2], "total": total, "version": dateutil.__version__}))
+        """
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    let payload: [Any] = [ruleSet().map { [$0.rule, $0.dtstart] }, occurrencesPerRule, rounds]
+    input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: payload))
+    try input.fileHandleForWriting.close()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard let json = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let seconds = json["seconds"] as? Double, let total = json["total"] as? Int
+    else { throw CocoaError(.coderReadCorrupt) }
+    return (seconds, total, json["version"] as? String ?? "?")
+}
+
+/// Next-occurrence computations per second, chaining each answer into the next query.
+func rate(_ label: String, count: Int, _ next: (Date) -> Date?) -> (String, Double) {
+    var cursor = Date(timeIntervalSince1970: 1_795_305_600)
+    let start = ContinuousClock.now
+    for _ in 0..<count {
+        guard let n = next(cursor) else { break }
+        cursor = n
+    }
+    let elapsed = ContinuousClock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (label, Double(count) / seconds)
+}
+
+let zone = TimeZone(identifier: "Europe/Berlin")!
+let swift = try timeChimeCore()
+let python = try timeDateutil()
+precondition(swift.total == python.total, "the two engines expanded different numbers of occurrences")
+let ratio = python.seconds / swift.seconds
+
+let dailyRule = try PhraseParser.rule(
+    "every day at 9:00", now: Date(timeIntervalSince1970: 1_795_305_600), systemTimeZone: zone)
+let dailyRRule = try RRuleSet.parse(
+    "FREQ=DAILY;BYHOUR=9;BYMINUTE=0;BYSECOND=0", dtstart: LocalDateTime(iso: "2026-11-22T00:00:00")!, timeZone: zone)
+let dailyCalendar = try CalendarSpec.parse("*-*-* 09:00:00")
+let rates = [
+    rate("phrase 'every day at 9:00'", count: 100_000) { dailyRule.nextOccurrence(after: $0, systemTimeZone: zone) },
+    rate("RRULE FREQ=DAILY;BYHOUR=9", count: 100_000) { d in
+        dailyRRule.nextOccurrence(after: WallClock.localDateTime(for: d, in: zone))
+            .flatMap { WallClock.instants(for: $0, in: zone).first }
+    },
+    rate("OnCalendar *-*-* 09:00:00", count: 100_000) { dailyCalendar.nextElapse(after: $0, defaultTimeZone: zone) },
+]
+
+print("Time engine benchmark (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
+print("")
+print(
+    "RRULE set: \(ruleSet().count) rules x \(occurrencesPerRule) occurrences = \(swift.total), median of \(rounds) rounds"
+)
+print(String(format: "  %-28@ %12.3f ms", "ChimeCore" as NSString, swift.seconds * 1000))
+print(String(format: "  %-28@ %12.3f ms", "python-dateutil \(python.version)" as NSString, python.seconds * 1000))
+print(String(format: "  %-28@ %12.1fx", "ratio (dateutil / ChimeCore)" as NSString, ratio))
+print("")
+print("Next occurrence, chained, 100000 calls each")
+for (label, perSecond) in rates {
+    print(String(format: "  %-28@ %12.0f /s", label as NSString, perSecond))
+}
+let summary: [String: Any] = [
+    "rrule_set": [
+        "rules": ruleSet().count, "occurrences": swift.total, "chimecore_seconds": swift.seconds,
+        "dateutil_seconds": python.seconds, "dateutil_version": python.version, "ratio": ratio,
+    ],
+    "next_occurrence_per_second": Dictionary(uniqueKeysWithValues: rates.map { ($0.0, $0.1) }),
+]
+print("")
+print(String(decoding: try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys]), as: UTF8.self))

@@ -1,0 +1,202 @@
+import Foundation
+
+/// A recurrence set: a start (`DTSTART`), rules (`RRULE`), extra dates (`RDATE`) and excluded dates
+/// (`EXDATE`), expanded on naive wall-clock time exactly as python-dateutil's `rruleset` does.
+///
+/// Semantics worth knowing (all dateutil's):
+/// - DTSTART is an occurrence only if it matches the rules; it fills every BYxxx part a rule leaves out
+///   (`FREQ=MONTHLY` alone fires on DTSTART's day of the month, `FREQ=WEEKLY` on its weekday, and the
+///   time of day comes from DTSTART unless BYHOUR/BYMINUTE/BYSECOND say otherwise).
+/// - Dates that do not exist are skipped, not moved (`FREQ=MONTHLY` from January 31 skips February).
+/// - COUNT counts a rule's occurrences from DTSTART, before EXDATE removes any; UNTIL is inclusive.
+/// - RDATEs are occurrences even when they come before DTSTART; EXDATE removes exact matches only.
+///
+/// Expansion is lazy: ``nextOccurrence(after:inclusive:)`` starts near `after` instead of at DTSTART
+/// (unless a rule has COUNT), and a set that can never fire is recognised within one 400-year calendar
+/// cycle of empty periods, so every query finishes quickly even for rules dateutil would scan until 9999.
+/// Like dateutil, nothing is produced after year 9999.
+public struct RRuleSet: Codable, Hashable, Sendable {
+    /// The start; occurrences of the rules are never earlier than this.
+    public var dtstart: LocalDateTime
+    /// The rules whose occurrences make up the set.
+    public var rules: [RRule]
+    /// Extra occurrences.
+    public var rdates: [LocalDateTime]
+    /// Removed occurrences (exact wall-clock matches).
+    public var exdates: [LocalDateTime]
+    /// The zone DTSTART was given in (`DTSTART;TZID=…` or `UTC` for a trailing `Z`), or nil for floating
+    /// time. Expansion is on wall-clock time either way, like dateutil's; the zone only says how a rule's
+    /// UTC UNTIL maps onto that wall clock, and how the set serialises.
+    public var timeZoneIdentifier: String?
+
+    /// Builds a set, checking what dateutil would reject for this start: a UTC UNTIL on a floating start,
+    /// a floating UNTIL on a zoned start, out-of-range values, and BYHOUR/BYMINUTE/BYSECOND values that
+    /// steps of INTERVAL from DTSTART can never reach.
+    ///
+    /// - Throws: ``RuleSyntaxError`` whose input is the set's ``rfcString``.
+    public init(
+        dtstart: LocalDateTime, rules: [RRule], rdates: [LocalDateTime] = [], exdates: [LocalDateTime] = [],
+        timeZoneIdentifier: String? = nil
+    ) throws(RuleSyntaxError) {
+        self.dtstart = dtstart
+        self.rules = rules
+        self.rdates = rdates
+        self.exdates = exdates
+        self.timeZoneIdentifier = timeZoneIdentifier
+        if let problem = validationProblem() {
+            let text = rfcString
+            let offset = text.range(of: problem.part).map { text.distance(from: text.startIndex, to: $0.lowerBound) }
+            throw RuleSyntaxError(
+                grammar: RRuleScanner.grammar, input: text, offset: offset ?? 0, token: problem.part,
+                expected: problem.expected)
+        }
+    }
+
+    /// The first reason this set cannot be expanded, if any.
+    func validationProblem() -> RRuleCompileProblem? {
+        guard (1...RRuleExpander.maxYear).contains(dtstart.year), LocalDateTime(iso: dtstart.description) != nil else {
+            return RRuleCompileProblem(part: "DTSTART", expected: "a valid date and time in years 1 to 9999")
+        }
+        for rule in rules {
+            if case .failure(let problem) = compile(rule) { return problem }
+        }
+        return nil
+    }
+
+    /// The wall-clock zone, when the set has one.
+    var zone: TimeZone? { timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } }
+
+    /// Normalises one rule against this set's start, mapping a UTC UNTIL onto the set's wall clock.
+    func compile(_ rule: RRule) -> Result<RRuleCompiled, RRuleCompileProblem> {
+        var until: LocalDateTime?
+        switch rule.until {
+        case .none:
+            until = nil
+        case .utc(let t)?:
+            guard let zone else {
+                return .failure(
+                    RRuleCompileProblem(
+                        part: "UNTIL",
+                        expected:
+                            "a floating UNTIL (YYYYMMDDTHHMMSS, no Z) when DTSTART is floating; dateutil rejects "
+                            + "a UTC UNTIL here (or parse with a time zone to convert it)"
+                    ))
+            }
+            until = RRuleSet.wallClock(ofUTC: t, in: zone)
+        case let value?:
+            if timeZoneIdentifier != nil {
+                return .failure(
+                    RRuleCompileProblem(
+                        part: "UNTIL",
+                        expected:
+                            "a UTC UNTIL (YYYYMMDDTHHMMSSZ) because DTSTART has a time zone "
+                            + "(RFC 5545 section 3.3.10; dateutil rejects anything else)"
+                    ))
+            }
+            until = value.localValue
+        }
+        do {
+            return .success(try RRuleCompiled(rule: rule, dtstart: dtstart, until: until))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The wall-clock time in `zone` of a UTC time.
+    static func wallClock(ofUTC t: LocalDateTime, in zone: TimeZone) -> LocalDateTime {
+        let instant = Date(timeIntervalSince1970: TimeInterval(t.secondsSinceEpoch))
+        return t.adding(seconds: zone.secondsFromGMT(for: instant))
+    }
+
+    /// The UTC time of a wall-clock time in `zone` (the earlier reading when the time is ambiguous).
+    static func utc(ofWallClock t: LocalDateTime, in zone: TimeZone) -> LocalDateTime {
+        let guess = Date(timeIntervalSince1970: TimeInterval(t.secondsSinceEpoch))
+        var offset = zone.secondsFromGMT(for: guess)
+        offset = zone.secondsFromGMT(for: guess.addingTimeInterval(TimeInterval(-offset)))
+        return t.adding(seconds: -offset)
+    }
+
+    // MARK: - Queries
+
+    /// A lazy iterator over the set's occurrences after `after` (all of them when nil).
+    public func makeIterator(after: LocalDateTime? = nil, inclusive: Bool = false) -> RRuleSetIterator {
+        RRuleSetIterator(set: self, after: after, inclusive: inclusive)
+    }
+
+    /// Up to `limit` occurrences in order, those after `after` (or at it, when `inclusive`); from the
+    /// beginning when `after` is nil. This is dateutil's `xafter(after, count=limit, inc=inclusive)`.
+    public func occurrences(after: LocalDateTime? = nil, inclusive: Bool = false, limit: Int) -> [LocalDateTime] {
+        var iterator = makeIterator(after: after, inclusive: inclusive)
+        var result: [LocalDateTime] = []
+        while result.count < limit, let next = iterator.next() { result.append(next) }
+        return result
+    }
+
+    /// The first occurrence strictly after `after` (or at it, when `inclusive`), nil when there is none.
+    /// This is dateutil's `after(after, inc=inclusive)`.
+    public func nextOccurrence(after: LocalDateTime, inclusive: Bool = false) -> LocalDateTime? {
+        var iterator = makeIterator(after: after, inclusive: inclusive)
+        return iterator.next()
+    }
+
+    /// True when the set has no occurrence at all: no RDATE survives EXDATE and no rule ever fires
+    /// (e.g. `FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31`). Answers within one calendar cycle of empty periods.
+    public var neverFires: Bool {
+        var iterator = makeIterator()
+        return iterator.next() == nil
+    }
+}
+
+/// Lazily merges a set's rules and RDATEs in order, dropping duplicates and EXDATEs, like dateutil's
+/// `rruleset._iter`. Each rule is expanded on demand, so forever-rules are fine.
+public struct RRuleSetIterator: IteratorProtocol, Sendable {
+    private var expanders: [RRuleExpander]
+    private var heads: [Int?]
+    private let rdates: [Int]
+    private var rdateIndex: Int
+    private let exdates: Set<Int>
+    private let lowerBound: Int?
+    private let inclusive: Bool
+
+    init(set: RRuleSet, after: LocalDateTime?, inclusive: Bool) {
+        let bound = after?.secondsSinceEpoch
+        lowerBound = bound
+        self.inclusive = inclusive
+        var expanders: [RRuleExpander] = []
+        for rule in set.rules {
+            guard case .success(let compiled) = set.compile(rule) else { continue }
+            var expander = RRuleExpander(rule: compiled)
+            if let bound { expander.fastForward(to: bound) }
+            expanders.append(expander)
+        }
+        self.expanders = expanders
+        heads = Array(repeating: nil, count: expanders.count)
+        for i in expanders.indices { heads[i] = self.expanders[i].nextKey() }
+        rdates = set.rdates.map(\.secondsSinceEpoch).sorted()
+        var index = 0
+        if let bound {
+            while index < rdates.count && (inclusive ? rdates[index] < bound : rdates[index] <= bound) { index += 1 }
+        }
+        rdateIndex = index
+        exdates = Set(set.exdates.map(\.secondsSinceEpoch))
+    }
+
+    /// The next occurrence, or nil when the set is exhausted.
+    public mutating func next() -> LocalDateTime? {
+        while true {
+            var smallest: Int?
+            for head in heads { if let head, smallest.map({ head < $0 }) ?? true { smallest = head } }
+            if rdateIndex < rdates.count, smallest.map({ rdates[rdateIndex] < $0 }) ?? true {
+                smallest = rdates[rdateIndex]
+            }
+            guard let key = smallest else { return nil }
+            for i in heads.indices {
+                while let head = heads[i], head <= key { heads[i] = expanders[i].nextKey() }
+            }
+            while rdateIndex < rdates.count && rdates[rdateIndex] <= key { rdateIndex += 1 }
+            if exdates.contains(key) { continue }
+            if let lowerBound, inclusive ? key < lowerBound : key <= lowerBound { continue }
+            return LocalDateTime(daysSinceEpoch: rrFloorDiv(key, 86_400), secondsIntoDay: rrFloorMod(key, 86_400))
+        }
+    }
+}

@@ -1,0 +1,190 @@
+/// Per-year lookup tables, a port of dateutil's `_iterinfo`. Day indexes count from January 1 of the
+/// current year (0-based) and run 7 days into the next year, because a weekly period can cross New Year.
+struct RRuleYearInfo: Sendable {
+    /// Month (1…12) of each day index; the 7 extra days are January of the next year.
+    static let monthOf366: [Int] = buildMonthTable(leap: true)
+    static let monthOf365: [Int] = buildMonthTable(leap: false)
+    /// Day of the month of each index, and the same counted from the end of the month (-1 = last day).
+    static let dayOf366: [Int] = buildDayTable(leap: true, negative: false)
+    static let dayOf365: [Int] = buildDayTable(leap: false, negative: false)
+    static let negDayOf366: [Int] = buildDayTable(leap: true, negative: true)
+    static let negDayOf365: [Int] = buildDayTable(leap: false, negative: true)
+    /// Index of the first day of each month, plus the year length.
+    static let monthStart366 = [0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366]
+    static let monthStart365 = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365]
+
+    private static func lengths(leap: Bool) -> [Int] {
+        (1...12).map { LocalDateTime.daysInMonth(year: leap ? 2000 : 2001, month: $0) }
+    }
+
+    private static func buildMonthTable(leap: Bool) -> [Int] {
+        var table: [Int] = []
+        for (i, n) in lengths(leap: leap).enumerated() { table += Array(repeating: i + 1, count: n) }
+        return table + Array(repeating: 1, count: 7)
+    }
+
+    private static func buildDayTable(leap: Bool, negative: Bool) -> [Int] {
+        var table: [Int] = []
+        for n in lengths(leap: leap) { table += negative ? Array((-n)...(-1)) : Array(1...n) }
+        return table + (negative ? Array(-31...(-25)) : Array(1...7))
+    }
+
+    let rule: RRuleCompiled
+    private(set) var lastYear = Int.min
+    private(set) var lastMonth = Int.min
+    private(set) var yearLength = 365
+    private(set) var nextYearLength = 365
+    /// Days since 1970-01-01 of January 1.
+    private(set) var yearOrdinal = 0
+    /// Weekday of January 1, 0 = Monday.
+    private(set) var yearWeekday = 0
+    private(set) var monthOf: [Int] = RRuleYearInfo.monthOf365
+    private(set) var dayOf: [Int] = RRuleYearInfo.dayOf365
+    private(set) var negDayOf: [Int] = RRuleYearInfo.negDayOf365
+    private(set) var monthStart: [Int] = RRuleYearInfo.monthStart365
+    private(set) var weekNoMask: [Bool]?
+    private(set) var nthWeekdayMask: [Bool]?
+
+    init(rule: RRuleCompiled) { self.rule = rule }
+
+    /// Weekday (0 = Monday) of a day index; valid for any index, unlike dateutil's finite table.
+    @inline(__always) func weekday(_ i: Int) -> Int { (yearWeekday + i) % 7 }
+
+    mutating func rebuild(year: Int, month: Int) {
+        if year != lastYear {
+            let leap = LocalDateTime.isLeapYear(year)
+            yearLength = leap ? 366 : 365
+            nextYearLength = LocalDateTime.isLeapYear(year + 1) ? 366 : 365
+            yearOrdinal = LocalDateTime.days(fromCivil: year, 1, 1)
+            yearWeekday = LocalDateTime(year: year, month: 1, day: 1).isoWeekday - 1
+            monthOf = leap ? RRuleYearInfo.monthOf366 : RRuleYearInfo.monthOf365
+            dayOf = leap ? RRuleYearInfo.dayOf366 : RRuleYearInfo.dayOf365
+            negDayOf = leap ? RRuleYearInfo.negDayOf366 : RRuleYearInfo.negDayOf365
+            monthStart = leap ? RRuleYearInfo.monthStart366 : RRuleYearInfo.monthStart365
+            weekNoMask = rule.byweekno.map { buildWeekNoMask(year: year, weeks: $0) }
+        }
+        if let ordinals = rule.bynweekday, month != lastMonth || year != lastYear {
+            var ranges: [(Int, Int)] = []
+            if rule.freq == 0 {
+                if let months = rule.bymonth {
+                    for m in months { ranges.append((monthStart[m - 1], monthStart[m])) }
+                } else {
+                    ranges = [(0, yearLength)]
+                }
+            } else if rule.freq == 1 {
+                ranges = [(monthStart[month - 1], monthStart[month])]
+            }
+            if !ranges.isEmpty {
+                var mask = [Bool](repeating: false, count: yearLength)
+                for (first, end) in ranges {
+                    let last = end - 1
+                    for o in ordinals {
+                        var i: Int
+                        if o.n < 0 {
+                            i = last + (o.n + 1) * 7
+                            i -= rrFloorMod(weekday(i) - o.weekday, 7)
+                        } else {
+                            i = first + (o.n - 1) * 7
+                            i += rrFloorMod(7 - weekday(i) + o.weekday, 7)
+                        }
+                        if first <= i && i <= last { mask[i] = true }
+                    }
+                }
+                nthWeekdayMask = mask
+            }
+        }
+        lastYear = year
+        lastMonth = month
+    }
+
+    /// dateutil's week-number mask, line for line (including its treatment of week 1 of the next year and
+    /// the last week of the previous one).
+    private func buildWeekNoMask(year: Int, weeks: [Int]) -> [Bool] {
+        let wkst = rule.wkst
+        var mask = [Bool](repeating: false, count: yearLength + 7)
+        func set(_ i: Int) { if i >= 0 && i < mask.count { mask[i] = true } }
+        let firstwkst = rrFloorMod(7 - yearWeekday + wkst, 7)
+        var no1wkst = firstwkst
+        let wyearlen: Int
+        if no1wkst >= 4 {
+            no1wkst = 0
+            wyearlen = yearLength + rrFloorMod(yearWeekday - wkst, 7)
+        } else {
+            wyearlen = yearLength - no1wkst
+        }
+        let numweeks = wyearlen / 7 + (wyearlen % 7) / 4
+        for week in weeks {
+            var n = week
+            if n < 0 { n += numweeks + 1 }
+            guard n > 0 && n <= numweeks else { continue }
+            var i: Int
+            if n > 1 {
+                i = no1wkst + (n - 1) * 7
+                if no1wkst != firstwkst { i -= 7 - firstwkst }
+            } else {
+                i = no1wkst
+            }
+            for _ in 0..<7 {
+                set(i)
+                i += 1
+                if weekday(i) == wkst { break }
+            }
+        }
+        if weeks.contains(1) {
+            var i = no1wkst + numweeks * 7
+            if no1wkst != firstwkst { i -= 7 - firstwkst }
+            if i < yearLength {
+                for _ in 0..<7 {
+                    set(i)
+                    i += 1
+                    if weekday(i) == wkst { break }
+                }
+            }
+        }
+        if no1wkst != 0 {
+            let lnumweeks: Int
+            if !weeks.contains(-1) {
+                let lyearweekday = LocalDateTime(year: year - 1, month: 1, day: 1).isoWeekday - 1
+                var lno1wkst = rrFloorMod(7 - lyearweekday + wkst, 7)
+                let lyearlen = LocalDateTime.isLeapYear(year - 1) ? 366 : 365
+                if lno1wkst >= 4 {
+                    lno1wkst = 0
+                    lnumweeks = 52 + rrFloorMod(lyearlen + rrFloorMod(lyearweekday - wkst, 7), 7) / 4
+                } else {
+                    lnumweeks = 52 + rrFloorMod(yearLength - no1wkst, 7) / 4
+                }
+                _ = lno1wkst
+            } else {
+                lnumweeks = -1
+            }
+            if weeks.contains(lnumweeks) {
+                for i in 0..<no1wkst { set(i) }
+            }
+        }
+        return mask
+    }
+
+    /// dateutil's per-day filter: true when day index `i` of the current year is excluded by a BYxxx part.
+    func isFiltered(_ i: Int) -> Bool {
+        let r = rule
+        if r.bymonth != nil, r.bymonthMask & (1 << UInt16(monthOf[i])) == 0 { return true }
+        if let mask = weekNoMask, !mask[i] { return true }
+        if let w = r.byweekdayMask, w & (1 << UInt8(weekday(i))) == 0 { return true }
+        if let mask = nthWeekdayMask, !(i < mask.count && mask[i]) { return true }
+        if r.hasMonthDay, r.bymonthdayMask & (1 << UInt64(dayOf[i])) == 0,
+            r.bynmonthdayMask & (1 << UInt64(-negDayOf[i])) == 0
+        {
+            return true
+        }
+        if let days = r.byyearday {
+            if i < yearLength {
+                if !days.contains(i + 1) && !days.contains(-yearLength + i) { return true }
+            } else {
+                if !days.contains(i + 1 - yearLength) && !days.contains(-nextYearLength + i - yearLength) {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import ChimeKit
+import Foundation
+
+struct Next: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Preview when a rule fires, without a daemon.",
+        discussion: """
+            Give exactly one rule: --rrule (RFC 5545), --on-calendar (systemd.time(7)) or --every (a phrase \
+            such as "every month on the first friday at 20:15"; see docs/rule-phrases.md). Prints one \
+            occurrence per line as local ISO 8601 time with its offset, e.g. 2026-12-04T20:15:00+01:00. \
+            A rule that can never fire is reported as such (exit status 1); bad input names the offending \
+            token and its position (exit status 2).
+            """)
+
+    @Option(help: ArgumentHelp("An RFC 5545 recurrence rule, e.g. FREQ=MONTHLY;BYDAY=1FR.", valueName: "RULE"))
+    var rrule: String?
+
+    @Option(help: ArgumentHelp("The rule's start, local time (default: --after).", valueName: "LOCAL_ISO"))
+    var dtstart: String?
+
+    @Option(
+        name: .customLong("on-calendar"),
+        help: ArgumentHelp("A systemd calendar event, e.g. 'Mon..Fri *-*-* 09:00'.", valueName: "EXPR"))
+    var onCalendar: String?
+
+    @Option(help: ArgumentHelp("A rule phrase, e.g. 'every day at 9:00'.", valueName: "PHRASE"))
+    var every: String?
+
+    @Option(
+        help: ArgumentHelp("List occurrences after this local time (exclusive; default: now).", valueName: "LOCAL_ISO"))
+    var after: String?
+
+    @Option(help: ArgumentHelp("The time zone (default: the system's).", valueName: "ZONE"))
+    var tz: String?
+
+    @Option(help: "How many occurrences to print.")
+    var count: Int = 10
+
+    @Flag(help: "Print a JSON array of the same strings.")
+    var json = false
+
+    func run() throws {
+        let zone: TimeZone
+        if let tz {
+            guard let named = TimeZone(identifier: tz) else {
+                throw fail("--tz: unknown time zone '\(tz)'; use an IANA name such as Europe/Berlin", code: 2)
+            }
+            zone = named
+        } else {
+            zone = .current
+        }
+        guard count > 0, count <= 100_000 else { throw fail("--count must be between 1 and 100000", code: 2) }
+        let now = Date()
+        let start = try localTime(after, option: "--after", zone: zone) ?? now
+        let rule: WrittenRule
+        switch (rrule, onCalendar, every) {
+        case (let text?, nil, nil):
+            let dtstartValue: LocalDateTime?
+            if let dtstart {
+                guard let local = LocalDateTime(iso: dtstart) else {
+                    throw fail(
+                        "--dtstart: cannot read '\(dtstart)'; expected local time such as 2026-12-01T09:00:00", code: 2)
+                }
+                dtstartValue = local
+            } else {
+                dtstartValue = nil
+            }
+            rule = .rrule(text, dtstart: dtstartValue)
+        case (nil, let text?, nil): rule = .onCalendar(text)
+        case (nil, nil, let text?): rule = .phrase(text)
+        default:
+            throw fail("give exactly one of --rrule, --on-calendar or --every", code: 2)
+        }
+        if dtstart != nil, rrule == nil { throw fail("--dtstart goes with --rrule only", code: 2) }
+        let result: RulePreviewResult
+        do {
+            result = try RulePreview.next(rule, after: start, now: now, timeZone: zone, count: count)
+        } catch {
+            throw fail(error.description, code: 2)
+        }
+        switch result {
+        case .neverFires:
+            throw fail("this rule never fires: no date matches it", code: 1)
+        case .occurrences(let dates):
+            let lines = dates.map { WallClock.iso8601($0, in: zone) }
+            if json {
+                let data = try JSONSerialization.data(withJSONObject: lines, options: [.withoutEscapingSlashes])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                for line in lines { print(line) }
+                if dates.isEmpty {
+                    FileHandle.standardError.write(
+                        Data("chime: no occurrences after \(WallClock.iso8601(start, in: zone))\n".utf8))
+                }
+            }
+        }
+    }
+
+    func localTime(_ text: String?, option: String, zone: TimeZone) throws -> Date? {
+        guard let text else { return nil }
+        guard let local = LocalDateTime(iso: text) else {
+            throw fail("\(option): cannot read '\(text)'; expected local time such as 2026-11-22T00:00:00", code: 2)
+        }
+        // A local time in a gap or overlap: the first instant it can mean.
+        return WallClock.instants(for: local, in: zone, policy: DSTPolicy(gap: .endOfGap, overlap: .first)).first
+    }
+}
