@@ -116,13 +116,18 @@ print("")
 print(
     "RRULE set: \(ruleSet().count) rules x \(occurrencesPerRule) occurrences = \(swift.total), median of \(rounds) rounds"
 )
-print(String(format: "  %-28@ %12.3f ms", "ChimeCore" as NSString, swift.seconds * 1000))
-print(String(format: "  %-28@ %12.3f ms", "python-dateutil \(python.version)" as NSString, python.seconds * 1000))
-print(String(format: "  %-28@ %12.1fx", "ratio (dateutil / ChimeCore)" as NSString, ratio))
+func row(_ label: String, _ value: String) -> String {
+    "  " + label.padding(toLength: 32, withPad: " ", startingAt: 0)
+        + String(repeating: " ", count: max(0, 14 - value.count))
+        + value
+}
+print(row("ChimeCore", String(format: "%.3f ms", swift.seconds * 1000)))
+print(row("python-dateutil \(python.version)", String(format: "%.3f ms", python.seconds * 1000)))
+print(row("ratio (dateutil / ChimeCore)", String(format: "%.1fx", ratio)))
 print("")
 print("Next occurrence, chained, 100000 calls each")
 for (label, perSecond) in rates {
-    print(String(format: "  %-28@ %12.0f /s", label as NSString, perSecond))
+    print(row(label, String(format: "%.0f /s", perSecond)))
 }
 let summary: [String: Any] = [
     "rrule_set": [
