@@ -1,6 +1,7 @@
 # Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local).
 #
-#   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions
+#   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions,
+#                                     and the example chime.toml in share/doc/chime/examples
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
 
@@ -33,6 +34,8 @@ install: all
 		systemd/chimed.service.in > $(UNITDIR)/chimed.service
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in > $(DBUSDIR)/io.chime.Chime1.service
 	install -m 0644 README.md $(DOCDIR)/README.md
+	install -d $(DOCDIR)/examples
+	install -m 0644 config/chime.toml $(DOCDIR)/examples/chime.toml
 	$(BINDIR)/chime --generate-completion-script bash > $(BASHDIR)/chime
 	$(BINDIR)/chime --generate-completion-script zsh > $(ZSHDIR)/_chime
 	$(BINDIR)/chime --generate-completion-script fish > $(FISHDIR)/chime.fish
@@ -41,7 +44,7 @@ install: all
 uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
 	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
-		$(DOCDIR)/README.md $(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
-	-rmdir $(DOCDIR) 2>/dev/null
+		$(DOCDIR)/README.md $(DOCDIR)/examples/chime.toml $(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
+	-rmdir $(DOCDIR)/examples $(DOCDIR) 2>/dev/null
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(STATEDIR); echo "Removed the schedule in $(STATEDIR)"; \
 	else echo "Kept the schedule in $(STATEDIR) (make uninstall PURGE=1 removes it)"; fi

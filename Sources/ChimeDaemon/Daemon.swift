@@ -23,6 +23,12 @@ public final class Daemon: Service, @unchecked Sendable {
         public var now: @Sendable () -> Date = { Date() }
         /// Where the schedule is kept.
         public var store: any ItemStore
+        /// The chime.toml to read again on reload (nil: none).
+        public var settingsPath: String?
+        /// The settings read at start.
+        public var settings = DaemonSettings()
+        /// Called with new settings after a successful reload (chimed applies the log level there).
+        public var applySettings: @Sendable (DaemonSettings) -> Void = { _ in }
         /// Test-only: SIGUSR1 stalls the daemon's queue forever, so tests can prove the watchdog works.
         public var testHooks = false
 
@@ -102,7 +108,9 @@ public final class Daemon: Service, @unchecked Sendable {
         }
         queue.sync {
             self.connection = connection
-            self.server = NotificationServer(connection: connection)
+            var server = NotificationServer(connection: connection)
+            server.callTimeout = configuration.settings.serverTimeout
+            self.server = server
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.serverOwnerChanged(owner)
@@ -143,12 +151,26 @@ public final class Daemon: Service, @unchecked Sendable {
         }
     }
 
-    /// Reloads what can change while running. Today that is the notification server's identity; the
-    /// configuration files join it with groups.
+    /// Reads chime.toml again. A broken file is logged with file, line and reason, and the settings in
+    /// force stay as they are.
     private func reload() {
         notifier.reloading()
         logger.info("reloading")
+        var loaded: DaemonSettings?
+        if let path = configuration.settingsPath {
+            do {
+                loaded = try DaemonSettings.load(path: path)
+            } catch {
+                logger.error("\(error); keeping the previous settings")
+            }
+        }
+        if let loaded, let path = configuration.settingsPath {
+            configuration.applySettings(loaded)
+            logger.info("reloaded the settings from \(path)")
+        }
+        let timeout = loaded?.serverTimeout
         queue.async {
+            if let timeout { self.server?.callTimeout = timeout }
             self.notifier.ready(status: self.statusLine())
         }
     }

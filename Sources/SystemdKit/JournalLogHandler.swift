@@ -1,5 +1,6 @@
 import CSystemd
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -11,7 +12,15 @@ import Logging
 /// Metadata keys become journal fields in upper case (`group` → `CHIME_GROUP` with the `fieldPrefix`).
 public struct JournalLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level
+    /// With a shared control the level follows it, so a reload can change every logger at once.
+    public var logLevel: Logger.Level {
+        get { control?.level ?? ownLevel }
+        set {
+            if let control { control.level = newValue } else { ownLevel = newValue }
+        }
+    }
+    private var ownLevel: Logger.Level
+    private let control: LogLevelControl?
     public let label: String
     private let toJournal: Bool
     private let fieldPrefix: String
@@ -26,10 +35,11 @@ public struct JournalLogHandler: LogHandler {
 
     public init(
         label: String, level: Logger.Level = .info, fieldPrefix: String = "CHIME_",
-        destination: Destination = .automatic
+        destination: Destination = .automatic, control: LogLevelControl? = nil
     ) {
         self.label = label
-        self.logLevel = level
+        self.ownLevel = level
+        self.control = control
         self.fieldPrefix = fieldPrefix
         switch destination {
         case .automatic: self.toJournal = JournalLogHandler.stderrIsJournal()
@@ -103,5 +113,17 @@ public struct JournalLogHandler: LogHandler {
             }
             _ = sd_journal_sendv(&iovecs, Int32(iovecs.count))
         }
+    }
+}
+
+/// A log level shared by every handler made with it, changeable while running.
+public final class LogLevelControl: Sendable {
+    private let storage: Mutex<Logger.Level>
+
+    public init(_ level: Logger.Level) { storage = Mutex(level) }
+
+    public var level: Logger.Level {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
     }
 }

@@ -23,8 +23,19 @@ struct Chimed: AsyncParsableCommand {
     @Option(name: .long, help: "Serve on the bus at this D-Bus address instead of the session bus.")
     var address: String?
 
-    @Option(name: .long, help: "Lowest level to log: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "info"
+    @Option(
+        name: .long,
+        help:
+            "Lowest level to log: trace, debug, info, notice, warning, error, critical (default: chime.toml, else info)."
+    )
+    var logLevel: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Settings file (default: $XDG_CONFIG_HOME/chime/chime.toml, else ~/.config/chime/chime.toml).",
+            valueName: "FILE"))
+    var config: String?
 
     @Option(
         name: .long,
@@ -43,6 +54,7 @@ struct Chimed: AsyncParsableCommand {
     }
 
     func validate() throws {
+        guard let logLevel else { return }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "'\(logLevel)' is not a log level; use trace, debug, info, notice, warning, error or critical")
@@ -50,8 +62,17 @@ struct Chimed: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: level) }
+        let settingsPath = config ?? DaemonSettings.defaultPath()
+        let settings: DaemonSettings
+        do {
+            settings = try DaemonSettings.load(path: settingsPath)
+        } catch {
+            FileHandle.standardError.write(Data("chimed: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        let override = logLevel.flatMap { Logger.Level(rawValue: $0) }
+        let control = LogLevelControl(override ?? settings.logLevel)
+        LoggingSystem.bootstrap { label in JournalLogHandler(label: label, control: control) }
         let store: SQLiteItemStore
         do {
             store = try SQLiteItemStore(path: resolvedStateDirectory + "/chime.sqlite")
@@ -60,6 +81,12 @@ struct Chimed: AsyncParsableCommand {
             throw ExitCode(1)
         }
         var configuration = Daemon.Configuration(store: store)
+        configuration.settingsPath = settingsPath
+        configuration.settings = settings
+        configuration.applySettings = { new in
+            // --log-level on the command line wins over the file, also after a reload.
+            if override == nil { control.level = new.logLevel }
+        }
         configuration.testHooks = ProcessInfo.processInfo.environment["CHIMED_TEST_HOOKS"] == "1"
         if let address { configuration.bus = .bus(address) }
         configuration.logger = Logger(label: "chimed")

@@ -50,11 +50,13 @@ import Testing
         }
 
         var stateDirectory: String { bus.directory.appendingPathComponent("state").path }
+        var configFile: String { bus.directory.appendingPathComponent("chime.toml").path }
 
-        func startChimed() async throws -> ManagedProcess {
+        func startChimed(logLevel: String? = "debug") async throws -> ManagedProcess {
+            let level = logLevel.map { ["--log-level", $0] } ?? []
             let chimed = try ManagedProcess(
-                Binaries.chimed, ["--log-level", "debug", "--state-dir", stateDirectory], environment: bus.environment,
-                directory: bus.directory)
+                Binaries.chimed, level + ["--state-dir", stateDirectory, "--config", configFile],
+                environment: bus.environment, directory: bus.directory)
             try await bus.waitForName("io.chime.Chime1", using: observer)
             return chimed
         }
@@ -239,6 +241,41 @@ import Testing
         }
     }
 
+    @Test func reloadAppliesAGoodSettingsFileAndKeepsTheOldOneWhenBroken() async throws {
+        try await Session.run { s in
+            try "[log]\nlevel = \"warning\"\n".write(toFile: s.configFile, atomically: true, encoding: .utf8)
+            await s.chimed!.stop()
+            s.chimed = try await s.startChimed(logLevel: nil)
+            let client = try await s.client()
+            _ = try await client.schedule(NotificationContent(summary: "quiet"), at: Date().addingTimeInterval(3600))
+            #expect(!s.chimed!.stderr.contains("scheduled \"quiet\""))
+            try "[log]\nlevel = \"info\"\n".write(toFile: s.configFile, atomically: true, encoding: .utf8)
+            s.chimed!.kill(SIGHUP)
+            try await s.chimed!.waitForStderr(containing: "reloaded the settings from \(s.configFile)")
+            _ = try await client.schedule(NotificationContent(summary: "heard"), at: Date().addingTimeInterval(3600))
+            try await s.chimed!.waitForStderr(containing: "scheduled \"heard\"")
+            try "[log]\nlevel = \"shouting\"\n".write(toFile: s.configFile, atomically: true, encoding: .utf8)
+            s.chimed!.kill(SIGHUP)
+            try await s.chimed!.waitForStderr(containing: "keeping the previous settings")
+            #expect(s.chimed!.stderr.contains("\(s.configFile):2: [log] level must be one of"))
+            _ = try await client.schedule(
+                NotificationContent(summary: "still info"), at: Date().addingTimeInterval(3600))
+            try await s.chimed!.waitForStderr(containing: "scheduled \"still info\"")
+        }
+    }
+
+    @Test func aBrokenSettingsFileStopsChimedAtStart() async throws {
+        let bus = try await TestBus.start()
+        let config = bus.directory.appendingPathComponent("chime.toml").path
+        try "[delivery]\nserver-timeout = \"soon\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let chimed = try ManagedProcess(
+            Binaries.chimed, ["--config", config, "--state-dir", bus.directory.appendingPathComponent("s").path],
+            environment: bus.environment, directory: bus.directory)
+        #expect(await chimed.waitForExit() == 1)
+        #expect(chimed.stderr.contains("\(config):2: [delivery] server-timeout must be"))
+        await bus.stop()
+    }
+
     @Test func anUnreadableDatabaseStopsChimedAndIsKept() async throws {
         let bus = try await TestBus.start()
         let state = bus.directory.appendingPathComponent("state")
@@ -259,7 +296,8 @@ import Testing
     @Test func aSecondChimedExitsWithAClearMessage() async throws {
         try await Session.run { s in
             let second = try ManagedProcess(
-                Binaries.chimed, ["--state-dir", s.stateDirectory + "-second"], environment: s.bus.environment,
+                Binaries.chimed, ["--state-dir", s.stateDirectory + "-second", "--config", s.configFile],
+                environment: s.bus.environment,
                 directory: s.bus.directory)
             let status = await second.waitForExit(timeout: .seconds(20))
             #expect(status == 1)

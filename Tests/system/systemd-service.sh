@@ -62,7 +62,8 @@ unit=$fakehome/.local/share/systemd/user/chimed.service
 check "install put the binaries, unit, activation file and completions in place" test -x "$fakehome/.local/bin/chimed" \
     -a -x "$fakehome/.local/bin/chime" -a -f "$unit" -a -f "$fakehome/.local/share/dbus-1/services/io.chime.Chime1.service" \
     -a -s "$fakehome/.local/share/bash-completion/completions/chime" -a -s "$fakehome/.local/share/zsh/site-functions/_chime" \
-    -a -s "$fakehome/.local/share/fish/vendor_completions.d/chime.fish"
+    -a -s "$fakehome/.local/share/fish/vendor_completions.d/chime.fish" \
+    -a -s "$fakehome/.local/share/doc/chime/examples/chime.toml"
 
 # From here on the user's environment is the temporary one.
 export HOME=$fakehome XDG_RUNTIME_DIR=$root/run
@@ -134,7 +135,11 @@ check "systemd counted the restart" test "$(prop NRestarts)" -ge 1
 check "the pending item survived the restart" sh -c 'chime pending | grep -q Survivor'
 
 echo "== reload and a manager restart"
+mkdir -p "$HOME/.config/chime"
+cp "$HOME/.local/share/doc/chime/examples/chime.toml" "$HOME/.config/chime/chime.toml"
+sed -i 's/^level = "info"/level = "debug"/' "$HOME/.config/chime/chime.toml"
 check "systemctl --user reload succeeds" systemctl --user reload chimed
+check "the reload read the settings file" until_true 10 grep -q "reloaded the settings from $HOME/.config/chime/chime.toml" "$root/chimed.log"
 check "chimed is still active after reload" test "$(prop ActiveState)" = active
 stops_before=$(grep -c "chimed stopping" "$root/chimed.log")
 stop_manager
@@ -149,6 +154,7 @@ systemctl --user disable --now chimed --quiet
 stop_manager
 (cd "$repo" && make -s uninstall PREFIX="$HOME/.local" >/dev/null 2>&1)
 check "uninstall removed what install put there" test ! -e "$HOME/.local/bin/chimed" -a ! -e "$unit" \
+    -a ! -e "$HOME/.local/share/doc/chime" \
     -a ! -e "$HOME/.local/share/dbus-1/services/io.chime.Chime1.service" -a ! -e "$HOME/.local/bin/chime"
 check "uninstall kept the schedule" test -f "$HOME/.local/state/chime/chime.sqlite"
 
