@@ -4,7 +4,7 @@ import Foundation
 
 /// Builds random OnCalendar expressions — mostly valid, some deliberately broken — to compare with systemd.
 struct OnCalendarExpressionGenerator {
-    var rng: OnCalendarSplitMix64
+    var rng: SplitMix64
 
     static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -16,7 +16,7 @@ struct OnCalendarExpressionGenerator {
         "semi-annually", "biannually", "Daily", "WEEKLY",
     ]
 
-    init(seed: UInt64) { rng = OnCalendarSplitMix64(seed: seed) }
+    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }

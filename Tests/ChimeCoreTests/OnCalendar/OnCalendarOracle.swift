@@ -145,21 +145,6 @@ enum OnCalendarOracle {
     }
 }
 
-/// SplitMix64: a tiny, well-mixed PRNG so the random cases are the same on every run.
-struct OnCalendarSplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Our side of a comparison: the same shape as the oracle's verdict.
 enum OnCalendarOurs {
     static func verdict(

@@ -37,13 +37,13 @@ struct RRuleRandomCase {
         }
     }
 
-    static func randomList(_ g: inout RRuleSplitMix64, count: ClosedRange<Int>, _ value: (inout RRuleSplitMix64) -> Int)
+    static func randomList(_ g: inout SplitMix64, count: ClosedRange<Int>, _ value: (inout SplitMix64) -> Int)
         -> String
     {
         (0..<g.int(count)).map { _ in String(value(&g)) }.joined(separator: ",")
     }
 
-    static func make(_ g: inout RRuleSplitMix64) -> RRuleRandomCase {
+    static func make(_ g: inout SplitMix64) -> RRuleRandomCase {
         let freq = g.pick([
             RRule.Frequency.yearly, .yearly, .yearly, .monthly, .monthly, .monthly, .monthly, .weekly, .weekly, .weekly,
             .daily, .daily, .daily, .hourly, .hourly, .minutely, .secondly,
@@ -177,7 +177,7 @@ struct RRuleRandomCase {
         }
         if extras {
             // Dates on the rule's own grid are likely occurrences, so EXDATE actually removes something.
-            func nearDate(_ g: inout RRuleSplitMix64) -> String {
+            func nearDate(_ g: inout SplitMix64) -> String {
                 basic(dtstart.adding(seconds: g.int(-3...25) * unit))
             }
             if g.chance(0.6) {
@@ -200,7 +200,7 @@ struct RRuleRandomCase {
     }
 }
 
-extension RRuleSplitMix64 {
+extension SplitMix64 {
     mutating func shuffleLinesMaybe(_ lines: inout [String]) {
         if chance(0.2) { lines.shuffle(using: &self) }
     }
@@ -212,7 +212,7 @@ extension RRuleSplitMix64 {
 
     @Test func randomRulesAgreeWithDateutil() throws {
         try #require(RRuleOracle.isAvailable)
-        var g = RRuleSplitMix64(seed: RRuleDifferentialTests.seed)
+        var g = SplitMix64(seed: RRuleDifferentialTests.seed)
         var cases = (0..<RRuleDifferentialTests.caseCount).map { _ in RRuleRandomCase.make(&g) }
         // Point `after` at an actual occurrence in a third of the cases, to pin down exclusivity.
         for i in cases.indices where i % 3 == 0 {

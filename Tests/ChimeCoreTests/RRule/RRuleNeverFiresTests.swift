@@ -102,7 +102,7 @@ import Testing
     /// Starting near `after` must give what expanding from DTSTART gives (checked without the oracle, so
     /// `after` can be far away).
     @Test func fastForwardMatchesExpandingFromTheStart() throws {
-        var g = RRuleSplitMix64(seed: 7)
+        var g = SplitMix64(seed: 7)
         var checked = 0
         for _ in 0..<600 {
             let c = RRuleRandomCase.make(&g)

@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func randomRulesRoundTrip() throws {
-        var g = RRuleSplitMix64(seed: 42)
+        var g = SplitMix64(seed: 42)
         var parsed = 0
         for _ in 0..<2000 {
             let c = RRuleRandomCase.make(&g)

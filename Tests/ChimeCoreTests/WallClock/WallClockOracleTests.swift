@@ -14,7 +14,7 @@ let wallClockOracleZones = [
 /// Random local times (half of them within 90 minutes of a real offset change) and random instants,
 /// checked against python's zoneinfo in one process.
 @Test func wallClockAgreesWithPythonZoneinfo() throws {
-    var random = WallClockSplitMix64(seed: 0xC0FFEE)
+    var random = SplitMix64(seed: 0xC0FFEE)
     var lines: [String] = []
     var checks: [(String, (String) -> String?)] = []
     for index in 0..<3000 {
