@@ -125,4 +125,3 @@ import Testing
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.1 <= $1.1 })
     }
 }
-
