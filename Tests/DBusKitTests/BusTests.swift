@@ -434,72 +434,79 @@ import Testing
         }
     }
 
-    @Test func callsTimeOutAndCanBeCancelled() async throws {
-        let bus = try await TestBus.start()
-        let silent = try await bus.connect()
+    /// A service whose one method answers only when the test releases it, to hold calls open.
+    struct SlowService {
+        let bus: TestBus
+        let service: DBusConnection
+        let client: DBusConnection
+        /// One element per call that reached the handler.
+        let entered = Recorder<Bool>()
         let release = Recorder<Bool>()
-        // This service answers only when the test says so, to hold a call open.
-        try silent.export(
-            [
-                DBusInterface(
-                    "io.chime.Slow",
-                    methods: [
-                        DBusMethod("Wait") { _ in
-                            try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
-                            return []
-                        }
-                    ])
-            ], at: "/slow")
-        let client = try await bus.connect()
-        let start = ContinuousClock.now
-        let timeout = await #expect(throws: DBusError.self) {
-            try await client.call(
-                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait",
-                timeout: .milliseconds(200))
+
+        static func run(_ body: (SlowService) async throws -> Void) async throws {
+            let bus = try await TestBus.start()
+            let service = try await bus.connect()
+            let client = try await bus.connect()
+            let slow = SlowService(bus: bus, service: service, client: client)
+            try service.export(
+                [
+                    DBusInterface(
+                        "io.chime.Slow",
+                        methods: [
+                            DBusMethod("Wait") { [entered = slow.entered, release = slow.release] _ in
+                                entered.append(true)
+                                try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
+                                return []
+                            }
+                        ])
+                ], at: "/slow")
+            do {
+                try await body(slow)
+            } catch {
+                slow.release.append(true)
+                client.close()
+                service.close()
+                await bus.stop()
+                throw error
+            }
+            slow.release.append(true)
+            client.close()
+            service.close()
+            await bus.stop()
         }
-        #expect(timeout?.is(.noReply) == true)
-        #expect(ContinuousClock.now - start >= .milliseconds(200))
-        let task = Task {
+
+        func call(timeout: Duration = .seconds(25)) async throws(DBusError) -> [DBusValue] {
             try await client.call(
-                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
+                destination: service.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait",
+                timeout: timeout)
         }
-        task.cancel()
-        await #expect(throws: DBusError.self) { try await task.value }
-        release.append(true)
-        client.close()
-        silent.close()
-        await bus.stop()
+    }
+
+    @Test func callsTimeOutAndCanBeCancelled() async throws {
+        try await SlowService.run { slow in
+            let start = ContinuousClock.now
+            let timeout = await #expect(throws: DBusError.self) { try await slow.call(timeout: .milliseconds(200)) }
+            #expect(timeout?.is(.noReply) == true)
+            #expect(ContinuousClock.now - start >= .milliseconds(200))
+            // The service is still busy with the first call (it answers one call at a time), so this one
+            // waits for its reply until it is cancelled, before or after it was sent.
+            let task = Task { try await slow.call() }
+            task.cancel()
+            let cancelled = await #expect(throws: DBusError.self) { try await task.value }
+            #expect(cancelled?.message == "the call was cancelled")
+        }
     }
 
     @Test func closingFailsPendingCallsAndLaterSends() async throws {
-        let bus = try await TestBus.start()
-        let silent = try await bus.connect()
-        let release = Recorder<Bool>()
-        try silent.export(
-            [
-                DBusInterface(
-                    "io.chime.Slow",
-                    methods: [
-                        DBusMethod("Wait") { _ in
-                            try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
-                            return []
-                        }
-                    ])
-            ], at: "/slow")
-        let client = try await bus.connect()
-        let pending = Task {
-            try await client.call(
-                destination: silent.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Wait")
+        try await SlowService.run { slow in
+            let pending = Task { try await slow.call() }
+            // The handler was entered, so the call is on the wire and waiting for its reply.
+            try await slow.entered.wait(forCount: 1)
+            slow.client.close()
+            let error = await #expect(throws: DBusError.self) { try await pending.value }
+            #expect(error?.is(.disconnected) == true)
+            #expect(throws: DBusError.self) { try slow.client.emitSignal(path: "/x", interface: "a.b", member: "C") }
         }
-        // Wait until the call is on the wire: the service's worker is then inside Wait.
-        while client.onQueue({ client.pendingCalls.isEmpty }) { await Task.yield() }
-        client.close()
-        let error = await #expect(throws: DBusError.self) { try await pending.value }
-        #expect(error?.is(.disconnected) == true)
-        #expect(throws: DBusError.self) { try client.emitSignal(path: "/x", interface: "a.b", member: "C") }
-        release.append(true)
-        silent.close()
-        await bus.stop()
     }
 
     @Test func theBusAnswersThePeerInterface() async throws {
