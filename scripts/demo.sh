@@ -42,8 +42,8 @@ pids+=($!)
 gdbus wait --session --timeout 10 io.chime.Chime1
 echo "== chimed owns io.chime.Chime1; no notification server is running yet"
 
-echo '$ chime send --in 1s -u critical -A stop-repeat="Stop Repeat" "Hello" "World"'
-"$bin/chime" send --in 1s -u critical -A stop-repeat="Stop Repeat" "Hello" "World"
+echo '$ chime send --in 1s -u critical -A open="Open" "Hello" "World"'
+"$bin/chime" send --in 1s -u critical -A open="Open" "Hello" "World"
 echo '$ chime send --in 3s "Pizza Time" "Scheduled three seconds ahead"'
 "$bin/chime" send --in 3s "Pizza Time" "Scheduled three seconds ahead"
 echo '$ chime pending'
@@ -57,3 +57,6 @@ gdbus wait --session --timeout 10 org.freedesktop.Notifications
 sleep 2.5
 echo "== what the notification server received (app, replaces_id, icon, summary, body, actions, hints, timeout):"
 sed 's/^/   server | /' "$work/server.log"
+echo "== and a rule preview, no daemon needed:"
+echo '$ chime next --every "every month on the first friday at 20:15" --count 3'
+"$bin/chime" next --every "every month on the first friday at 20:15" --count 3
