@@ -264,6 +264,20 @@ import Testing
         }
     }
 
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aSignalStopsChimedGracefullyWithNothingLost(signal: Int32) async throws {
+        try await Session.run { s in
+            let client = try await s.client()
+            let id = try await client.schedule(
+                NotificationContent(summary: "kept"), at: Date().addingTimeInterval(3600))
+            s.chimed!.kill(signal)
+            #expect(await s.chimed!.waitForExit() == 0)
+            #expect(s.chimed!.stderr.contains("chimed stopping"))
+            s.chimed = try await s.startChimed()
+            #expect(try await s.client().pending().map(\.id) == [id])
+        }
+    }
+
     @Test func aBrokenSettingsFileStopsChimedAtStart() async throws {
         let bus = try await TestBus.start()
         let config = bus.directory.appendingPathComponent("chime.toml").path
