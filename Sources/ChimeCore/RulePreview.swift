@@ -28,50 +28,20 @@ public enum RulePreview {
     public static func next(
         _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int
     ) throws(RuleSyntaxError) -> RulePreviewResult {
-        switch rule {
-        case .rrule(let text, let dtstart):
-            let start = dtstart ?? WallClock.localDateTime(for: after, in: timeZone)
-            let set = try RRuleSet.parse(text, dtstart: start, timeZone: timeZone)
-            if set.neverFires { return .neverFires }
-            var result: [Date] = []
-            // Start a little before `after` in local time so that an occurrence just after it in a
-            // shifted offset is not missed; instants at or before `after` are dropped below.
-            let from = WallClock.localDateTime(for: after, in: timeZone).adding(seconds: -2 * 86_400)
-            var iterator = set.makeIterator(after: from, inclusive: false)
-            while result.count < count, let local = iterator.next() {
-                for instant in WallClock.instants(for: local, in: timeZone, policy: DSTPolicy())
-                where instant > after && result.count < count && result.last.map({ instant > $0 }) ?? true {
-                    result.append(instant)
-                }
-            }
-            return .occurrences(result)
-        case .onCalendar(let text):
-            let spec = try CalendarSpec.parse(text)
-            let elapses = spec.elapses(after: after, defaultTimeZone: timeZone, count: count)
-            if elapses.isEmpty, spec.nextElapse(after: Date(timeIntervalSince1970: 0), defaultTimeZone: timeZone) == nil
-            {
-                return .neverFires
-            }
-            return .occurrences(elapses)
-        case .phrase(let text):
-            let rule: DateRule
-            do {
-                rule = try PhraseParser.rule(text, now: now, systemTimeZone: timeZone)
-            } catch let error as RuleSyntaxError {
-                throw error
-            } catch {
-                throw RuleSyntaxError(grammar: "phrase", input: text, offset: 0, token: text, expected: "\(error)")
-            }
-            var result: [Date] = []
-            var cursor = after
-            while result.count < count, let next = rule.nextOccurrence(after: cursor, systemTimeZone: timeZone) {
-                result.append(next)
-                cursor = next
-            }
-            if result.isEmpty, rule.nextOccurrence(after: .distantPast, systemTimeZone: timeZone) == nil {
-                return .neverFires
-            }
-            return .occurrences(result)
+        // For RRULE without --dtstart, DTSTART is `after` itself (to the second), as the option documents.
+        var written = rule
+        if case .rrule(let text, nil) = rule {
+            written = .rrule(text, dtstart: WallClock.localDateTime(for: after, in: timeZone))
         }
+        let recurrence = try Recurrence.parse(
+            written, now: now, timeZone: .named(timeZone.identifier), systemTimeZone: timeZone)
+        if recurrence.neverFires(systemTimeZone: timeZone) { return .neverFires }
+        var result: [Date] = []
+        var cursor = after
+        while result.count < count, let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: timeZone) {
+            result.append(next)
+            cursor = next
+        }
+        return .occurrences(result)
     }
 }

@@ -5,13 +5,16 @@ import HeapModule
 public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
     public var id: UInt64
     public var content: NotificationContent
-    /// When it is due, as an absolute instant.
+    /// When it is due next, as an absolute instant.
     public var fireDate: Date
+    /// For a repeating item, the rule that gives the occurrence after `fireDate`; nil for a one-off.
+    public var recurrence: Recurrence?
 
-    public init(id: UInt64, content: NotificationContent, fireDate: Date) {
+    public init(id: UInt64, content: NotificationContent, fireDate: Date, recurrence: Recurrence? = nil) {
         self.id = id
         self.content = content
         self.fireDate = fireDate
+        self.recurrence = recurrence
     }
 }
 
@@ -23,6 +26,11 @@ public enum SchedulerAction: Hashable, Sendable {
     case disarm
     /// These items are due: deliver them, in this order.
     case deliver([ScheduledItem])
+    /// A repeating item moved on to its next occurrence: store the new fire date (before delivering the
+    /// due one, so that a crash never delivers an occurrence twice).
+    case advance(ScheduledItem)
+    /// A repeating item fired for the last time: it is no longer pending.
+    case finish(UInt64)
 }
 
 /// The scheduler's pure state machine: a min-heap of (fire date, sequence, item id).
@@ -30,6 +38,9 @@ public enum SchedulerAction: Hashable, Sendable {
 /// It never reads the clock: every mutating method takes `now` and returns the actions the daemon
 /// performs. Cancellation is lazy: a cancelled entry stays in the heap until it reaches the top, where
 /// it is dropped, so cancelling costs O(1) and the heap never needs an O(n) scan.
+///
+/// A repeating item holds one trigger: when it fires, its next occurrence after `now` is computed and
+/// pushed back. After downtime a repeating item fires once, late, not once per missed occurrence.
 public struct Scheduler: Sendable {
     struct Trigger: Comparable, Sendable {
         var fireDate: Date
@@ -121,10 +132,14 @@ public struct Scheduler: Sendable {
         return (item, step(now: now))
     }
 
+    /// The zone floating rules follow; the daemon sets it from the system (and again when it changes).
+    public var systemTimeZone = TimeZone(identifier: "UTC")!
+
     /// Delivers everything due at `now` and says when to wake next: call it when the timer fires,
     /// and after the clock jumped.
     public mutating func step(now: Date) -> [SchedulerAction] {
         var due: [ScheduledItem] = []
+        var bookkeeping: [SchedulerAction] = []
         while let top = heap.min {
             guard liveSequence[top.itemID] == top.sequence, let item = items[top.itemID] else {
                 heap.removeMin()
@@ -135,8 +150,19 @@ public struct Scheduler: Sendable {
             items.removeValue(forKey: top.itemID)
             liveSequence.removeValue(forKey: top.itemID)
             due.append(item)
+            if let recurrence = item.recurrence {
+                if let next = recurrence.nextOccurrence(after: max(now, item.fireDate), systemTimeZone: systemTimeZone)
+                {
+                    var following = item
+                    following.fireDate = next
+                    insert(following)
+                    bookkeeping.append(.advance(following))
+                } else {
+                    bookkeeping.append(.finish(item.id))
+                }
+            }
         }
-        var actions: [SchedulerAction] = []
+        var actions = bookkeeping
         if !due.isEmpty { actions.append(.deliver(due)) }
         actions.append(heap.min.map { .arm($0.fireDate) } ?? .disarm)
         return actions

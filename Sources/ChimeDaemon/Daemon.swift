@@ -186,6 +186,7 @@ public final class Daemon: Service, @unchecked Sendable {
             throw DaemonError("cannot read the schedule: \(error)")
         }
         queue.sync {
+            scheduler.systemTimeZone = .current
             scheduler.reserveIDs(through: largest)
             if !items.isEmpty { logger.info("restored \(items.count) pending items") }
             perform(scheduler.restore(items, now: configuration.now()))
@@ -207,14 +208,40 @@ public final class Daemon: Service, @unchecked Sendable {
     // MARK: - Scheduling (on queue)
 
     private func perform(_ actions: [SchedulerAction]) {
+        var writes: [SchedulerAction] = []
+        var due: [ScheduledItem] = []
         for action in actions {
             switch action {
             case .arm(let deadline): arm(deadline)
             case .disarm: disarm()
-            case .deliver(let items): deliver(items)
+            case .deliver(let items): due += items
+            case .advance, .finish: writes.append(action)
             }
         }
         notifier.status(statusLine())
+        guard !writes.isEmpty else {
+            if !due.isEmpty { deliver(due) }
+            return
+        }
+        // A repeating item's next occurrence is committed before the due one is delivered, so that a
+        // crash in between loses at most that one delivery and never repeats it.
+        let store = self.store
+        let now = configuration.now()
+        let dueNow = due
+        Task {
+            for write in writes {
+                do {
+                    switch write {
+                    case .advance(let item): try await store.advance(item.id, to: item.fireDate, now: now)
+                    case .finish(let id): try await store.finish(id, now: now)
+                    default: break
+                    }
+                } catch {
+                    self.logger.error("cannot store the next occurrence: \(error)")
+                }
+            }
+            if !dueNow.isEmpty { self.queue.async { self.deliver(dueNow) } }
+        }
     }
 
     /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name.
@@ -351,8 +378,11 @@ public final class Daemon: Service, @unchecked Sendable {
                     outputs: [DBusArgument("item_id", .uint64)]
                 ) { [unowned self] call in
                     let content = try ContentWire.decode(call.arguments[0])
-                    let at = try TriggerWire.decode(call.arguments[1])
-                    return [.uint64(try await self.schedule(content, at: at))]
+                    let trigger = try TriggerWire.decode(call.arguments[1])
+                    guard let rule = trigger.rule else {
+                        return [.uint64(try await self.schedule(content, at: trigger.at))]
+                    }
+                    return [.uint64(try await self.schedule(content, rule: rule, timeZone: trigger.timeZone))]
                 },
                 DBusMethod("Cancel", inputs: [DBusArgument("item_id", .uint64)]) { [unowned self] call in
                     let id = try call.arguments[0].decode(UInt64.self)
@@ -404,6 +434,38 @@ public final class Daemon: Service, @unchecked Sendable {
         }
         queue.sync {
             logger.info("scheduled \"\(content.summary)\" at \(iso(item.fireDate))", metadata: ["item": "\(id)"])
+            perform(scheduler.restore(item, now: configuration.now()))
+        }
+        return id
+    }
+
+    /// Schedules a repeating item: it fires at each occurrence of `rule` from now on.
+    public func schedule(_ content: NotificationContent, rule: WrittenRule, timeZone: String?) async throws -> UInt64 {
+        let now = configuration.now()
+        let system = TimeZone.current
+        let zone: RuleTimeZone = timeZone.map { .named($0) } ?? .floating
+        let recurrence: Recurrence
+        do {
+            recurrence = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
+        } catch {
+            throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: error.description)
+        }
+        guard let first = recurrence.nextOccurrence(after: now, systemTimeZone: system) else {
+            let why = recurrence.neverFires(systemTimeZone: system) ? "never fires" : "has no occurrence after now"
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidTime, message: "the rule \(why); check it with `chime next`")
+        }
+        let id = queue.sync { scheduler.allocateID() }
+        let item = ScheduledItem(id: id, content: content, fireDate: first, recurrence: recurrence)
+        do {
+            try await store.insert(item, now: now)
+        } catch {
+            logger.error("cannot store a new item: \(error)")
+            throw DBusError(.failed, "chimed could not save the item (\(error)); nothing was scheduled")
+        }
+        queue.sync {
+            logger.info(
+                "scheduled repeating \"\(content.summary)\", first at \(iso(first))", metadata: ["item": "\(id)"])
             perform(scheduler.restore(item, now: configuration.now()))
         }
         return id

@@ -36,6 +36,17 @@ public final class ChimeClient: Sendable {
         return id
     }
 
+    /// Schedules a repeating item that fires at every occurrence of `rule`; `timeZone` (an IANA name)
+    /// pins its wall clock, otherwise it follows the system zone. Returns chimed's item id.
+    public func schedule(
+        _ content: NotificationContent, rule: WrittenRule, timeZone: String? = nil
+    ) async throws(ChimeError) -> UInt64 {
+        let trigger = TriggerWire(rule: rule, timeZone: timeZone)
+        let reply = try await call("Schedule", [ContentWire.encode(content), trigger.encoded])
+        guard case .uint64(let id)? = reply.first else { throw ChimeError(.protocolError, "Schedule returned no id") }
+        return id
+    }
+
     /// Cancels a pending item.
     public func cancel(_ id: UInt64) async throws(ChimeError) {
         _ = try await call("Cancel", [.uint64(id)])

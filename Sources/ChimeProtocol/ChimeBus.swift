@@ -81,23 +81,74 @@ public enum ContentWire {
     }
 }
 
-/// When to deliver, as an `a{sv}`: `at` (x, microseconds since the Unix epoch, UTC). An empty
-/// dictionary means now.
-public enum TriggerWire {
-    public static func encode(at date: Date?) -> DBusValue {
+/// When to deliver, as an `a{sv}`. Either `at` (x, microseconds since the Unix epoch, UTC) for a
+/// one-off, or one rule for a repeating item: `every` (s, a phrase), `rrule` (s, RFC 5545, with an
+/// optional `dtstart`, s, local ISO 8601) or `on-calendar` (s, systemd.time(7)), each with an optional
+/// `tz` (s, an IANA zone; without it the rule follows the system zone). An empty dictionary means now.
+public struct TriggerWire: Hashable, Sendable {
+    public var at: Date?
+    public var rule: WrittenRule?
+    public var timeZone: String?
+
+    public init(at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil) {
+        self.at = at
+        self.rule = rule
+        self.timeZone = timeZone
+    }
+
+    public static func encode(at date: Date?) -> DBusValue { TriggerWire(at: date).encoded }
+
+    public var encoded: DBusValue {
         var entries: [DBusDictEntry] = []
-        if let date {
-            entries.append(DBusDictEntry(.string("at"), .variant(.int64(microseconds(date)))))
+        func add(_ key: String, _ value: DBusValue) { entries.append(DBusDictEntry(.string(key), .variant(value))) }
+        if let at { add("at", .int64(Self.microseconds(at))) }
+        switch rule {
+        case .phrase(let text)?: add("every", .string(text))
+        case .rrule(let text, let dtstart)?:
+            add("rrule", .string(text))
+            if let dtstart { add("dtstart", .string(dtstart.description)) }
+        case .onCalendar(let text)?: add("on-calendar", .string(text))
+        case nil: break
         }
+        if let timeZone { add("tz", .string(timeZone)) }
         return .dictionary(key: .string, value: .variant, entries)
     }
 
-    /// The instant to fire at; nil means now.
-    public static func decode(_ value: DBusValue) throws(DBusError) -> Date? {
+    /// Reads and checks a trigger; the message of a refusal names the key.
+    public static func decode(_ value: DBusValue) throws(DBusError) -> TriggerWire {
         let fields = try WireFields(value, what: "trigger")
-        try fields.refuseUnknown(known: ["at"])
-        guard case .int64(let usec)? = try fields.value("at", .int64) else { return nil }
-        return date(microseconds: usec)
+        try fields.refuseUnknown(known: ["at", "every", "rrule", "dtstart", "on-calendar", "tz"])
+        var trigger = TriggerWire()
+        if case .int64(let usec)? = try fields.value("at", .int64) { trigger.at = date(microseconds: usec) }
+        var rules: [WrittenRule] = []
+        if let text = try fields.string("every") { rules.append(.phrase(text)) }
+        if let text = try fields.string("on-calendar") { rules.append(.onCalendar(text)) }
+        let dtstart = try fields.string("dtstart")
+        if let text = try fields.string("rrule") {
+            var start: LocalDateTime?
+            if let dtstart {
+                guard let parsed = LocalDateTime(iso: dtstart) else {
+                    throw invalid("trigger key \"dtstart\" must be local ISO 8601 time such as 2026-12-01T09:00:00")
+                }
+                start = parsed
+            }
+            rules.append(.rrule(text, dtstart: start))
+        } else if dtstart != nil {
+            throw invalid("trigger key \"dtstart\" goes with \"rrule\" only")
+        }
+        guard rules.count <= 1 else { throw invalid("give one rule: every, rrule or on-calendar") }
+        trigger.rule = rules.first
+        if trigger.rule != nil, trigger.at != nil {
+            throw invalid("give either \"at\" for a one-off or a rule for a repeating item, not both")
+        }
+        trigger.timeZone = try fields.string("tz")
+        if let zone = trigger.timeZone {
+            guard trigger.rule != nil else { throw invalid("trigger key \"tz\" goes with a rule only") }
+            guard TimeZone(identifier: zone) != nil else {
+                throw invalid("unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")
+            }
+        }
+        return trigger
     }
 
     public static func microseconds(_ date: Date) -> Int64 {

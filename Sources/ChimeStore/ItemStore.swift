@@ -6,6 +6,10 @@ public enum HistoryEvent: String, Codable, Sendable, CaseIterable {
     case scheduled
     case delivered
     case cancelled
+    /// A repeating item moved on to its next occurrence.
+    case advanced
+    /// A repeating item has no further occurrence.
+    case finished
 }
 
 /// One line of delivery history.
@@ -33,7 +37,11 @@ public protocol ItemStore: Sendable {
     func insert(_ item: ScheduledItem, now: Date) async throws
     /// Marks a pending item cancelled; false when it was not pending.
     func cancel(_ id: UInt64, now: Date) async throws -> Bool
-    /// Marks an item delivered to the notification server.
+    /// Moves a repeating item to its next occurrence.
+    func advance(_ id: UInt64, to fireDate: Date, now: Date) async throws
+    /// Ends a repeating item that has no further occurrence.
+    func finish(_ id: UInt64, now: Date) async throws
+    /// Records a delivery to the notification server; a one-off item stops being pending.
     func markDelivered(_ id: UInt64, notificationID: UInt32, now: Date) async throws
     /// The newest history entries first, at most `limit`.
     func history(limit: Int) async throws -> [HistoryEntry]

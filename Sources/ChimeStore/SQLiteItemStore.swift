@@ -54,6 +54,9 @@ public final class SQLiteItemStore: ItemStore {
                 t.column("detail", .text)
             }
         }
+        migrator.registerMigration("v2: repeating items") { db in
+            try db.alter(table: "item") { t in t.add(column: "recurrence", .text) }
+        }
         return migrator
     }
 
@@ -63,12 +66,18 @@ public final class SQLiteItemStore: ItemStore {
     public func pendingItems() async throws -> [ScheduledItem] {
         try await pool.read { db in
             let rows = try Row.fetchAll(
-                db, sql: "SELECT id, fireAtUsec, content FROM item WHERE state = 'pending' ORDER BY fireAtUsec, id")
+                db,
+                sql:
+                    "SELECT id, fireAtUsec, content, recurrence FROM item WHERE state = 'pending' ORDER BY fireAtUsec, id"
+            )
             return try rows.map { row in
                 let json: String = row["content"]
                 let content = try JSONDecoder().decode(NotificationContent.self, from: Data(json.utf8))
+                let rule: String? = row["recurrence"]
+                let recurrence = try rule.map { try JSONDecoder().decode(Recurrence.self, from: Data($0.utf8)) }
                 return ScheduledItem(
-                    id: UInt64(row["id"] as Int64), content: content, fireDate: Self.date(row["fireAtUsec"]))
+                    id: UInt64(row["id"] as Int64), content: content, fireDate: Self.date(row["fireAtUsec"]),
+                    recurrence: recurrence)
             }
         }
     }
@@ -81,10 +90,12 @@ public final class SQLiteItemStore: ItemStore {
 
     public func insert(_ item: ScheduledItem, now: Date) async throws {
         let json = String(decoding: try JSONEncoder().encode(item.content), as: UTF8.self)
+        let rule = try item.recurrence.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await pool.write { db in
             try db.execute(
-                sql: "INSERT INTO item (id, fireAtUsec, content, state, createdUsec) VALUES (?, ?, ?, 'pending', ?)",
-                arguments: [Int64(item.id), Self.usec(item.fireDate), json, Self.usec(now)])
+                sql: "INSERT INTO item (id, fireAtUsec, content, recurrence, state, createdUsec) "
+                    + "VALUES (?, ?, ?, ?, 'pending', ?)",
+                arguments: [Int64(item.id), Self.usec(item.fireDate), json, rule, Self.usec(now)])
             try Self.record(db, item.id, now, .scheduled, "due \(Self.usec(item.fireDate))")
         }
     }
@@ -99,10 +110,29 @@ public final class SQLiteItemStore: ItemStore {
         }
     }
 
-    public func markDelivered(_ id: UInt64, notificationID: UInt32, now: Date) async throws {
+    public func advance(_ id: UInt64, to fireDate: Date, now: Date) async throws {
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE item SET state = 'delivered', notificationID = ? WHERE id = ?",
+                sql: "UPDATE item SET fireAtUsec = ? WHERE id = ? AND state = 'pending'",
+                arguments: [Self.usec(fireDate), Int64(id)])
+            try Self.record(db, id, now, .advanced, "next \(Self.usec(fireDate))")
+        }
+    }
+
+    public func finish(_ id: UInt64, now: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE item SET state = 'finished' WHERE id = ? AND state = 'pending'", arguments: [Int64(id)])
+            try Self.record(db, id, now, .finished, nil)
+        }
+    }
+
+    public func markDelivered(_ id: UInt64, notificationID: UInt32, now: Date) async throws {
+        try await pool.write { db in
+            // A repeating item stays pending: its next occurrence is already stored.
+            try db.execute(
+                sql: "UPDATE item SET notificationID = ?, state = CASE WHEN recurrence IS NULL AND state = 'pending' "
+                    + "THEN 'delivered' ELSE state END WHERE id = ?",
                 arguments: [Int64(notificationID), Int64(id)])
             try Self.record(db, id, now, .delivered, "notification \(notificationID)")
         }
@@ -154,8 +184,20 @@ public actor MemoryItemStore: ItemStore {
         return true
     }
 
+    public func advance(_ id: UInt64, to fireDate: Date, now: Date) {
+        guard items[id]?.state == "pending" else { return }
+        items[id]?.item.fireDate = fireDate
+        events.append(HistoryEntry(itemID: id, date: now, event: .advanced))
+    }
+
+    public func finish(_ id: UInt64, now: Date) {
+        guard items[id]?.state == "pending" else { return }
+        items[id]?.state = "finished"
+        events.append(HistoryEntry(itemID: id, date: now, event: .finished))
+    }
+
     public func markDelivered(_ id: UInt64, notificationID: UInt32, now: Date) {
-        items[id]?.state = "delivered"
+        if items[id]?.item.recurrence == nil, items[id]?.state == "pending" { items[id]?.state = "delivered" }
         events.append(HistoryEntry(itemID: id, date: now, event: .delivered, detail: "notification \(notificationID)"))
     }
 

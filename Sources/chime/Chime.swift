@@ -28,10 +28,12 @@ func status(for error: ChimeError) -> Int32 {
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show a notification now, at a time, or after a delay (notify-send compatible).",
+        abstract: "Show a notification now, at a time, after a delay, or repeatedly (notify-send compatible).",
         discussion: """
             TIME is a local time: 2026-12-01T09:00:00, or 09:00 (the next time the clock shows it). \
-            DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now.
+            DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now. \
+            With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
+            (preview one with `chime next`).
             """)
 
     @Option(name: .long, help: ArgumentHelp("Deliver at this local time.", valueName: "TIME"))
@@ -39,6 +41,24 @@ struct Send: AsyncParsableCommand {
 
     @Option(name: .customLong("in"), help: ArgumentHelp("Deliver after this delay.", valueName: "DURATION"))
     var delay: String?
+
+    @Option(help: ArgumentHelp("Repeat by a rule phrase, e.g. 'every day at 9:00'.", valueName: "PHRASE"))
+    var every: String?
+
+    @Option(help: ArgumentHelp("Repeat by an RFC 5545 rule, e.g. FREQ=WEEKLY;BYDAY=MO.", valueName: "RULE"))
+    var rrule: String?
+
+    @Option(help: ArgumentHelp("The RRULE's start, local time (default: now).", valueName: "LOCAL_ISO"))
+    var dtstart: String?
+
+    @Option(
+        name: .customLong("on-calendar"),
+        help: ArgumentHelp("Repeat by a systemd calendar event, e.g. 'Mon..Fri 09:00'.", valueName: "EXPR"))
+    var onCalendar: String?
+
+    @Option(
+        help: ArgumentHelp("Pin a repeating rule to this zone (default: follow the system zone).", valueName: "ZONE"))
+    var tz: String?
 
     @Option(name: [.customShort("u"), .long], help: "Urgency: low, normal or critical.")
     var urgency: String?
@@ -70,7 +90,12 @@ struct Send: AsyncParsableCommand {
 
     func run() async throws {
         let content = try makeContent()
+        let rule = try makeRule()
         let fireDate = try makeFireDate(now: Date())
+        if rule != nil, fireDate != nil {
+            throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", code: 2)
+        }
+        if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", code: 2) }
         let client: ChimeClient
         do {
             client = try await ChimeClient.connect()
@@ -79,7 +104,11 @@ struct Send: AsyncParsableCommand {
         }
         defer { client.close() }
         do {
-            _ = try await client.schedule(content, at: fireDate)
+            if let rule {
+                _ = try await client.schedule(content, rule: rule, timeZone: tz)
+            } else {
+                _ = try await client.schedule(content, at: fireDate)
+            }
         } catch {
             throw fail(error.message, code: status(for: error))
         }
@@ -109,6 +138,27 @@ struct Send: AsyncParsableCommand {
             throw fail(error.message, code: 2)
         }
         return content
+    }
+
+    func makeRule() throws -> WrittenRule? {
+        var rules: [WrittenRule] = []
+        if let every { rules.append(.phrase(every)) }
+        if let onCalendar { rules.append(.onCalendar(onCalendar)) }
+        if let rrule {
+            var start: LocalDateTime?
+            if let dtstart {
+                guard let local = LocalDateTime(iso: dtstart) else {
+                    throw fail(
+                        "--dtstart: cannot read '\(dtstart)'; expected local time such as 2026-12-01T09:00:00", code: 2)
+                }
+                start = local
+            }
+            rules.append(.rrule(rrule, dtstart: start))
+        } else if dtstart != nil {
+            throw fail("--dtstart goes with --rrule only", code: 2)
+        }
+        guard rules.count <= 1 else { throw fail("give one of --every, --rrule or --on-calendar", code: 2) }
+        return rules.first
     }
 
     func makeFireDate(now: Date) throws -> Date? {

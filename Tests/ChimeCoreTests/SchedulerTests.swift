@@ -125,3 +125,99 @@ import Testing
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.1 <= $1.1 })
     }
 }
+
+/// Repeating items: one trigger each, pushed back after every firing; years run in milliseconds.
+@Suite struct RepeatingSchedulerTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-11-22T00:00:00+01:00
+    let t0 = Date(timeIntervalSince1970: 1_795_302_000)
+
+    func recurrence(_ rule: WrittenRule) throws -> Recurrence {
+        try Recurrence.parse(rule, now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: berlin)
+    }
+
+    func scheduler() -> Scheduler {
+        var s = Scheduler()
+        s.systemTimeZone = berlin
+        return s
+    }
+
+    func schedule(_ s: inout Scheduler, _ r: Recurrence, _ summary: String) -> UInt64 {
+        let id = s.allocateID()
+        let first = r.nextOccurrence(after: t0, systemTimeZone: berlin)!
+        _ = s.restore(ScheduledItem(id: id, content: .init(summary: summary), fireDate: first, recurrence: r), now: t0)
+        return id
+    }
+
+    /// Steps the scheduler exactly at each deadline until `end`; returns the delivery times.
+    func run(_ s: inout Scheduler, until end: Date) -> [Date] {
+        var fired: [Date] = []
+        while let next = s.nextDeadline, next <= end {
+            for action in s.step(now: next) {
+                if case .deliver(let items) = action { fired += items.map { _ in next } }
+            }
+        }
+        return fired
+    }
+
+    @Test func firstFridaysForTwoYearsAreExactlyTheCalendarsFirstFridays() throws {
+        var s = scheduler()
+        _ = schedule(&s, try recurrence(.phrase("every month on the first friday at 20:15")), "First Friday")
+        let fired = run(&s, until: t0 + 2 * 366 * 86_400)
+        #expect(fired.count == 24)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = berlin
+        for date in fired {
+            let c = calendar.dateComponents([.weekday, .day, .hour, .minute], from: date)
+            #expect(c.weekday == 6 && c.day! <= 7 && c.hour == 20 && c.minute == 15)
+        }
+        #expect(s.count == 1)
+    }
+
+    @Test func aRuleWithACountFinishes() throws {
+        var s = scheduler()
+        let id = schedule(
+            &s, try recurrence(.rrule("FREQ=DAILY;COUNT=3;BYHOUR=9;BYMINUTE=0;BYSECOND=0", dtstart: nil)), "3x")
+        var finished: [UInt64] = []
+        var delivered = 0
+        while let next = s.nextDeadline {
+            for action in s.step(now: next) {
+                if case .deliver(let items) = action { delivered += items.count }
+                if case .finish(let f) = action { finished.append(f) }
+            }
+        }
+        #expect(delivered == 3)
+        #expect(finished == [id])
+        #expect(s.count == 0)
+    }
+
+    @Test func afterDowntimeItFiresOnceLateThenKeepsItsRhythm() throws {
+        var s = scheduler()
+        _ = schedule(&s, try recurrence(.phrase("every day at 9:00")), "daily")
+        // Nobody stepped the scheduler for ten days (chimed was not running).
+        let late = t0 + 10 * 86_400 + 12 * 3600
+        let actions = s.step(now: late)
+        let delivered = actions.compactMap { if case .deliver(let items) = $0 { items.count } else { nil } }
+        #expect(delivered == [1])
+        let advanced = actions.compactMap { if case .advance(let item) = $0 { item.fireDate } else { nil } }
+        // The next one is the following 09:00 after the late delivery, not one of the missed ones.
+        #expect(advanced == [t0 + 11 * 86_400 + 9 * 3600])
+    }
+
+    @Test func everyTwoSecondsForAYearTakesMillisecondsAndKeepsOneTrigger() throws {
+        var s = scheduler()
+        _ = schedule(&s, try recurrence(.phrase("every 2 seconds")), "tick")
+        let fired = run(&s, until: t0 + 86_400)
+        #expect(fired.count == 43_200)
+        #expect(zip(fired, fired.dropFirst()).allSatisfy { $1.timeIntervalSince($0) == 2 })
+        #expect(s.count == 1)
+    }
+
+    @Test func cancellingARepeatingItemStopsIt() throws {
+        var s = scheduler()
+        let id = schedule(&s, try recurrence(.onCalendar("*-*-* *:00:00")), "hourly")
+        _ = run(&s, until: t0 + 3 * 3600)
+        _ = s.cancel(id, now: t0 + 3 * 3600)
+        #expect(run(&s, until: t0 + 30 * 86_400).isEmpty)
+    }
+}

@@ -216,6 +216,59 @@ import Testing
         }
     }
 
+    @Test func everyTwoSecondsDeliversAgainAndAgainUntilCancelled() async throws {
+        try await Session.run { s in
+            let result = try await s.chime(["send", "--every", "every 2 seconds", "Tick"])
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 3, timeout: .seconds(15))
+            let times = calls.elements.prefix(3).map(\.received)
+            #expect(calls.elements.allSatisfy { $0.summary == "Tick" })
+            for (a, b) in zip(times, times.dropFirst()) {
+                #expect(abs(b.timeIntervalSince(a) - 2) < 0.1, "ticks \(b.timeIntervalSince(a)) s apart")
+            }
+            let client = try await s.client()
+            let pending = try await client.pending()
+            #expect(pending.count == 1)
+            try await client.cancel(pending[0].id)
+            #expect(try await client.pending().isEmpty)
+        }
+    }
+
+    @Test func repeatingRulesAreCheckedWhenScheduled() async throws {
+        try await Session.run { s in
+            let bad = try await s.chime(["send", "--rrule", "FREQ=DAILY;BYDAY=XX", "x"])
+            #expect(bad.status == 2)
+            #expect(bad.stderr.contains("invalid RRULE at position 18 (\"XX\")"))
+            let never = try await s.chime(["send", "--on-calendar", "*-02-30", "x"])
+            #expect(never.status == 2)
+            #expect(never.stderr.contains("never fires"))
+            let zone = try await s.chime(["send", "--every", "every day at 9:00", "--tz", "Mars/Olympus", "x"])
+            #expect(zone.status == 2)
+            #expect(zone.stderr.contains("unknown time zone"))
+            let both = try await s.chime(["send", "--every", "every day", "--in", "1m", "x"])
+            #expect(both.status == 2)
+            let client = try await s.client()
+            #expect(try await client.pending().isEmpty)
+        }
+    }
+
+    @Test func aRepeatingItemSurvivesARestartWithItsNextOccurrence() async throws {
+        try await Session.run { s in
+            let client = try await s.client()
+            let id = try await client.schedule(
+                NotificationContent(summary: "First Friday"),
+                rule: .phrase("every month on the first friday at 20:15"), timeZone: "Europe/Berlin")
+            let before = try await client.pending()
+            s.chimed!.kill(SIGKILL)
+            _ = await s.chimed!.waitForExit()
+            s.chimed = try await s.startChimed()
+            let after = try await s.client().pending()
+            #expect(after.map(\.id) == [id])
+            #expect(after.first?.fireDate == before.first?.fireDate)
+        }
+    }
+
     @Test func acknowledgedItemsSurviveSIGKILL() async throws {
         try await Session.run { s in
             let client = try await s.client()

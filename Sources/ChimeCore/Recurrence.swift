@@ -1,0 +1,66 @@
+import Foundation
+
+/// A repeating trigger in any of the three rule forms, as the scheduler stores it: one value per entry,
+/// whose next occurrence is computed when the previous one fired (never a list of occurrences).
+public enum Recurrence: Codable, Hashable, Sendable {
+    /// An RFC 5545 set on the wall clock of `timeZone` (floating: the system zone at each evaluation).
+    case rrule(RRuleSet, timeZone: RuleTimeZone)
+    /// A systemd calendar event; its own zone, else the system zone.
+    case onCalendar(CalendarSpec)
+    /// A DateBuilder rule (the phrase form resolves to one).
+    case dateRule(DateRule)
+
+    /// Parses a written rule, resolving relative words against `now`.
+    public static func parse(
+        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone
+    ) throws(RuleSyntaxError) -> Recurrence {
+        let zone = timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
+        switch rule {
+        case .rrule(let text, let dtstart):
+            let start = dtstart ?? WallClock.localDateTime(for: now, in: zone)
+            return .rrule(try RRuleSet.parse(text, dtstart: start, timeZone: zone), timeZone: timeZone)
+        case .onCalendar(let text):
+            return .onCalendar(try CalendarSpec.parse(text))
+        case .phrase(let text):
+            do {
+                return .dateRule(try PhraseParser.rule(text, now: now, systemTimeZone: zone))
+            } catch let error as RuleSyntaxError {
+                throw error
+            } catch {
+                throw RuleSyntaxError(grammar: "phrase", input: text, offset: 0, token: text, expected: "\(error)")
+            }
+        }
+    }
+
+    /// The first occurrence strictly after `after`, or nil when there is none (ended, or never fires).
+    ///
+    /// RRULE occurrences are wall-clock times; each becomes an instant by the default DST policy (a time
+    /// in a spring-forward gap fires at the end of the gap, one in a fall-back overlap fires once).
+    public func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
+        switch self {
+        case .rrule(let set, let ruleZone):
+            let zone = ruleZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
+            // Start two days early in local time so that an offset change cannot hide an occurrence.
+            let from = WallClock.localDateTime(for: after, in: zone).adding(seconds: -2 * 86_400)
+            var iterator = set.makeIterator(after: from, inclusive: false)
+            while let local = iterator.next() {
+                if let instant = WallClock.instants(for: local, in: zone).first(where: { $0 > after }) {
+                    return instant
+                }
+            }
+            return nil
+        case .onCalendar(let spec):
+            return spec.nextElapse(after: after, defaultTimeZone: systemTimeZone)
+        case .dateRule(let rule):
+            return rule.nextOccurrence(after: after, systemTimeZone: systemTimeZone)
+        }
+    }
+
+    /// True when the rule has no occurrence at all (February 31 and the like).
+    public func neverFires(systemTimeZone: TimeZone) -> Bool {
+        switch self {
+        case .rrule(let set, _): set.neverFires
+        default: nextOccurrence(after: .distantPast, systemTimeZone: systemTimeZone) == nil
+        }
+    }
+}
