@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages that building, testing and the demo need.
-# Idempotent: does nothing when everything is already installed.
+# Idempotent: does nothing when everything is already installed. `--list` prints the package names.
 set -euo pipefail
 
 packages=(
@@ -8,11 +8,16 @@ packages=(
     pkg-config libdbus-1-dev libsystemd-dev libsqlite3-dev
     # a private bus, gdbus (an independent D-Bus peer in tests)
     dbus-daemon dbus libglib2.0-bin
-    # notification servers: python-dbusmock (headless), dunst + Xvfb (real popups)
-    python3-dbusmock dunst xvfb libnotify-bin
+    # a headless notification server for the tests and the demo
+    python3-dbusmock
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
 )
+
+if [ "${1:-}" = --list ]; then
+    echo "${packages[@]}"
+    exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do
