@@ -14,8 +14,11 @@ bin=$(swift build --show-bin-path)
 work=$(mktemp -d /tmp/chime-demo.XXXXXX)
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+    # Newest first: the server and chimed stop before the bus they use.
+    for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+        kill "${pids[i]}" 2>/dev/null || true
+        wait "${pids[i]}" 2>/dev/null || true
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -37,7 +40,8 @@ until [ -s "$work/address" ]; do sleep 0.05; done
 export DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$work/address")
 echo "== a private session bus at $DBUS_SESSION_BUS_ADDRESS"
 
-"$bin/chimed" 2> >(sed -u 's/^/   chimed | /' >&2) &
+# Its own state and settings, so the demo never touches your schedule.
+"$bin/chimed" --state-dir "$work/state" --config "$work/chime.toml" 2> >(sed -u 's/^/   chimed | /' >&2) &
 pids+=($!)
 gdbus wait --session --timeout 10 io.chime.Chime1
 echo "== chimed owns io.chime.Chime1; no notification server is running yet"
