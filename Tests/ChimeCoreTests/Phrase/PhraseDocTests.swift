@@ -124,7 +124,7 @@ struct PhraseDocError: Error, CustomStringConvertible {
 }
 
 @Test func phraseDocKeyExample() throws {
-    // The anchor example of the brief, independently of the document.
+    // The README's example, checked independently of the document.
     let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
     let now = Date(timeIntervalSince1970: 1_795_302_000)  // 2026-11-22T00:00:00+01:00
     let rule = try PhraseParser.rule("every month on the first friday at 20:15", now: now, systemTimeZone: berlin)
