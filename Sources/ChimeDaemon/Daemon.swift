@@ -424,25 +424,14 @@ public final class Daemon: Service, @unchecked Sendable {
 
     /// Schedules `content` at `at` (now when nil) and returns the new item id once it is committed.
     public func schedule(_ content: NotificationContent, at: Date?) async throws -> UInt64 {
-        let (id, now) = queue.sync { (scheduler.allocateID(), configuration.now()) }
-        let item = ScheduledItem(id: id, content: content, fireDate: at ?? now)
-        do {
-            try await store.insert(item, now: now)
-        } catch {
-            logger.error("cannot store a new item: \(error)")
-            throw DBusError(.failed, "chimed could not save the item (\(error)); nothing was scheduled")
-        }
-        queue.sync {
-            logger.info("scheduled \"\(content.summary)\" at \(iso(item.fireDate))", metadata: ["item": "\(id)"])
-            perform(scheduler.restore(item, now: configuration.now()))
-        }
-        return id
+        let now = configuration.now()
+        return try await commit(content, fireDate: at ?? now, recurrence: nil, now: now)
     }
 
     /// Schedules a repeating item: it fires at each occurrence of `rule` from now on.
     public func schedule(_ content: NotificationContent, rule: WrittenRule, timeZone: String?) async throws -> UInt64 {
         let now = configuration.now()
-        let system = TimeZone.current
+        let system = queue.sync { scheduler.systemTimeZone }
         let zone: RuleTimeZone = timeZone.map { .named($0) } ?? .floating
         let recurrence: Recurrence
         do {
@@ -455,8 +444,15 @@ public final class Daemon: Service, @unchecked Sendable {
             throw DBusError(
                 name: ChimeBus.ErrorName.invalidTime, message: "the rule \(why); check it with `chime next`")
         }
+        return try await commit(content, fireDate: first, recurrence: recurrence, now: now)
+    }
+
+    /// Stores a new item and, once that is committed, makes it active: durable before acknowledged.
+    private func commit(
+        _ content: NotificationContent, fireDate: Date, recurrence: Recurrence?, now: Date
+    ) async throws -> UInt64 {
         let id = queue.sync { scheduler.allocateID() }
-        let item = ScheduledItem(id: id, content: content, fireDate: first, recurrence: recurrence)
+        let item = ScheduledItem(id: id, content: content, fireDate: fireDate, recurrence: recurrence)
         do {
             try await store.insert(item, now: now)
         } catch {
@@ -464,8 +460,9 @@ public final class Daemon: Service, @unchecked Sendable {
             throw DBusError(.failed, "chimed could not save the item (\(error)); nothing was scheduled")
         }
         queue.sync {
+            let kind = recurrence == nil ? "" : "repeating "
             logger.info(
-                "scheduled repeating \"\(content.summary)\", first at \(iso(first))", metadata: ["item": "\(id)"])
+                "scheduled \(kind)\"\(content.summary)\" at \(iso(fireDate))", metadata: ["item": "\(id)"])
             perform(scheduler.restore(item, now: configuration.now()))
         }
         return id

@@ -31,9 +31,7 @@ public final class ChimeClient: Sendable {
 
     /// Schedules `content` for `at` (now when nil); returns chimed's item id.
     public func schedule(_ content: NotificationContent, at: Date? = nil) async throws(ChimeError) -> UInt64 {
-        let reply = try await call("Schedule", [ContentWire.encode(content), TriggerWire.encode(at: at)])
-        guard case .uint64(let id)? = reply.first else { throw ChimeError(.protocolError, "Schedule returned no id") }
-        return id
+        try await schedule(content, TriggerWire(at: at))
     }
 
     /// Schedules a repeating item that fires at every occurrence of `rule`; `timeZone` (an IANA name)
@@ -41,7 +39,10 @@ public final class ChimeClient: Sendable {
     public func schedule(
         _ content: NotificationContent, rule: WrittenRule, timeZone: String? = nil
     ) async throws(ChimeError) -> UInt64 {
-        let trigger = TriggerWire(rule: rule, timeZone: timeZone)
+        try await schedule(content, TriggerWire(rule: rule, timeZone: timeZone))
+    }
+
+    private func schedule(_ content: NotificationContent, _ trigger: TriggerWire) async throws(ChimeError) -> UInt64 {
         let reply = try await call("Schedule", [ContentWire.encode(content), trigger.encoded])
         guard case .uint64(let id)? = reply.first else { throw ChimeError(.protocolError, "Schedule returned no id") }
         return id

@@ -96,8 +96,6 @@ public struct TriggerWire: Hashable, Sendable {
         self.timeZone = timeZone
     }
 
-    public static func encode(at date: Date?) -> DBusValue { TriggerWire(at: date).encoded }
-
     public var encoded: DBusValue {
         var entries: [DBusDictEntry] = []
         func add(_ key: String, _ value: DBusValue) { entries.append(DBusDictEntry(.string(key), .variant(value))) }

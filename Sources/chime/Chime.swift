@@ -19,6 +19,15 @@ func fail(_ message: String, code: Int32) -> ExitCode {
     return ExitCode(code)
 }
 
+/// A connection to chimed, or exit status 1 with the reason.
+func connectedClient() async throws -> ChimeClient {
+    do {
+        return try await ChimeClient.connect()
+    } catch {
+        throw fail(error.message, code: 1)
+    }
+}
+
 func status(for error: ChimeError) -> Int32 {
     switch error.kind {
     case .rejected: 2
@@ -96,12 +105,7 @@ struct Send: AsyncParsableCommand {
             throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", code: 2)
         }
         if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", code: 2) }
-        let client: ChimeClient
-        do {
-            client = try await ChimeClient.connect()
-        } catch {
-            throw fail(error.message, code: 1)
-        }
+        let client = try await connectedClient()
         defer { client.close() }
         do {
             if let rule {
@@ -194,12 +198,7 @@ struct Pending: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let client: ChimeClient
-        do {
-            client = try await ChimeClient.connect()
-        } catch {
-            throw fail(error.message, code: 1)
-        }
+        let client = try await connectedClient()
         defer { client.close() }
         let items: [PendingInfo]
         do {
@@ -229,12 +228,7 @@ struct Cancel: AsyncParsableCommand {
     var id: UInt64
 
     func run() async throws {
-        let client: ChimeClient
-        do {
-            client = try await ChimeClient.connect()
-        } catch {
-            throw fail(error.message, code: 1)
-        }
+        let client = try await connectedClient()
         defer { client.close() }
         do {
             try await client.cancel(id)

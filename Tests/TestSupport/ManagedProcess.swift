@@ -199,24 +199,4 @@ public enum Await {
         if condition() { return }
         throw TimedOut(what: what)
     }
-
-    /// The first element of `stream` that satisfies `predicate`, or throws after `timeout`.
-    public static func first<T: Sendable>(
-        _ what: String, in stream: AsyncStream<T>, timeout: Duration,
-        where predicate: @escaping @Sendable (T) -> Bool = { _ in true }
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                for await element in stream where predicate(element) { return element }
-                return nil
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let result = try await group.next() ?? nil else { throw TimedOut(what: what) }
-            return result
-        }
-    }
 }
