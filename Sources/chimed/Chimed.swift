@@ -17,7 +17,8 @@ struct Chimed: AsyncParsableCommand {
             notification to the desktop's notification server (org.freedesktop.Notifications). When no \
             server is on the bus, due notifications are written to stderr and kept until one appears.
 
-            It stops cleanly on SIGTERM or SIGINT. Under systemd it reports readiness and status.
+            It stops cleanly on SIGTERM or SIGINT and reads its settings (chime.toml) again on SIGHUP. \
+            Under systemd it reports readiness and status and pings the watchdog.
             """)
 
     @Option(name: .long, help: "Serve on the bus at this D-Bus address instead of the session bus.")
