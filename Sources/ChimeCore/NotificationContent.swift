@@ -36,38 +36,77 @@ public struct NotificationAction: Codable, Hashable, Sendable {
     }
 }
 
-/// What a notification shows: everything the freedesktop `Notify` call carries.
+/// What a notification shows: everything the freedesktop `Notify` call carries, and what chimed keeps
+/// for the app (user info).
 public struct NotificationContent: Codable, Hashable, Sendable {
     public var appName: String
     public var summary: String
+    /// A second line under the summary; servers have no such field, so it is shown as the body's first line.
+    public var subtitle: String?
     public var body: String
     /// An icon name from the theme or a `file://` URI.
     public var icon: String
+    /// A sound theme name (`message-new-instant`, …), sent as the `sound-name` hint.
+    public var sound: String?
     public var urgency: Urgency?
     /// Milliseconds; -1 lets the server decide, 0 never expires.
     public var expireTimeout: Int32
     public var actions: [NotificationAction]
     /// The `category` hint (`email.arrived`, `im.received`, …).
     public var category: String?
+    /// Data for the app, handed back with its action events; never shown.
+    public var userInfo: [String: String]
 
     public init(
-        appName: String = "", summary: String, body: String = "", icon: String = "", urgency: Urgency? = nil,
-        expireTimeout: Int32 = -1, actions: [NotificationAction] = [], category: String? = nil
+        appName: String = "", summary: String, subtitle: String? = nil, body: String = "", icon: String = "",
+        sound: String? = nil, urgency: Urgency? = nil, expireTimeout: Int32 = -1, actions: [NotificationAction] = [],
+        category: String? = nil, userInfo: [String: String] = [:]
     ) {
         self.appName = appName
         self.summary = summary
+        self.subtitle = subtitle
         self.body = body
         self.icon = icon
+        self.sound = sound
         self.urgency = urgency
         self.expireTimeout = expireTimeout
         self.actions = actions
         self.category = category
+        self.userInfo = userInfo
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case appName, summary, subtitle, body, icon, sound, urgency, expireTimeout, actions, category, userInfo
+    }
+
+    /// Reads stored content; keys added in later versions may be missing.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            appName: try c.decodeIfPresent(String.self, forKey: .appName) ?? "",
+            summary: try c.decode(String.self, forKey: .summary),
+            subtitle: try c.decodeIfPresent(String.self, forKey: .subtitle),
+            body: try c.decodeIfPresent(String.self, forKey: .body) ?? "",
+            icon: try c.decodeIfPresent(String.self, forKey: .icon) ?? "",
+            sound: try c.decodeIfPresent(String.self, forKey: .sound),
+            urgency: try c.decodeIfPresent(Urgency.self, forKey: .urgency),
+            expireTimeout: try c.decodeIfPresent(Int32.self, forKey: .expireTimeout) ?? -1,
+            actions: try c.decodeIfPresent([NotificationAction].self, forKey: .actions) ?? [],
+            category: try c.decodeIfPresent(String.self, forKey: .category),
+            userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
+    }
+
+    /// The body as a server shows it: the subtitle, when there is one, as its first line.
+    public var displayedBody: String {
+        guard let subtitle, !subtitle.isEmpty else { return body }
+        return body.isEmpty ? subtitle : subtitle + "\n" + body
     }
 
     /// Limits that keep one bad request from hurting the daemon or the notification server.
     public static let maximumSummaryLength = 1_000
     public static let maximumBodyLength = 16_000
     public static let maximumActions = 16
+    public static let maximumUserInfoBytes = 16_000
 
     /// Checks sizes and values; the message says what to change.
     public func validate() throws(ContentError) {
@@ -77,6 +116,13 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         }
         guard body.utf8.count <= Self.maximumBodyLength else {
             throw ContentError("the body is longer than \(Self.maximumBodyLength) bytes; shorten it")
+        }
+        guard (subtitle?.utf8.count ?? 0) <= Self.maximumSummaryLength else {
+            throw ContentError("the subtitle is longer than \(Self.maximumSummaryLength) bytes; shorten it")
+        }
+        let userInfoBytes = userInfo.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        guard userInfoBytes <= Self.maximumUserInfoBytes else {
+            throw ContentError("the user info is larger than \(Self.maximumUserInfoBytes) bytes; keep less in it")
         }
         guard expireTimeout >= -1 else {
             throw ContentError(

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A rule in any of the three written forms, as `chime next` and config files give it.
-public enum WrittenRule: Hashable, Sendable {
+public enum WrittenRule: Codable, Hashable, Sendable {
     /// RFC 5545: an `RRULE` (optionally with `DTSTART`, `RDATE`, `EXDATE` lines).
     case rrule(String, dtstart: LocalDateTime?)
     /// A systemd.time(7) calendar event.

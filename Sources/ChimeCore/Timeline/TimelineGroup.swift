@@ -1,0 +1,140 @@
+import Foundation
+
+/// A named set of timeline entries that one app (or the user's config file) owns and replaces as a whole.
+///
+/// The group is the unit of `Reschedule`: an app describes its whole notification experience once and
+/// chimed keeps it running. Entry ids are stable within a group, so that a reschedule keeps each
+/// unchanged entry's state (occurrences so far, pool position) and reports what changed.
+public struct TimelineGroup: Codable, Hashable, Sendable {
+    /// Unique per owner; letters, digits, `-`, `_` and `.`.
+    public var id: String
+    /// The owning app's id; empty for the user's own groups (config files, the `chime` CLI).
+    public var owner: String
+    public var settings: GroupSettings
+    public var entries: [TimelineEntry]
+
+    public init(id: String, owner: String = "", settings: GroupSettings = GroupSettings(), entries: [TimelineEntry]) {
+        self.id = id
+        self.owner = owner
+        self.settings = settings
+        self.entries = entries
+    }
+
+    /// The most entries one group may hold.
+    public static let maximumEntries = 100_000
+
+    /// Checks ids, sizes and every entry's content; the message says what to change.
+    public func validate() throws(TimelineError) {
+        try Self.validateIdentifier(id, what: "group id")
+        guard entries.count <= Self.maximumEntries else {
+            throw TimelineError(
+                "group \(id) has \(entries.count) entries, more than the \(Self.maximumEntries) allowed")
+        }
+        var seen = Set<String>()
+        for entry in entries {
+            try Self.validateIdentifier(entry.id, what: "entry id in group \(id)")
+            guard seen.insert(entry.id).inserted else {
+                throw TimelineError("entry id \"\(entry.id)\" appears twice in group \(id); entry ids must be unique")
+            }
+            try entry.validate()
+        }
+    }
+
+    /// Letters, digits, `-`, `_`, `.`; 1 to 200 characters.
+    public static func validateIdentifier(_ text: String, what: String) throws(TimelineError) {
+        guard !text.isEmpty else { throw TimelineError("the \(what) is empty") }
+        guard text.utf8.count <= 200 else { throw TimelineError("the \(what) is longer than 200 characters") }
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
+        if let bad = text.first(where: { !allowed.contains($0) }) {
+            throw TimelineError(
+                "the \(what) \"\(text)\" contains \"\(bad)\"; use letters, digits, '-', '_' and '.' only")
+        }
+    }
+}
+
+/// How a group behaves, beyond its entries.
+public struct GroupSettings: Codable, Hashable, Sendable {
+    /// What to do with occurrences that passed while chimed could not deliver them; nil: the daemon's
+    /// default from chime.toml.
+    public var missedPolicy: MissedPolicy?
+    /// A disabled group keeps its definition but has nothing pending.
+    public var enabled: Bool
+
+    public init(missedPolicy: MissedPolicy? = nil, enabled: Bool = true) {
+        self.missedPolicy = missedPolicy
+        self.enabled = enabled
+    }
+}
+
+/// When an entry fires, as written: kept in this form so that a reschedule compares definitions,
+/// not computed dates.
+public enum EntryTrigger: Codable, Hashable, Sendable {
+    /// Once, at this instant.
+    case at(Date)
+    /// At every occurrence of a rule, on the wall clock of `timeZone` (an IANA name), or of the
+    /// system zone when nil (the rule follows a user who travels).
+    case rule(WrittenRule, timeZone: String?)
+}
+
+/// One line of a timeline: when, what, and how.
+public struct TimelineEntry: Codable, Hashable, Sendable {
+    /// Stable within its group.
+    public var id: String
+    public var trigger: EntryTrigger
+    /// What the notification shows, resolved each time it fires.
+    public var content: ContentSource
+    /// The category of actions its notifications carry (registered by the app or its group file).
+    public var category: String?
+    /// After this instant the entry fires no more and its shown popup is closed.
+    public var endDate: Date?
+    /// Fire at most this many times.
+    public var maximumOccurrences: Int?
+
+    public init(
+        id: String, trigger: EntryTrigger, content: ContentSource, category: String? = nil, endDate: Date? = nil,
+        maximumOccurrences: Int? = nil
+    ) {
+        self.id = id
+        self.trigger = trigger
+        self.content = content
+        self.category = category
+        self.endDate = endDate
+        self.maximumOccurrences = maximumOccurrences
+    }
+
+    public func validate() throws(TimelineError) {
+        do {
+            try content.validate()
+        } catch {
+            throw TimelineError("entry \(id): \(error.message)")
+        }
+        if let maximumOccurrences, maximumOccurrences < 1 {
+            throw TimelineError("entry \(id): count must be at least 1")
+        }
+        if case .rule(_, let zone?) = trigger, TimeZone(identifier: zone) == nil {
+            throw TimelineError("entry \(id): unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")
+        }
+    }
+}
+
+/// What to do with occurrences that passed while they could not be delivered: chimed was not running,
+/// the machine was suspended, or the clock jumped forward.
+public enum MissedPolicy: Codable, Hashable, Sendable {
+    /// Deliver the latest missed occurrence of each entry, late, when no more than `window` seconds have
+    /// passed since it was due; older ones are skipped.
+    case deliverLate(window: TimeInterval)
+    /// One digest notification for the group ("3 reminders missed: …").
+    case coalesce
+    /// Deliver nothing; the history says what was missed.
+    case skip
+
+    /// The default: deliver late within an hour.
+    public static let `default` = MissedPolicy.deliverLate(window: 3600)
+}
+
+/// A group or entry that cannot be used, with what to change.
+public struct TimelineError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
