@@ -29,6 +29,8 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // Linux interfaces Glibc's Swift module lacks (timerfd) or spells as untyped macros (inotify).
+        .target(name: "CLinux"),
         .target(
             name: "DBusKit",
             dependencies: ["CDBus"]
@@ -52,7 +54,7 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCore", "ChimeProtocol", "ChimeStore", "DBusKit", "SystemdKit",
+                "ChimeCore", "ChimeProtocol", "ChimeStore", "CLinux", "DBusKit", "SystemdKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
