@@ -99,6 +99,7 @@ let package = Package(
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
         .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"]),
         .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon"]),
+        .testTarget(name: "ChimeDaemonLinuxTests", dependencies: ["ChimeDaemon", "CLinux", "DBusKit", "TestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]

@@ -1,0 +1,90 @@
+import CLinux
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A Linux system call that failed: which call, what it was about, and the `errno` it set.
+public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The C function, such as `inotify_add_watch`.
+    public var call: String
+    /// The `errno` value the call set.
+    public var errno: Int32
+    /// What the call was about (a path, say); nil when there is nothing more to name.
+    public var subject: String?
+
+    public init(call: String, errno: Int32, subject: String? = nil) {
+        self.call = call
+        self.errno = errno
+        self.subject = subject
+    }
+
+    public var description: String {
+        let reason = String(cString: strerror(errno))
+        guard let subject else { return "\(call) failed: \(reason)" }
+        return "\(call) failed for \(subject): \(reason)"
+    }
+}
+
+/// One wrapper per Linux system call that ChimeDaemon makes directly: each returns the call's result
+/// or throws a `SystemCallError` carrying `errno`, so callers never read `errno` themselves.
+enum Linux {
+    /// Creates a timer file descriptor on `clock`.
+    ///
+    /// The corresponding C function is `timerfd_create`.
+    static func timerfdCreate(clock: clockid_t, flags: Int32) throws(SystemCallError) -> Int32 {
+        let fd = timerfd_create(clock, flags)
+        guard fd >= 0 else { throw SystemCallError(call: "timerfd_create", errno: errno) }
+        return fd
+    }
+
+    /// Arms (or disarms, with a zero `value`) the timer behind `fd`.
+    ///
+    /// The corresponding C function is `timerfd_settime`.
+    static func timerfdSetTime(_ fd: Int32, flags: Int32, _ value: itimerspec) throws(SystemCallError) {
+        var value = value
+        guard timerfd_settime(fd, flags, &value, nil) == 0 else {
+            throw SystemCallError(call: "timerfd_settime", errno: errno)
+        }
+    }
+
+    /// Creates an inotify instance.
+    ///
+    /// The corresponding C function is `inotify_init1`.
+    static func inotifyInit(flags: Int32) throws(SystemCallError) -> Int32 {
+        let fd = inotify_init1(flags)
+        guard fd >= 0 else { throw SystemCallError(call: "inotify_init1", errno: errno) }
+        return fd
+    }
+
+    /// Watches `path` for the events in `mask`; returns the watch descriptor. `subject` names the
+    /// path in the error the way the caller's user knows it.
+    ///
+    /// The corresponding C function is `inotify_add_watch`.
+    static func inotifyAddWatch(
+        _ fd: Int32, path: String, mask: UInt32, subject: String
+    ) throws(SystemCallError) -> Int32 {
+        let wd = inotify_add_watch(fd, path, mask)
+        guard wd >= 0 else { throw SystemCallError(call: "inotify_add_watch", errno: errno, subject: subject) }
+        return wd
+    }
+
+    /// Reads into `buffer`, retrying when a signal interrupts the call; returns the byte count.
+    ///
+    /// The corresponding C function is `read`.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            let code = errno
+            if code != EINTR { throw SystemCallError(call: "read", errno: code) }
+        }
+    }
+
+    /// Closes `fd`. It is not retried on EINTR: on Linux the descriptor is released even then.
+    ///
+    /// The corresponding C function is `close`.
+    static func close(_ fd: Int32) throws(SystemCallError) {
+        guard Glibc.close(fd) == 0 else { throw SystemCallError(call: "close", errno: errno) }
+    }
+}
