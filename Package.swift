@@ -50,13 +50,20 @@ let package = Package(
             dependencies: ["ChimeCore", "DBusKit"]
         ),
         .target(
+            name: "ChimeConfig",
+            dependencies: [
+                "ChimeCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCore", "ChimeProtocol", "ChimeStore", "DBusKit", "SystemdKit",
+                "ChimeConfig", "ChimeCore", "ChimeProtocol", "ChimeStore", "DBusKit", "SystemdKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .target(
@@ -66,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "chimed",
             dependencies: [
-                "ChimeDaemon",
+                "ChimeConfig", "ChimeDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -81,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "chime",
             dependencies: [
-                "ChimeKit",
+                "ChimeConfig", "ChimeKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,7 +103,7 @@ let package = Package(
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
         .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"]),
-        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon"]),
+        .testTarget(name: "ChimeConfigTests", dependencies: ["ChimeConfig"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]
