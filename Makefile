@@ -1,7 +1,8 @@
 # Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local).
 #
 #   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions,
-#                                     and the example chime.toml in share/doc/chime/examples
+#                                     the example chime.toml and group files in share/doc/chime/examples,
+#                                     and docs/groups.md
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
 
@@ -19,6 +20,8 @@ STATEDIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/chime
 BUILD ?= .build-release
 
 SWIFT ?= swift
+# The example group files, installed for the user to copy into ~/.config/chime/groups.
+EXAMPLE_GROUPS := $(wildcard config/groups/*.toml)
 
 .PHONY: all install uninstall
 
@@ -34,8 +37,10 @@ install: all
 		systemd/chimed.service.in > $(UNITDIR)/chimed.service
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in > $(DBUSDIR)/io.chime.Chime1.service
 	install -m 0644 README.md $(DOCDIR)/README.md
-	install -d $(DOCDIR)/examples
+	install -m 0644 docs/groups.md $(DOCDIR)/groups.md
+	install -d $(DOCDIR)/examples $(DOCDIR)/examples/groups
 	install -m 0644 config/chime.toml $(DOCDIR)/examples/chime.toml
+	install -m 0644 $(EXAMPLE_GROUPS) $(DOCDIR)/examples/groups/
 	$(BINDIR)/chime --generate-completion-script bash > $(BASHDIR)/chime
 	$(BINDIR)/chime --generate-completion-script zsh > $(ZSHDIR)/_chime
 	$(BINDIR)/chime --generate-completion-script fish > $(FISHDIR)/chime.fish
@@ -44,7 +49,9 @@ install: all
 uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
 	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
-		$(DOCDIR)/README.md $(DOCDIR)/examples/chime.toml $(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
-	-rmdir $(DOCDIR)/examples $(DOCDIR) 2>/dev/null
+		$(DOCDIR)/README.md $(DOCDIR)/groups.md $(DOCDIR)/examples/chime.toml \
+		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \
+		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
+	-rmdir $(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR) 2>/dev/null
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(STATEDIR); echo "Removed the schedule in $(STATEDIR)"; \
 	else echo "Kept the schedule in $(STATEDIR) (make uninstall PURGE=1 removes it)"; fi

@@ -52,13 +52,20 @@ let package = Package(
             dependencies: ["ChimeCore", "DBusKit"]
         ),
         .target(
+            name: "ChimeConfig",
+            dependencies: [
+                "ChimeCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeCore", "ChimeProtocol", "ChimeStore", "CLinux", "DBusKit", "SystemdKit",
+                "ChimeConfig", "ChimeCore", "ChimeProtocol", "ChimeStore", "CLinux", "DBusKit", "SystemdKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .target(
@@ -68,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "chimed",
             dependencies: [
-                "ChimeDaemon",
+                "ChimeConfig", "ChimeDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "chime",
             dependencies: [
-                "ChimeKit",
+                "ChimeConfig", "ChimeKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -98,8 +105,9 @@ let package = Package(
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
         .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"]),
-        .testTarget(name: "ChimeDaemonTests", dependencies: ["ChimeDaemon"]),
-        .testTarget(name: "ChimeDaemonLinuxTests", dependencies: ["ChimeDaemon", "CLinux", "DBusKit", "TestSupport"]),
+        .testTarget(name: "ChimeConfigTests", dependencies: ["ChimeConfig"]),
+        .testTarget(
+            name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeStore", "CLinux", "DBusKit", "TestSupport"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]

@@ -1,3 +1,4 @@
+import ChimeConfig
 import ChimeCore
 import ChimeProtocol
 import ChimeStore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeConfig
 import ChimeDaemon
 import ChimeStore
 import DBusKit

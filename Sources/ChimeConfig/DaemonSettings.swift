@@ -1,0 +1,161 @@
+import ChimeCore
+import Foundation
+import Logging
+
+/// chimed's settings from `chime.toml`. Every key is optional; a missing file means the defaults.
+public struct DaemonSettings: Hashable, Sendable {
+    /// `[log] level`: the lowest level written (`--log-level` wins over it).
+    public var logLevel: Logger.Level = .info
+    /// `[delivery] server-timeout`: seconds a notification server may take to answer Notify.
+    public var serverTimeout: Duration = .seconds(10)
+    /// `[missed] policy` and `late-window`: what to do with occurrences that passed while they could not
+    /// be delivered, for every group that does not choose for itself.
+    public var missedPolicy: MissedPolicy = .default
+    /// `[quiet-hours] start` and `end`: when non-critical notifications are held; nil: never.
+    public var quietHours: QuietHours?
+    /// `[flood] rate` and `burst`: how fast notifications may reach the server.
+    public var flood = FloodControl()
+
+    public init() {}
+
+    /// `$XDG_CONFIG_HOME/chime/chime.toml`, else `~/.config/chime/chime.toml`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        configDirectory(environment: environment) + "/chime.toml"
+    }
+
+    /// `$XDG_CONFIG_HOME/chime/groups`, else `~/.config/chime/groups`: the user's group files.
+    public static func defaultGroupsDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        configDirectory(environment: environment) + "/groups"
+    }
+
+    /// The XDG base directory specification ignores a relative `XDG_CONFIG_HOME`, and so do we.
+    private static func configDirectory(environment: [String: String]) -> String {
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/chime" }
+        return (environment["HOME"] ?? NSHomeDirectory()) + "/.config/chime"
+    }
+
+    /// Reads `path`; a file that does not exist gives the defaults.
+    public static func load(path: String) throws(ConfigError) -> DaemonSettings {
+        guard FileManager.default.fileExists(atPath: path) else { return DaemonSettings() }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(file: path, line: nil, reason: "cannot read it: \(error.localizedDescription)")
+        }
+        return try parse(text, file: path)
+    }
+
+    /// The sections of chime.toml and their keys.
+    static let knownKeys: KeyValuePairs<String, [String]> = [
+        "log": ["level"],
+        "delivery": ["server-timeout"],
+        "missed": ["policy", "late-window"],
+        "quiet-hours": ["start", "end"],
+        "flood": ["rate", "burst"],
+    ]
+
+    /// Parses the text of a chime.toml; errors name the file, the line and what to change.
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> DaemonSettings {
+        let root = TableReader(file: file, table: try ConfigDocument.parse(text, file: file), name: "chime.toml")
+        let sectionNames = knownKeys.map(\.key)
+        var sections: [String: TableReader] = [:]
+        for field in root.table.fields {
+            guard let known = knownKeys.first(where: { $0.key == field.key })?.value else {
+                var reason = "unknown section [\(field.key)]"
+                if let close = TableReader.closest(to: field.key, in: sectionNames) {
+                    reason += "; did you mean [\(close)]?"
+                }
+                reason += " Known sections: \(sectionNames.map { "[\($0)]" }.joined(separator: ", "))"
+                throw root.fail(field.key, reason)
+            }
+            guard case .table(let table) = field.value.kind else {
+                throw root.fail(field.key, "\(field.key) must be a section: write [\(field.key)] with its keys below")
+            }
+            let section = TableReader(file: file, table: table, name: "[\(field.key)]")
+            try section.rejectUnknownKeys(known)
+            sections[field.key] = section
+        }
+
+        var settings = DaemonSettings()
+        if let log = sections["log"], let name = try log.string("level", example: "\"info\"") {
+            guard let level = Logger.Level(rawValue: name) else {
+                throw log.fail(
+                    "level", "[log] level must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            settings.logLevel = level
+        }
+        if let delivery = sections["delivery"], delivery.has("server-timeout") {
+            let seconds = try? delivery.number("server-timeout", example: "10")
+            guard let seconds, seconds > 0, seconds <= 300 else {
+                throw delivery.fail(
+                    "server-timeout", "[delivery] server-timeout must be a number of seconds between 0 and 300")
+            }
+            settings.serverTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let missed = sections["missed"],
+            let policy = try MissedPolicyWords.read(missed, policyKey: "policy", windowKey: "late-window")
+        {
+            settings.missedPolicy = policy
+        }
+        if let quiet = sections["quiet-hours"] {
+            settings.quietHours = try quietHours(quiet)
+        }
+        if let flood = sections["flood"] {
+            settings.flood = try floodControl(flood)
+        }
+        return settings
+    }
+
+    private static func quietHours(_ section: TableReader) throws(ConfigError) -> QuietHours? {
+        func time(_ key: String, example: String) throws(ConfigError) -> TimeOfDay? {
+            guard let text = try section.string(key, example: example) else { return nil }
+            guard let time = TimeOfDay(clock: text) else {
+                throw section.fail(
+                    key,
+                    "[quiet-hours] \(key) = \"\(text)\" is not a time of day; write HH:MM, e.g. \(key) = \(example)")
+            }
+            return time
+        }
+        let start = try time("start", example: "\"22:00\"")
+        let end = try time("end", example: "\"07:00\"")
+        switch (start, end) {
+        case (nil, nil):
+            return nil
+        case (let start?, let end?):
+            guard start != end else {
+                throw section.fail(
+                    "end",
+                    "[quiet-hours] start and end are both \(start); give a span such as start = \"22:00\", "
+                        + "end = \"07:00\", or remove the section")
+            }
+            return QuietHours(start: start, end: end)
+        case (nil, _):
+            throw section.fail("end", "[quiet-hours] needs start as well as end; add start = \"22:00\"")
+        case (_, nil):
+            throw section.fail("start", "[quiet-hours] needs end as well as start; add end = \"07:00\"")
+        }
+    }
+
+    private static func floodControl(_ section: TableReader) throws(ConfigError) -> FloodControl {
+        var flood = FloodControl()
+        if section.has("rate") {
+            let rate = try? section.number("rate", example: "5")
+            guard let rate, rate > 0, rate <= 1000 else {
+                throw section.fail(
+                    "rate", "[flood] rate must be a number of notifications per second above 0 and at most 1000")
+            }
+            flood.rate = rate
+        }
+        if section.has("burst") {
+            let burst = try? section.integer("burst", example: "10")
+            guard let burst, (1...1000).contains(burst) else {
+                throw section.fail("burst", "[flood] burst must be a whole number of notifications from 1 to 1000")
+            }
+            flood.burst = burst
+        }
+        return flood
+    }
+}

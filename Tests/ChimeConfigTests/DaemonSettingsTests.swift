@@ -1,0 +1,203 @@
+import ChimeCore
+import Foundation
+import Logging
+import Testing
+
+@testable import ChimeConfig
+
+@Suite struct DaemonSettingsTests {
+    @Test func theExampleFileIsValidAndSaysWhatTheDefaultsAre() throws {
+        let example = try DaemonSettings.load(path: ConfigFolder.path + "/chime.toml")
+        #expect(example == DaemonSettings())
+    }
+
+    @Test func theDefaultsAreThoseTheExampleFileDocuments() {
+        let defaults = DaemonSettings()
+        #expect(defaults.logLevel == .info)
+        #expect(defaults.serverTimeout == .seconds(10))
+        #expect(defaults.missedPolicy == .deliverLate(window: 3600))
+        #expect(defaults.quietHours == nil)
+        #expect(defaults.flood == FloodControl(rate: 5, burst: 10))
+    }
+
+    @Test func everyKeyIsRead() throws {
+        let settings = try DaemonSettings.parse(
+            """
+            [log]
+            level = "debug"
+
+            [delivery]
+            server-timeout = 2.5
+
+            [missed]
+            policy = "deliver-late"
+            late-window = "2h30m"
+
+            [quiet-hours]
+            start = "22:00"
+            end = "7:00"
+
+            [flood]
+            rate = 0.5
+            burst = 3
+            """, file: "chime.toml")
+        #expect(settings.logLevel == .debug)
+        #expect(settings.serverTimeout == .milliseconds(2500))
+        #expect(settings.missedPolicy == .deliverLate(window: 9000))
+        #expect(
+            settings.quietHours == QuietHours(start: TimeOfDay(hour: 22, minute: 0), end: TimeOfDay(hour: 7, minute: 0))
+        )
+        #expect(settings.flood == FloodControl(rate: 0.5, burst: 3))
+        #expect(try DaemonSettings.parse("", file: "x") == DaemonSettings())
+        #expect(try DaemonSettings.parse("[delivery]\nserver-timeout = 3", file: "x").serverTimeout == .seconds(3))
+    }
+
+    @Test(arguments: [
+        ("policy = \"deliver-late\"", MissedPolicy.deliverLate(window: 3600)),
+        ("policy = \"deliver-late\"\nlate-window = \"90s\"", .deliverLate(window: 90)),
+        ("policy = \"coalesce\"", .coalesce),
+        ("policy = \"skip\"", .skip),
+        ("", .deliverLate(window: 3600)),
+    ])
+    func theMissedPolicyIsReadWithItsWindow(keys: String, policy: MissedPolicy) throws {
+        #expect(try DaemonSettings.parse("[missed]\n" + keys, file: "x").missedPolicy == policy)
+    }
+
+    @Test func floodKeysDefaultOneByOne() throws {
+        #expect(try DaemonSettings.parse("[flood]\nrate = 20", file: "x").flood == FloodControl(rate: 20, burst: 10))
+        #expect(try DaemonSettings.parse("[flood]\nburst = 1", file: "x").flood == FloodControl(rate: 5, burst: 1))
+    }
+
+    @Test func quietHoursMayEndBeforeTheyStartAndAnEmptySectionMeansNone() throws {
+        let overnight = try DaemonSettings.parse("[quiet-hours]\nstart = \"23:30\"\nend = \"06:15\"", file: "x")
+        #expect(
+            overnight.quietHours
+                == QuietHours(start: TimeOfDay(hour: 23, minute: 30), end: TimeOfDay(hour: 6, minute: 15)))
+        #expect(try DaemonSettings.parse("[quiet-hours]\n# start = \"22:00\"", file: "x").quietHours == nil)
+    }
+
+    @Test(arguments: [
+        (
+            "[log]\nlevel = \"loud\"", 2,
+            "[log] level must be one of trace, debug, info, notice, warning, error, critical"
+        ),
+        (
+            "[log]\nlevle = \"info\"", 2,
+            "unknown key levle in [log]; did you mean level? Known keys: level"
+        ),
+        (
+            "[logs]\nlevel = \"info\"", 1,
+            "unknown section [logs]; did you mean [log]? Known sections: [log], [delivery], [missed], [quiet-hours], "
+                + "[flood]"
+        ),
+        (
+            "[delivery]\n\nserver-timeout = -1", 3,
+            "[delivery] server-timeout must be a number of seconds between 0 and 300"
+        ),
+        (
+            "[delivery]\nserver-timeout = \"ten\"", 2,
+            "[delivery] server-timeout must be a number of seconds between 0 and 300"
+        ),
+        ("log = \"info\"", 1, "log must be a section: write [log] with its keys below"),
+        (
+            "[missed]\npolicy = \"late\"", 2,
+            "policy = \"late\" is not a policy; use \"deliver-late\", \"coalesce\", \"skip\""
+        ),
+        (
+            "[missed]\npolicy = \"skip\"\nlate-window = \"1h\"", 3,
+            "late-window applies only with policy = \"deliver-late\"; remove it, or change policy"
+        ),
+        (
+            "[missed]\nlate-window = \"1h\"", 2,
+            "late-window applies only with policy = \"deliver-late\"; add that line or remove this one"
+        ),
+        (
+            "[missed]\npolicy = \"deliver-late\"\nlate-window = \"an hour\"", 3,
+            "late-window: cannot read \"an hour\" (at character 1): expected a duration such as 90s, 10m, 1h30m or 2d "
+                + "(units s, m, h, d, w); e.g. late-window = \"1h\""
+        ),
+        (
+            "[missed]\npolicy = \"deliver-late\"\nlate-window = 3600", 3,
+            "late-window must be text in quotes, not an integer; e.g. late-window = \"1h\""
+        ),
+        (
+            "[quiet-hours]\nstart = \"22:00\"", 2,
+            "[quiet-hours] needs end as well as start; add end = \"07:00\""
+        ),
+        (
+            "[quiet-hours]\n\nend = \"07:00\"", 3,
+            "[quiet-hours] needs start as well as end; add start = \"22:00\""
+        ),
+        (
+            "[quiet-hours]\nstart = \"22:00\"\nend = \"22:00\"", 3,
+            "[quiet-hours] start and end are both 22:00; give a span such as start = \"22:00\", end = \"07:00\", "
+                + "or remove the section"
+        ),
+        (
+            "[quiet-hours]\nstart = \"10pm\"\nend = \"07:00\"", 2,
+            "[quiet-hours] start = \"10pm\" is not a time of day; write HH:MM, e.g. start = \"22:00\""
+        ),
+        (
+            "[quiet-hours]\nstart = \"22:00\"\nend = \"24:00\"", 3,
+            "[quiet-hours] end = \"24:00\" is not a time of day; write HH:MM, e.g. end = \"07:00\""
+        ),
+        ("[flood]\nrate = 0", 2, "[flood] rate must be a number of notifications per second above 0 and at most 1000"),
+        (
+            "[flood]\nrate = 1001", 2,
+            "[flood] rate must be a number of notifications per second above 0 and at most 1000"
+        ),
+        ("[flood]\nburst = 0", 2, "[flood] burst must be a whole number of notifications from 1 to 1000"),
+        ("[flood]\nburst = 2.5", 2, "[flood] burst must be a whole number of notifications from 1 to 1000"),
+        (
+            "[flood]\nrate = 5\nburts = 10", 3,
+            "unknown key burts in [flood]; did you mean burst? Known keys: rate, burst"
+        ),
+    ])
+    func badFilesNameTheFileTheLineAndTheReason(text: String, line: Int, reason: String) {
+        let file = "/home/u/.config/chime/chime.toml"
+        #expect(throws: ConfigError(file: file, line: line, reason: reason)) {
+            try DaemonSettings.parse(text, file: file)
+        }
+    }
+
+    @Test func aSyntaxErrorNamesTomlKitsLine() {
+        #expect {
+            try DaemonSettings.parse("[log]\nlevel = \"info\"\n[delivery\n", file: "c.toml")
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.line == 3 && error.reason.hasPrefix("not valid TOML: ")
+                && error.description.hasPrefix("c.toml:3: not valid TOML: ")
+        }
+    }
+
+    @Test func aMissingFileMeansTheDefaults() throws {
+        #expect(try DaemonSettings.load(path: "/nonexistent/chime.toml") == DaemonSettings())
+    }
+
+    @Test func theDefaultPathsFollowXDG() {
+        #expect(DaemonSettings.defaultPath(environment: ["XDG_CONFIG_HOME": "/x"]) == "/x/chime/chime.toml")
+        #expect(DaemonSettings.defaultPath(environment: ["HOME": "/home/u"]) == "/home/u/.config/chime/chime.toml")
+        #expect(
+            DaemonSettings.defaultPath(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative"])
+                == "/home/u/.config/chime/chime.toml")
+        #expect(DaemonSettings.defaultGroupsDirectory(environment: ["XDG_CONFIG_HOME": "/x"]) == "/x/chime/groups")
+        #expect(
+            DaemonSettings.defaultGroupsDirectory(environment: ["HOME": "/home/u"]) == "/home/u/.config/chime/groups")
+        #expect(
+            DaemonSettings.defaultGroupsDirectory(environment: ["HOME": "/home/u", "XDG_CONFIG_HOME": "relative"])
+                == "/home/u/.config/chime/groups")
+    }
+
+    @Test func theErrorDescriptionIsFileLineReason() {
+        #expect(ConfigError(file: "a.toml", line: 4, reason: "bad").description == "a.toml:4: bad")
+        #expect(ConfigError(file: "a.toml", line: nil, reason: "bad").description == "a.toml: bad")
+    }
+}
+
+/// The repository's `config/` folder, found from this file's path.
+enum ConfigFolder {
+    static var path: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config").path
+    }
+}
