@@ -23,7 +23,10 @@ public enum Recurrence: Codable, Hashable, Sendable {
             return .onCalendar(try CalendarSpec.parse(text))
         case .phrase(let text):
             do {
-                return .dateRule(try PhraseParser.rule(text, now: now, systemTimeZone: zone))
+                var rule = try PhraseParser.rule(text, now: now, systemTimeZone: zone)
+                // A phrase is read on the given zone's calendar; a named zone also pins its evaluation.
+                if case .named = timeZone { rule.timeZone = timeZone }
+                return .dateRule(rule)
             } catch let error as RuleSyntaxError {
                 throw error
             } catch {

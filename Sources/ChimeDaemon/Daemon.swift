@@ -10,58 +10,76 @@ import ServiceLifecycle
 import SystemdKit
 import UnixSignals
 
-/// chimed: owns `io.chime.Chime1`, keeps the schedule, and delivers due items to the notification server.
+/// chimed: owns `io.chime.Chime1`, keeps the groups and items, and delivers due notifications to the
+/// notification server.
 ///
-/// All scheduling state lives on `queue`, which also runs the D-Bus connection and the one timer.
+/// All scheduling state lives on `queue`, which also runs the D-Bus connection, the one wall-clock timer
+/// and the clock, file and sleep watchers. The store is written on `storeQueue`, one transaction at a
+/// time in the order they were asked for.
 public final class Daemon: Service, @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue`.
 
     public struct Configuration: Sendable {
         /// Which bus to serve on.
         public var bus: DBusConnection.Address = .session
+        /// Where to watch for suspend and resume (logind); nil: not watched.
+        public var systemBus: DBusConnection.Address? = .system
         public var logger = Logger(label: "chimed")
-        /// Injected so tests can run the daemon against a fake clock.
-        public var now: @Sendable () -> Date = { Date() }
         /// Where the schedule is kept.
-        public var store: any ItemStore
+        public var store: ScheduleStore
         /// The chime.toml to read again on reload (nil: none).
         public var settingsPath: String?
         /// The settings read at start.
         public var settings = DaemonSettings()
+        /// The folder of group files (`groups/*.toml`); nil: none.
+        public var groupsDirectory: String?
+        /// The file whose change means the system time zone changed.
+        public var localtimePath = "/etc/localtime"
         /// Called with new settings after a successful reload (chimed applies the log level there).
         public var applySettings: @Sendable (DaemonSettings) -> Void = { _ in }
-        /// Test-only: SIGUSR1 stalls the daemon's queue forever, so tests can prove the watchdog works.
+        /// Test-only hooks: SIGUSR1 stalls the queue forever (for the watchdog test); SIGUSR2 reads
+        /// `testClockOffsetFile` (seconds to add to the real clock) and acts as if the clock was set.
         public var testHooks = false
+        public var testClockOffsetFile: String?
 
-        public init(store: any ItemStore) {
+        public init(store: ScheduleStore) {
             self.store = store
         }
     }
 
     let configuration: Configuration
     let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInitiated)
+    let storeQueue = DispatchQueue(label: "chimed.store", qos: .userInitiated)
     let logger: Logger
     let notifier = ServiceNotifier()
-    var store: any ItemStore { configuration.store }
+    let clock = DaemonClock()
+    var store: ScheduleStore { configuration.store }
 
     // Queue-confined state.
-    private var scheduler = Scheduler()
-    private var timer: DispatchSourceTimer?
-    private var watchdogTimer: DispatchSourceTimer?
-    private var armedDeadline: Date?
-    /// Due items that found no notification server; delivered when one appears.
-    private var waitingForServer: [ScheduledItem] = []
-    private var serverOwner: String?
-    /// Set when Notify found no server; cleared when one appears. While set, due items wait without
-    /// another futile call (which could also try to auto-start a server again and again).
-    private var serverMissing = false
-    private var connection: DBusConnection?
-    private var server: NotificationServer?
-    private var delivering = false
+    var scheduler = Scheduler()
+    var settings: DaemonSettings
+    var timer: DispatchSourceTimer?
+    var armedDeadline: Date?
+    var watchdogTimer: DispatchSourceTimer?
+    var connection: DBusConnection?
+    var server: NotificationServer?
+    var serverOwner: String?
+    /// Set when Notify found no server; cleared when one appears. While set, due notifications wait
+    /// without another futile call (which could also try to auto-start a server again and again).
+    var serverMissing = false
+    var delivery: DeliveryState
+    var groupSources: [GroupKey: GroupSource] = [:]
+    var random = SystemRandomNumberGenerator()
+    var clockMonitor: ClockChangeMonitor?
+    var fileWatcher: FileWatcher?
+    var sleepMonitor: SleepMonitor?
+    var reloadTimer: DispatchSourceTimer?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.logger = configuration.logger
+        self.settings = configuration.settings
+        self.delivery = DeliveryState(settings: configuration.settings, now: Date())
     }
 
     /// Connects, claims the bus name, serves until graceful shutdown, then closes.
@@ -84,8 +102,10 @@ public final class Daemon: Service, @unchecked Sendable {
         stop()
     }
 
-    /// Everything before READY: bus, name, object, server watch. Public for tests that drive the daemon.
+    /// Everything before READY: the stored state, the bus, the name, the object, the server watch, the
+    /// group files and the watchers. Public for tests that drive the daemon.
     public func start() async throws -> DBusConnection {
+        if configuration.testHooks, let file = configuration.testClockOffsetFile { clock.readOffset(from: file) }
         try await restore()
         let connection: DBusConnection
         do {
@@ -110,13 +130,84 @@ public final class Daemon: Service, @unchecked Sendable {
         queue.sync {
             self.connection = connection
             var server = NotificationServer(connection: connection)
-            server.callTimeout = configuration.settings.serverTimeout
+            server.callTimeout = settings.serverTimeout
             self.server = server
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.serverOwnerChanged(owner)
         }
+        _ = try await connection.subscribe(NotificationServer.closedRule) { [weak self] message in
+            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
+                case .uint32(let reason) = message.body[1]
+            else { return }
+            self.popupClosed(notificationID: id, reason: reason)
+        }
+        await loadGroupFiles()
+        try startWatchers()
+        if let systemBus = configuration.systemBus {
+            let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
+                self?.sleepChanged(goingToSleep: sleeping)
+            }
+            queue.sync { sleepMonitor = monitor }
+        }
         return connection
+    }
+
+    /// Reads the stored state; what came due while chimed was not running is handled by the
+    /// missed-trigger policy in the first step.
+    private func restore() async throws {
+        let state: StoredState
+        do {
+            state = try await persisted { try $0.load() }
+        } catch {
+            throw DaemonError("cannot read the schedule: \(error)")
+        }
+        let zone = SystemZone.current(localtime: configuration.localtimePath)
+        queue.sync {
+            scheduler = Scheduler(systemTimeZone: zone)
+            scheduler.defaultMissedPolicy = settings.missedPolicy
+            scheduler.reserveIDs(through: state.largestItemID)
+            for group in state.groups { groupSources[group.key] = group.source }
+            for popup in state.popups { scheduler.trackPopup(popup) }
+            delivery.outbox = state.outbox
+            if !state.items.isEmpty || !state.outbox.isEmpty {
+                logger.info(
+                    """
+                    restored \(state.items.count) items in \(state.groups.count) groups, \
+                    \(state.outbox.count) notifications still to deliver
+                    """)
+            }
+            perform(
+                scheduler.restore(
+                    groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),
+                    items: state.items, now: clock.now()))
+        }
+    }
+
+    /// Watches for the clock being set, the time zone and the group files changing.
+    private func startWatchers() throws {
+        do {
+            let monitor = try ClockChangeMonitor(queue: queue) { [weak self] in self?.clockChanged(reason: "clock set")
+            }
+            var watches: [FileWatcher.Watch] = [.file(configuration.localtimePath)]
+            if let path = configuration.settingsPath { watches.append(.file(path)) }
+            if let directory = configuration.groupsDirectory {
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                watches.append(.directory(directory))
+            }
+            let localtime = configuration.localtimePath
+            let watcher = try FileWatcher(queue: queue, watches: watches) { [weak self] paths in
+                guard let self else { return }
+                if paths.contains(localtime) { self.timeZoneMayHaveChanged() }
+                if paths.contains(where: { $0 != localtime }) { self.scheduleReload() }
+            }
+            queue.sync {
+                clockMonitor = monitor
+                fileWatcher = watcher
+            }
+        } catch {
+            throw DaemonError("cannot watch the clock and the configuration files: \(error)")
+        }
     }
 
     /// Pings the service manager's watchdog from the daemon's own queue, so a hung queue stops the
@@ -133,350 +224,118 @@ public final class Daemon: Service, @unchecked Sendable {
         logger.debug("watchdog pings every \(half)")
     }
 
-    /// SIGHUP reloads; SIGUSR1 stalls the queue when test hooks are on.
+    /// SIGHUP reloads; SIGUSR1 and SIGUSR2 are test hooks.
     private func handleSignals() async {
         var trapped: [UnixSignal] = [.sighup]
-        if configuration.testHooks { trapped.append(.sigusr1) }
+        if configuration.testHooks { trapped += [.sigusr1, .sigusr2] }
         for await signal in await UnixSignalsSequence(trapping: trapped) {
             switch signal {
             case .sighup:
-                reload()
+                await reload()
             case .sigusr1:
                 logger.warning("test hook: stalling the scheduler queue")
                 queue.async {
                     while true { sleep(3600) }
                 }
+            case .sigusr2:
+                if let file = configuration.testClockOffsetFile {
+                    clock.readOffset(from: file)
+                    logger.warning("test hook: the clock is now \(Time.iso(clock.now()))")
+                }
+                queue.async { self.clockChanged(reason: "clock set (test hook)") }
             default:
                 break
             }
         }
     }
 
-    /// Reads chime.toml again. A broken file is logged with file, line and reason, and the settings in
-    /// force stay as they are.
-    private func reload() {
+    /// Reads chime.toml and the group files again. A broken file is logged with file, line and reason,
+    /// and what was in force stays as it is.
+    func reload() async {
         notifier.reloading()
         logger.info("reloading")
-        var loaded: DaemonSettings?
         if let path = configuration.settingsPath {
             do {
-                loaded = try DaemonSettings.load(path: path)
+                let loaded = try DaemonSettings.load(path: path)
+                configuration.applySettings(loaded)
+                queue.sync { apply(loaded) }
+                logger.info("reloaded the settings from \(path)")
             } catch {
                 logger.error("\(error); keeping the previous settings")
             }
         }
-        if let loaded, let path = configuration.settingsPath {
-            configuration.applySettings(loaded)
-            logger.info("reloaded the settings from \(path)")
-        }
-        let timeout = loaded?.serverTimeout
-        queue.async {
-            if let timeout { self.server?.callTimeout = timeout }
-            self.notifier.ready(status: self.statusLine())
-        }
+        await loadGroupFiles()
+        queue.async { self.notifier.ready(status: self.statusLine()) }
     }
 
-    /// Loads the pending items from the store; those already due are delivered once a server is there.
-    private func restore() async throws {
-        let items: [ScheduledItem]
-        let largest: UInt64
-        do {
-            items = try await store.pendingItems()
-            largest = try await store.largestItemID()
-        } catch {
-            throw DaemonError("cannot read the schedule: \(error)")
-        }
-        queue.sync {
-            scheduler.systemTimeZone = .current
-            scheduler.reserveIDs(through: largest)
-            if !items.isEmpty { logger.info("restored \(items.count) pending items") }
-            perform(scheduler.restore(items, now: configuration.now()))
-        }
+    /// Puts new settings in force (on queue).
+    private func apply(_ new: DaemonSettings) {
+        settings = new
+        server?.callTimeout = new.serverTimeout
+        scheduler.defaultMissedPolicy = new.missedPolicy
+        delivery.gate.quietHours = new.quietHours
+        delivery.gate.flood = new.flood
+        pump()
     }
 
-    /// Closes the bus connection and the timer.
+    /// A group file or chime.toml changed: reload a moment later, so one editor save is one reload.
+    private func scheduleReload() {
+        let timer = reloadTimer ?? DispatchSource.makeTimerSource(queue: queue)
+        if reloadTimer == nil {
+            timer.setEventHandler { [weak self] in
+                guard let self else { return }
+                Task { await self.reload() }
+            }
+            timer.resume()
+            reloadTimer = timer
+        }
+        timer.schedule(deadline: .now() + .milliseconds(200))
+    }
+
+    /// Closes the bus connection, the timers and the watchers.
     public func stop() {
         queue.sync {
-            timer?.cancel()
+            for timer in [timer, watchdogTimer, reloadTimer, delivery.gateTimer] { timer?.cancel() }
             timer = nil
-            watchdogTimer?.cancel()
             watchdogTimer = nil
+            reloadTimer = nil
+            delivery.gateTimer = nil
+            clockMonitor?.cancel()
+            fileWatcher?.cancel()
+            sleepMonitor?.cancel()
             connection?.close()
             connection = nil
         }
     }
 
-    // MARK: - Scheduling (on queue)
+    // MARK: - The store
 
-    private func perform(_ actions: [SchedulerAction]) {
-        var writes: [SchedulerAction] = []
-        var due: [ScheduledItem] = []
-        for action in actions {
-            switch action {
-            case .arm(let deadline): arm(deadline)
-            case .disarm: disarm()
-            case .deliver(let items): due += items
-            case .advance, .finish: writes.append(action)
-            }
-        }
-        notifier.status(statusLine())
-        guard !writes.isEmpty else {
-            if !due.isEmpty { deliver(due) }
-            return
-        }
-        // A repeating item's next occurrence is committed before the due one is delivered, so that a
-        // crash in between loses at most that one delivery and never repeats it.
+    /// Runs `work` on the store queue and returns its result: for callers not on `queue`.
+    func persisted<T: Sendable>(_ work: @escaping @Sendable (ScheduleStore) throws -> T) async throws -> T {
         let store = self.store
-        let now = configuration.now()
-        let dueNow = due
-        Task {
-            for write in writes {
-                do {
-                    switch write {
-                    case .advance(let item): try await store.advance(item.id, to: item.fireDate, now: now)
-                    case .finish(let id): try await store.finish(id, now: now)
-                    default: break
-                    }
-                } catch {
-                    self.logger.error("cannot store the next occurrence: \(error)")
-                }
-            }
-            if !dueNow.isEmpty { self.queue.async { self.deliver(dueNow) } }
+        return try await withCheckedThrowingContinuation { continuation in
+            storeQueue.async { continuation.resume(with: Result { try work(store) }) }
         }
     }
 
-    /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name.
-    private func arm(_ deadline: Date) {
-        guard armedDeadline != deadline else { return }
-        armedDeadline = deadline
-        let timer = self.timer ?? makeTimer()
-        let seconds = deadline.timeIntervalSince1970
-        let spec = timespec(tv_sec: Int(seconds.rounded(.down)), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        timer.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .nanoseconds(0))
-    }
-
-    private func makeTimer() -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        timer.setEventHandler { [weak self] in self?.timerFired() }
-        timer.resume()
-        self.timer = timer
-        return timer
-    }
-
-    private func disarm() {
-        armedDeadline = nil
-        timer?.schedule(wallDeadline: .distantFuture)
-    }
-
-    private func timerFired() {
-        armedDeadline = nil
-        perform(scheduler.step(now: configuration.now()))
-    }
-
-    private func deliver(_ items: [ScheduledItem]) {
-        waitingForServer.append(contentsOf: items)
-        if serverMissing {
-            for item in items { reportKept(item, reason: "no notification server on the bus") }
-            return
-        }
-        flushWaiting()
-    }
-
-    private func reportKept(_ item: ScheduledItem, reason: String) {
-        let line =
-            "chimed: \(reason); keeping \"\(item.content.summary)\" (item \(item.id), due \(iso(item.fireDate))) "
-            + "until one appears; \(waitingForServer.count) waiting\n"
-        FileHandle.standardError.write(Data(line.utf8))
-    }
-
-    /// Sends waiting items in order, one Notify at a time so the server is never flooded.
-    private func flushWaiting() {
-        guard !delivering, !serverMissing, !waitingForServer.isEmpty, let server else { return }
-        delivering = true
-        let item = waitingForServer.removeFirst()
-        Task {
-            do throws(DBusError) {
-                let id = try await server.notify(item.content)
-                queue.async { self.delivered(item, notificationID: id) }
-            } catch {
-                queue.async { self.deliveryFailed(item, error: error) }
-            }
-        }
-    }
-
-    private func delivered(_ item: ScheduledItem, notificationID: UInt32) {
-        delivering = false
-        logger.info(
-            "delivered \"\(item.content.summary)\"",
-            metadata: ["item": "\(item.id)", "notification": "\(notificationID)"])
+    /// Runs `work` on the store queue, then `then` with its result on `queue`: for callers on `queue`.
+    func persist<T: Sendable>(
+        _ work: @escaping @Sendable (ScheduleStore) throws -> T,
+        then: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
         let store = self.store
-        let now = configuration.now()
-        Task {
-            do {
-                try await store.markDelivered(item.id, notificationID: notificationID, now: now)
-            } catch {
-                // The popup is shown; at worst it is shown once more after a restart.
-                self.logger.error("cannot record the delivery of item \(item.id): \(error)")
-            }
-        }
-        try? connection?.emitSignal(
-            path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
-            [.uint64(item.id), .uint32(notificationID)])
-        flushWaiting()
-    }
-
-    private func deliveryFailed(_ item: ScheduledItem, error: DBusError) {
-        delivering = false
-        if NotificationServer.meansNoServer(error) {
-            // Keep it, first in line, until a server appears: nothing is lost.
-            waitingForServer.insert(item, at: 0)
-            serverMissing = true
-            for waiting in waitingForServer {
-                reportKept(waiting, reason: "no notification server on the bus (\(error.name))")
-            }
-            return
-        }
-        logger.error(
-            "the notification server refused \"\(item.content.summary)\": \(error)", metadata: ["item": "\(item.id)"])
-        flushWaiting()
-    }
-
-    private func serverOwnerChanged(_ owner: String?) {
-        serverOwner = owner
-        if let owner {
-            serverMissing = false
-            logger.info("notification server present", metadata: ["owner": "\(owner)"])
-            flushWaiting()
-        } else {
-            logger.info("no notification server on the bus")
+        storeQueue.async { [queue] in
+            let result = Result { try work(store) }
+            queue.async { then(result) }
         }
     }
 
-    private func statusLine() -> String {
+    func statusLine() -> String {
         var line = "\(scheduler.count) pending"
-        if let next = scheduler.nextDeadline { line += ", next at \(iso(next))" }
-        if !waitingForServer.isEmpty { line += ", \(waitingForServer.count) waiting for a notification server" }
+        if let next = scheduler.nextDeadline { line += ", next at \(Time.iso(next))" }
+        if !delivery.outbox.isEmpty { line += ", \(delivery.outbox.count) to deliver" }
+        if serverMissing { line += " (no notification server)" }
         return line
-    }
-
-    private func iso(_ date: Date) -> String {
-        date.formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
-    }
-
-    // MARK: - D-Bus API
-
-    private func makeInterface() -> DBusInterface {
-        DBusInterface(
-            ChimeBus.interface,
-            methods: [
-                DBusMethod(
-                    "Schedule",
-                    inputs: [
-                        DBusArgument("content", .dictionary(key: .string, value: .variant)),
-                        DBusArgument("trigger", .dictionary(key: .string, value: .variant)),
-                    ],
-                    outputs: [DBusArgument("item_id", .uint64)]
-                ) { [unowned self] call in
-                    let content = try ContentWire.decode(call.arguments[0])
-                    let trigger = try TriggerWire.decode(call.arguments[1])
-                    guard let rule = trigger.rule else {
-                        return [.uint64(try await self.schedule(content, at: trigger.at))]
-                    }
-                    return [.uint64(try await self.schedule(content, rule: rule, timeZone: trigger.timeZone))]
-                },
-                DBusMethod("Cancel", inputs: [DBusArgument("item_id", .uint64)]) { [unowned self] call in
-                    let id = try call.arguments[0].decode(UInt64.self)
-                    guard try await self.cancel(id) else {
-                        throw DBusError(
-                            name: ChimeBus.ErrorName.notFound,
-                            message: "no pending item \(id); list them with `chime pending`")
-                    }
-                    return []
-                },
-                DBusMethod("ListPending", outputs: [DBusArgument("items", .array(PendingInfo.wireType))]) {
-                    [unowned self] _ in
-                    let items = self.queue.sync { self.scheduler.pending }
-                    return [
-                        .array(
-                            element: PendingInfo.wireType,
-                            items.map {
-                                PendingInfo(
-                                    id: $0.id, fireDate: $0.fireDate, appName: $0.content.appName,
-                                    summary: $0.content.summary
-                                ).wireValue
-                            })
-                    ]
-                },
-            ],
-            signals: [
-                DBusSignalDeclaration(
-                    "Delivered",
-                    arguments: [DBusArgument("item_id", .uint64), DBusArgument("notification_id", .uint32)])
-            ],
-            properties: [
-                DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },
-                DBusProperty("NotificationServerPresent", type: .boolean, emitsChangedSignal: false) {
-                    [unowned self] in
-                    .boolean(self.queue.sync { self.serverOwner != nil })
-                },
-            ])
-    }
-
-    /// Schedules `content` at `at` (now when nil) and returns the new item id once it is committed.
-    public func schedule(_ content: NotificationContent, at: Date?) async throws -> UInt64 {
-        let now = configuration.now()
-        return try await commit(content, fireDate: at ?? now, recurrence: nil, now: now)
-    }
-
-    /// Schedules a repeating item: it fires at each occurrence of `rule` from now on.
-    public func schedule(_ content: NotificationContent, rule: WrittenRule, timeZone: String?) async throws -> UInt64 {
-        let now = configuration.now()
-        let system = queue.sync { scheduler.systemTimeZone }
-        let zone: RuleTimeZone = timeZone.map { .named($0) } ?? .floating
-        let recurrence: Recurrence
-        do {
-            recurrence = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
-        } catch {
-            throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: error.description)
-        }
-        guard let first = recurrence.nextOccurrence(after: now, systemTimeZone: system) else {
-            let why = recurrence.neverFires(systemTimeZone: system) ? "never fires" : "has no occurrence after now"
-            throw DBusError(
-                name: ChimeBus.ErrorName.invalidTime, message: "the rule \(why); check it with `chime next`")
-        }
-        return try await commit(content, fireDate: first, recurrence: recurrence, now: now)
-    }
-
-    /// Stores a new item and, once that is committed, makes it active: durable before acknowledged.
-    private func commit(
-        _ content: NotificationContent, fireDate: Date, recurrence: Recurrence?, now: Date
-    ) async throws -> UInt64 {
-        let id = queue.sync { scheduler.allocateID() }
-        let item = ScheduledItem(id: id, content: content, fireDate: fireDate, recurrence: recurrence)
-        do {
-            try await store.insert(item, now: now)
-        } catch {
-            logger.error("cannot store a new item: \(error)")
-            throw DBusError(.failed, "chimed could not save the item (\(error)); nothing was scheduled")
-        }
-        queue.sync {
-            let kind = recurrence == nil ? "" : "repeating "
-            logger.info(
-                "scheduled \(kind)\"\(content.summary)\" at \(iso(fireDate))", metadata: ["item": "\(id)"])
-            perform(scheduler.restore(item, now: configuration.now()))
-        }
-        return id
-    }
-
-    /// Cancels a pending item; false when there is none with that id.
-    public func cancel(_ id: UInt64) async throws -> Bool {
-        let pending = queue.sync { scheduler.contains(id) }
-        guard pending, try await store.cancel(id, now: configuration.now()) else { return false }
-        queue.sync {
-            perform(scheduler.cancel(id, now: configuration.now()).actions)
-        }
-        return true
     }
 }
 
@@ -485,4 +344,12 @@ public struct DaemonError: Error, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
+}
+
+/// ISO 8601 for log lines and messages.
+enum Time {
+    static func iso(_ date: Date) -> String {
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+    }
 }

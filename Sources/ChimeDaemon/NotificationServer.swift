@@ -6,9 +6,12 @@ public struct NotificationServer: Sendable {
     public static let name = "org.freedesktop.Notifications"
     public static let path: DBusObjectPath = "/org/freedesktop/Notifications"
     public static let interface = "org.freedesktop.Notifications"
+    /// The server's `NotificationClosed(u id, u reason)` signal.
+    static let closedRule = DBusMatchRule(
+        sender: name, interface: interface, member: "NotificationClosed", path: path)
 
     let connection: DBusConnection
-    /// How long a server may take to answer Notify before the delivery counts as failed.
+    /// How long a server may take to answer before the call counts as failed.
     var callTimeout: Duration = .seconds(10)
 
     public init(connection: DBusConnection) {
@@ -29,6 +32,13 @@ public struct NotificationServer: Sendable {
         return id
     }
 
+    /// Closes a shown notification (`CloseNotification`).
+    public func close(notificationID: UInt32) async throws(DBusError) {
+        _ = try await connection.call(
+            destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
+            [.uint32(notificationID)], timeout: callTimeout)
+    }
+
     static func notifyArguments(_ content: NotificationContent, replacesID: UInt32) -> [DBusValue] {
         var hints: [DBusDictEntry] = []
         if let urgency = content.urgency {
@@ -37,13 +47,16 @@ public struct NotificationServer: Sendable {
         if let category = content.category {
             hints.append(DBusDictEntry(.string("category"), .variant(.string(category))))
         }
+        if let sound = content.sound {
+            hints.append(DBusDictEntry(.string("sound-name"), .variant(.string(sound))))
+        }
         let actions = content.actions.flatMap { [DBusValue.string($0.key), .string($0.label)] }
         return [
             .string(content.appName.isEmpty ? "chime" : content.appName),
             .uint32(replacesID),
             .string(content.icon),
             .string(content.summary),
-            .string(content.body),
+            .string(content.displayedBody),
             .array(element: .string, actions),
             .dictionary(key: .string, value: .variant, hints),
             .int32(content.expireTimeout),
@@ -63,5 +76,15 @@ public struct NotificationServer: Sendable {
         error.is(.serviceUnknown) || error.is(.nameHasNoOwner)
             || error.name.hasPrefix("org.freedesktop.DBus.Error.Spawn")
             || error.is(.disconnected)
+    }
+
+    /// The specification's close reasons, as history records them.
+    static func closeReason(_ reason: UInt32) -> String {
+        switch reason {
+        case 1: "expired"
+        case 2: "dismissed by the user"
+        case 3: "closed by a call to CloseNotification"
+        default: "undefined (\(reason))"
+        }
     }
 }

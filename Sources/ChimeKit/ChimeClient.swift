@@ -4,7 +4,10 @@ import DBusKit
 import Foundation
 
 @_exported import enum ChimeProtocol.ChimeBus
-@_exported import struct ChimeProtocol.PendingInfo
+@_exported import struct ChimeProtocol.GroupInfo
+@_exported import struct ChimeProtocol.HistoryRecord
+@_exported import struct ChimeProtocol.PendingItem
+@_exported import struct ChimeProtocol.TriggerWire
 
 /// A connection to chimed over D-Bus: schedule, list and cancel notifications.
 public final class ChimeClient: Sendable {
@@ -31,7 +34,7 @@ public final class ChimeClient: Sendable {
 
     /// Schedules `content` for `at` (now when nil); returns chimed's item id.
     public func schedule(_ content: NotificationContent, at: Date? = nil) async throws(ChimeError) -> UInt64 {
-        try await schedule(content, TriggerWire(at: at))
+        try await schedule(content, trigger: TriggerWire(at: at))
     }
 
     /// Schedules a repeating item that fires at every occurrence of `rule`; `timeZone` (an IANA name)
@@ -39,10 +42,11 @@ public final class ChimeClient: Sendable {
     public func schedule(
         _ content: NotificationContent, rule: WrittenRule, timeZone: String? = nil
     ) async throws(ChimeError) -> UInt64 {
-        try await schedule(content, TriggerWire(rule: rule, timeZone: timeZone))
+        try await schedule(content, trigger: TriggerWire(rule: rule, timeZone: timeZone))
     }
 
-    private func schedule(_ content: NotificationContent, _ trigger: TriggerWire) async throws(ChimeError) -> UInt64 {
+    /// Schedules `content` with a full trigger (a time or a rule, an end, a count); returns the item id.
+    public func schedule(_ content: NotificationContent, trigger: TriggerWire) async throws(ChimeError) -> UInt64 {
         let reply = try await call("Schedule", [ContentWire.encode(content), trigger.encoded])
         guard case .uint64(let id)? = reply.first else { throw ChimeError(.protocolError, "Schedule returned no id") }
         return id
@@ -53,14 +57,59 @@ public final class ChimeClient: Sendable {
         _ = try await call("Cancel", [.uint64(id)])
     }
 
-    /// The pending items, soonest first.
-    public func pending() async throws(ChimeError) -> [PendingInfo] {
-        let reply = try await call("ListPending", [])
-        guard case .array(_, let items)? = reply.first else {
-            throw ChimeError(.protocolError, "ListPending returned no list")
-        }
+    /// The pending items, soonest first, each with its next `next` occurrences; only `group`'s when given.
+    public func pending(next: Int = 1, group: String? = nil) async throws(ChimeError) -> [PendingItem] {
+        var options = WireRecord()
+        options.set("next", .uint32(UInt32(clamping: next)))
+        options.set("group", group)
+        return try await records("ListPending", [options.value]) { (f) throws(DBusError) in try PendingItem(f) }
+    }
+
+    /// Replaces a group's whole timeline (or, with `dryRun`, only says what would change); returns the
+    /// change of every entry.
+    @discardableResult
+    public func reschedule(_ group: TimelineGroup, dryRun: Bool = false) async throws(ChimeError) -> [EntryChange] {
+        var options = WireRecord()
+        if dryRun { options.set("dry-run", true) }
+        return try await records(
+            "Reschedule",
+            [
+                .string(group.id), GroupSettingsWire.encode(group.settings),
+                .array(element: WireRecord.type, group.entries.map(EntryWire.encode)), options.value,
+            ]
+        ) { (f) throws(DBusError) in try ChangeWire.decode(f) }
+    }
+
+    /// Removes a group and everything it has pending.
+    public func removeGroup(_ id: String) async throws(ChimeError) {
+        _ = try await call("RemoveGroup", [.string(id)])
+    }
+
+    /// The groups, with what they have pending.
+    public func groups() async throws(ChimeError) -> [GroupInfo] {
+        try await records("ListGroups", []) { (f) throws(DBusError) in try GroupInfo(f) }
+    }
+
+    /// Delivery history, newest first.
+    public func history(limit: Int = 100, group: String? = nil, item: UInt64? = nil, since: Date? = nil)
+        async throws(ChimeError) -> [HistoryRecord]
+    {
+        var options = WireRecord()
+        options.set("limit", .uint32(UInt32(clamping: limit)))
+        options.set("group", group)
+        if let item { options.set("item", .uint64(item)) }
+        options.set("since", since)
+        return try await records("History", [options.value]) { (f) throws(DBusError) in try HistoryRecord(f) }
+    }
+
+    private func records<T>(
+        _ member: String, _ body: [DBusValue], _ make: (WireFields) throws(DBusError) -> T
+    ) async throws(ChimeError) -> [T] {
+        let reply = try await call(member, body)
         do {
-            return try items.map { (v) throws(DBusError) in try PendingInfo(wire: v) }
+            return try WireRecord.fields(of: reply.first, what: "\(member) reply").map { (f) throws(DBusError) in
+                try make(f)
+            }
         } catch {
             throw ChimeError(.protocolError, error.message)
         }

@@ -10,13 +10,36 @@ struct Chime: AsyncParsableCommand {
         discussion: """
             Exit status: 0 on success, 1 when chimed or the bus failed, 2 for bad input.
             """,
-        subcommands: [Send.self, Pending.self, Cancel.self, Next.self])
+        subcommands: [
+            Send.self, Pending.self, Cancel.self, Groups.self, Reschedule.self, Remove.self, History.self, Next.self,
+        ])
 }
 
 /// Prints `chime: MESSAGE` on stderr and exits with `code` (2 for bad input, 1 for failures).
 func fail(_ message: String, code: Int32) -> ExitCode {
     FileHandle.standardError.write(Data("chime: \(message)\n".utf8))
     return ExitCode(code)
+}
+
+/// Local ISO 8601 with the offset, as every listing prints times.
+func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(timeZone: .current)) }
+
+/// Prints `objects` as one JSON array.
+func printJSON(_ objects: [[String: Any]]) throws {
+    let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// Runs `body` with a connection to chimed, turning its errors into exit statuses (1 for failures,
+/// 2 for requests chimed refused).
+func withClient<T>(_ body: (ChimeClient) async throws(ChimeError) -> T) async throws -> T {
+    let client = try await connectedClient()
+    defer { client.close() }
+    do {
+        return try await body(client)
+    } catch {
+        throw fail(error.message, code: status(for: error))
+    }
 }
 
 /// A connection to chimed, or exit status 1 with the reason.
@@ -69,6 +92,12 @@ struct Send: AsyncParsableCommand {
         help: ArgumentHelp("Pin a repeating rule to this zone (default: follow the system zone).", valueName: "ZONE"))
     var tz: String?
 
+    @Option(help: ArgumentHelp("Stop repeating after this local time.", valueName: "TIME"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("Fire at most this many times.", valueName: "N"))
+    var count: Int?
+
     @Option(name: [.customShort("u"), .long], help: "Urgency: low, normal or critical.")
     var urgency: String?
 
@@ -105,17 +134,19 @@ struct Send: AsyncParsableCommand {
             throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", code: 2)
         }
         if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", code: 2) }
-        let client = try await connectedClient()
-        defer { client.close() }
-        do {
-            if let rule {
-                _ = try await client.schedule(content, rule: rule, timeZone: tz)
-            } else {
-                _ = try await client.schedule(content, at: fireDate)
+        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz)
+        if let until {
+            do {
+                trigger.until = try TimeInput.parseTime(until, now: Date(), timeZone: .current)
+            } catch {
+                throw fail("--until: \(error)", code: 2)
             }
-        } catch {
-            throw fail(error.message, code: status(for: error))
         }
+        if let count {
+            guard count > 0 else { throw fail("--count must be at least 1", code: 2) }
+            trigger.count = count
+        }
+        _ = try await withClient { (client) throws(ChimeError) in try await client.schedule(content, trigger: trigger) }
     }
 
     func makeContent() throws -> NotificationContent {
@@ -192,31 +223,44 @@ struct Send: AsyncParsableCommand {
 }
 
 struct Pending: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List the notifications waiting to be shown.")
+    static let configuration = CommandConfiguration(
+        abstract: "List the notifications waiting to be shown, soonest first.",
+        discussion: "Each line: item id, next time, group/entry (or -), summary, and the rule of a repeating item.")
+
+    @Option(help: ArgumentHelp("Show the next N occurrences of each item (1 to 100).", valueName: "N"))
+    var next = 1
+
+    @Option(help: "Only this group's items.")
+    var group: String?
 
     @Flag(help: "Print a JSON array instead of lines.")
     var json = false
 
     func run() async throws {
-        let client = try await connectedClient()
-        defer { client.close() }
-        let items: [PendingInfo]
-        do {
-            items = try await client.pending()
-        } catch {
-            throw fail(error.message, code: status(for: error))
+        guard (1...100).contains(next) else { throw fail("--next must be 1 to 100", code: 2) }
+        let items = try await withClient { (client) throws(ChimeError) in
+            try await client.pending(next: next, group: group)
         }
-        let format = Date.ISO8601FormatStyle(timeZone: .current)
         if json {
-            let objects: [[String: Any]] = items.map {
-                ["id": $0.id, "at": $0.fireDate.formatted(format), "app": $0.appName, "summary": $0.summary]
-            }
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-        } else {
-            for item in items {
-                print("\(item.id)\t\(item.fireDate.formatted(format))\t\(item.summary)")
-            }
+            try printJSON(
+                items.map { item in
+                    var object: [String: Any] = [
+                        "id": item.id, "at": iso(item.fireDate), "app": item.appName, "summary": item.summary,
+                        "next": item.next.map(iso),
+                    ]
+                    if let group = item.group { object["group"] = group }
+                    if let entry = item.entry { object["entry"] = entry }
+                    if let rule = item.rule { object["rule"] = rule }
+                    return object
+                })
+            return
+        }
+        for item in items {
+            let place = item.group.map { "\($0)/\(item.entry ?? "")" } ?? "-"
+            var line = "\(item.id)\t\(iso(item.fireDate))\t\(place)\t\(item.summary)"
+            if let rule = item.rule { line += "\t(\(rule))" }
+            print(line)
+            for date in item.next.dropFirst() { print("\t\(iso(date))") }
         }
     }
 }
@@ -228,12 +272,6 @@ struct Cancel: AsyncParsableCommand {
     var id: UInt64
 
     func run() async throws {
-        let client = try await connectedClient()
-        defer { client.close() }
-        do {
-            try await client.cancel(id)
-        } catch {
-            throw fail(error.message, code: status(for: error))
-        }
+        try await withClient { (client) throws(ChimeError) in try await client.cancel(id) }
     }
 }

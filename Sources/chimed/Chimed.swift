@@ -18,8 +18,14 @@ struct Chimed: AsyncParsableCommand {
             notification to the desktop's notification server (org.freedesktop.Notifications). When no \
             server is on the bus, due notifications are written to stderr and kept until one appears.
 
-            It stops cleanly on SIGTERM or SIGINT and reads its settings (chime.toml) again on SIGHUP. \
-            Under systemd it reports readiness and status and pings the watchdog.
+            Groups of timeline entries come from the group files ($XDG_CONFIG_HOME/chime/groups/*.toml) and \
+            from apps over D-Bus. The schedule survives restarts; what came due while chimed was not \
+            running, while the machine slept or across a clock jump is handled by the missed-trigger \
+            policy.
+
+            It stops cleanly on SIGTERM or SIGINT and reads its settings (chime.toml) and the group files \
+            again on SIGHUP and whenever they change. Under systemd it reports readiness and status and \
+            pings the watchdog.
             """)
 
     @Option(name: .long, help: "Serve on the bus at this D-Bus address instead of the session bus.")
@@ -45,6 +51,13 @@ struct Chimed: AsyncParsableCommand {
             "Keep the schedule in DIR/chime.sqlite (default: $XDG_STATE_HOME/chime, else ~/.local/state/chime).",
             valueName: "DIR"))
     var stateDir: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read group files from DIR (default: $XDG_CONFIG_HOME/chime/groups, else ~/.config/chime/groups).",
+            valueName: "DIR"))
+    var groupsDir: String?
 
     /// The state directory by the XDG Base Directory rules.
     var resolvedStateDirectory: String {
@@ -75,9 +88,9 @@ struct Chimed: AsyncParsableCommand {
         let override = logLevel.flatMap { Logger.Level(rawValue: $0) }
         let control = LogLevelControl(override ?? settings.logLevel)
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, control: control) }
-        let store: SQLiteItemStore
+        let store: ScheduleStore
         do {
-            store = try SQLiteItemStore(path: resolvedStateDirectory + "/chime.sqlite")
+            store = try ScheduleStore(path: resolvedStateDirectory + "/chime.sqlite")
         } catch {
             FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8))
             throw ExitCode(1)
@@ -89,7 +102,13 @@ struct Chimed: AsyncParsableCommand {
             // --log-level on the command line wins over the file, also after a reload.
             if override == nil { control.level = new.logLevel }
         }
-        configuration.testHooks = ProcessInfo.processInfo.environment["CHIMED_TEST_HOOKS"] == "1"
+        configuration.groupsDirectory = groupsDir ?? DaemonSettings.defaultGroupsDirectory()
+        let environment = ProcessInfo.processInfo.environment
+        configuration.testHooks = environment["CHIMED_TEST_HOOKS"] == "1"
+        if configuration.testHooks {
+            configuration.testClockOffsetFile = environment["CHIMED_TEST_CLOCK_OFFSET_FILE"]
+            if let localtime = environment["CHIMED_TEST_LOCALTIME"] { configuration.localtimePath = localtime }
+        }
         if let address { configuration.bus = .bus(address) }
         configuration.logger = Logger(label: "chimed")
         let daemon = Daemon(configuration: configuration)

@@ -3,79 +3,76 @@ import Testing
 
 @testable import ChimeCore
 
+/// Helpers shared by the scheduler suites: a manual clock and readable views of a step.
+extension SchedulerStep {
+    var deliveredSummaries: [String] { due.map(\.item.content.summary) }
+}
+
 /// The scheduler state machine, driven by a manual clock: no waiting, no real time.
 @Suite struct SchedulerTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func content(_ s: String) -> NotificationContent { NotificationContent(summary: s) }
 
-    func delivered(_ actions: [SchedulerAction]) -> [String] {
-        actions.flatMap { action -> [String] in
-            if case .deliver(let items) = action { return items.map(\.content.summary) }
-            return []
-        }
-    }
-
-    func armed(_ actions: [SchedulerAction]) -> Date? {
-        for action in actions { if case .arm(let d) = action { return d } }
-        return nil
+    func add(_ s: inout Scheduler, _ summary: String, at date: Date, now: Date) -> (UInt64, SchedulerStep) {
+        let id = s.allocateID()
+        return (id, s.add(ScheduledItem(id: id, content: content(summary), fireDate: date), now: now))
     }
 
     @Test func armsTheTimerAtTheEarliestDeadline() {
         var s = Scheduler()
-        let (_, a1) = s.schedule(content("later"), at: t0 + 60, now: t0)
-        #expect(a1 == [.arm(t0 + 60)])
-        let (_, a2) = s.schedule(content("sooner"), at: t0 + 10, now: t0)
-        #expect(a2 == [.arm(t0 + 10)])
-        let (_, a3) = s.schedule(content("latest"), at: t0 + 600, now: t0)
-        #expect(a3 == [.arm(t0 + 10)])
+        #expect(add(&s, "later", at: t0 + 60, now: t0).1.deadline == t0 + 60)
+        #expect(add(&s, "sooner", at: t0 + 10, now: t0).1.deadline == t0 + 10)
+        #expect(add(&s, "latest", at: t0 + 600, now: t0).1.deadline == t0 + 10)
     }
 
     @Test func deliversOnlyWhatIsDueInDeadlineOrder() {
         var s = Scheduler()
         for (name, offset) in [("c", 30.0), ("a", 10), ("b", 20), ("d", 40)] {
-            _ = s.schedule(content(name), at: t0 + offset, now: t0)
+            _ = add(&s, name, at: t0 + offset, now: t0)
         }
-        #expect(delivered(s.step(now: t0 + 9.999)) == [])
+        #expect(s.step(now: t0 + 9.999).due.isEmpty)
         let step = s.step(now: t0 + 25)
-        #expect(delivered(step) == ["a", "b"])
-        #expect(armed(step) == t0 + 30)
-        let last = s.step(now: t0 + 100)
-        #expect(delivered(last) == ["c", "d"])
-        #expect(last.last == .disarm)
+        #expect(step.deliveredSummaries == ["a", "b"])
+        #expect(step.deadline == t0 + 30)
+        let last = s.step(now: t0 + 40)
+        #expect(last.deliveredSummaries == ["c", "d"])
+        #expect(last.deadline == nil)
+        #expect(last.finished.map(\.finished) == [.lastOccurrence, .lastOccurrence])
     }
 
     @Test func itemsDueTogetherKeepTheirSchedulingOrder() {
         var s = Scheduler()
-        for name in ["one", "two", "three", "four"] { _ = s.schedule(content(name), at: t0 + 5, now: t0) }
-        #expect(delivered(s.step(now: t0 + 5)) == ["one", "two", "three", "four"])
+        for name in ["one", "two", "three", "four"] { _ = add(&s, name, at: t0 + 5, now: t0) }
+        #expect(s.step(now: t0 + 5).deliveredSummaries == ["one", "two", "three", "four"])
     }
 
-    @Test func aPastDeadlineIsDeliveredAtOnce() {
+    @Test func aDeadlineSecondsAgoIsDeliveredAtOnceAndOnTime() {
         var s = Scheduler()
-        let (_, actions) = s.schedule(content("late"), at: t0 - 3600, now: t0)
-        #expect(delivered(actions) == ["late"])
-        #expect(actions.last == .disarm)
+        let step = add(&s, "just now", at: t0 - 10, now: t0).1
+        #expect(step.deliveredSummaries == ["just now"])
+        #expect(step.due.first?.late == false)
+        #expect(step.missed.isEmpty)
     }
 
     @Test func cancellingRemovesTheItemAndRearms() {
         var s = Scheduler()
-        let (first, _) = s.schedule(content("first"), at: t0 + 10, now: t0)
-        _ = s.schedule(content("second"), at: t0 + 20, now: t0)
-        let (item, actions) = s.cancel(first, now: t0)
+        let (first, _) = add(&s, "first", at: t0 + 10, now: t0)
+        _ = add(&s, "second", at: t0 + 20, now: t0)
+        let (item, step) = s.cancel(first, now: t0)
         #expect(item?.content.summary == "first")
-        #expect(armed(actions) == t0 + 20)
+        #expect(step.deadline == t0 + 20)
         #expect(s.cancel(first, now: t0).item == nil)
-        #expect(delivered(s.step(now: t0 + 30)) == ["second"])
+        #expect(s.step(now: t0 + 30).deliveredSummaries == ["second"])
         #expect(s.pending.isEmpty)
     }
 
     @Test func restoringKeepsIdsAndDoesNotReuseThem() {
         var s = Scheduler()
-        _ = s.restore(ScheduledItem(id: 41, content: content("restored"), fireDate: t0 + 5), now: t0)
-        let (id, _) = s.schedule(content("new"), at: t0 + 6, now: t0)
-        #expect(id == 42)
-        #expect(s.pending.map(\.id) == [41, 42])
+        _ = s.restore(
+            groups: [:], items: [ScheduledItem(id: 41, content: content("restored"), fireDate: t0 + 5)], now: t0)
+        #expect(s.allocateID() == 42)
+        #expect(s.pending.map(\.id) == [41])
     }
 
     @Test func restoringManyItemsDeliversEveryOverdueOneInOrder() {
@@ -86,43 +83,50 @@ import Testing
             ScheduledItem(id: 7, content: content("future"), fireDate: t0 + 60),
             ScheduledItem(id: 2, content: content("b"), fireDate: t0 - 20),
         ]
-        let actions = s.restore(items, now: t0)
-        #expect(delivered(actions) == ["a", "b", "c"])
-        #expect(armed(actions) == t0 + 60)
+        let step = s.restore(groups: [:], items: items, now: t0)
+        #expect(step.deliveredSummaries == ["a", "b", "c"])
+        #expect(step.deadline == t0 + 60)
         #expect(s.allocateID() == 8)
     }
 
-    /// A long simulated run: 10 000 items over a simulated year, cancelled at random, stepped in
-    /// random increments; every live item is delivered exactly once, in deadline order, never early.
+    /// A long simulated run: 10 000 items over a simulated year, cancelled at random, stepped exactly at
+    /// each deadline; every live item is delivered exactly once, in deadline order, never early or late.
     @Test func aSimulatedYearDeliversEveryLiveItemOnceInOrder() {
         var rng = SplitMix64(seed: 42)
         var s = Scheduler()
         var expected: [UInt64: Date] = [:]
         for i in 0..<10_000 {
             let at = t0 + Double(rng.next() % 31_536_000)
-            let (id, _) = s.schedule(content("item \(i)"), at: at, now: t0)
+            let (id, _) = add(&s, "item \(i)", at: at, now: t0)
             expected[id] = at
         }
         for id in expected.keys.sorted() where rng.next() % 4 == 0 {
             _ = s.cancel(id, now: t0)
             expected.removeValue(forKey: id)
         }
-        var now = t0
         var seen: [(UInt64, Date)] = []
-        while now < t0 + 31_536_001 {
-            now += Double(rng.next() % 200_000)
-            for action in s.step(now: now) {
-                if case .deliver(let items) = action {
-                    for item in items {
-                        #expect(item.fireDate <= now)
-                        seen.append((item.id, item.fireDate))
-                    }
-                }
+        while let now = s.nextDeadline {
+            for due in s.step(now: now).due {
+                #expect(due.occurrence == now)
+                #expect(!due.late)
+                seen.append((due.item.id, due.occurrence))
             }
         }
         #expect(seen.count == expected.count)
         #expect(Set(seen.map(\.0)) == Set(expected.keys))
         #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.1 <= $1.1 })
+    }
+
+    @Test func aPopupWithAnEndDateIsClosedThenUnlessTheServerClosedItFirst() {
+        var s = Scheduler()
+        s.trackPopup(ShownPopup(notificationID: 7, itemID: 1, until: t0 + 60))
+        s.trackPopup(ShownPopup(notificationID: 8, itemID: 2, until: t0 + 90))
+        #expect(s.nextDeadline == t0 + 60)
+        s.popupClosed(notificationID: 7)
+        #expect(s.nextDeadline == t0 + 90)
+        #expect(s.step(now: t0 + 89).closePopups.isEmpty)
+        #expect(s.step(now: t0 + 90).closePopups.map(\.notificationID) == [8])
+        #expect(s.nextDeadline == nil)
     }
 }
 
@@ -132,38 +136,33 @@ import Testing
     /// 2026-11-22T00:00:00+01:00
     let t0 = Date(timeIntervalSince1970: 1_795_302_000)
 
-    func recurrence(_ rule: WrittenRule) throws -> Recurrence {
-        try Recurrence.parse(rule, now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: berlin)
+    func recurrence(_ rule: WrittenRule, zone: RuleTimeZone = .named("Europe/Berlin")) throws -> Recurrence {
+        try Recurrence.parse(rule, now: t0, timeZone: zone, systemTimeZone: berlin)
     }
 
-    func scheduler() -> Scheduler {
-        var s = Scheduler()
-        s.systemTimeZone = berlin
-        return s
-    }
-
-    func schedule(_ s: inout Scheduler, _ r: Recurrence, _ summary: String) -> UInt64 {
+    func schedule(
+        _ s: inout Scheduler, _ r: Recurrence, _ summary: String, endDate: Date? = nil, count: Int? = nil
+    ) -> UInt64 {
         let id = s.allocateID()
         let first = r.nextOccurrence(after: t0, systemTimeZone: berlin)!
-        _ = s.restore(ScheduledItem(id: id, content: .init(summary: summary), fireDate: first, recurrence: r), now: t0)
+        _ = s.add(
+            ScheduledItem(
+                id: id, content: .init(summary: summary), fireDate: first, recurrence: r, endDate: endDate,
+                maximumOccurrences: count), now: t0)
         return id
     }
 
-    /// Steps the scheduler exactly at each deadline until `end`; returns the delivery times.
-    func run(_ s: inout Scheduler, until end: Date) -> [Date] {
-        var fired: [Date] = []
-        while let next = s.nextDeadline, next <= end {
-            for action in s.step(now: next) {
-                if case .deliver(let items) = action { fired += items.map { _ in next } }
-            }
-        }
-        return fired
+    /// Steps the scheduler exactly at each deadline until `end`; returns the steps.
+    func run(_ s: inout Scheduler, until end: Date) -> [SchedulerStep] {
+        var steps: [SchedulerStep] = []
+        while let next = s.nextDeadline, next <= end { steps.append(s.step(now: next)) }
+        return steps
     }
 
     @Test func firstFridaysForTwoYearsAreExactlyTheCalendarsFirstFridays() throws {
-        var s = scheduler()
+        var s = Scheduler(systemTimeZone: berlin)
         _ = schedule(&s, try recurrence(.phrase("every month on the first friday at 20:15")), "First Friday")
-        let fired = run(&s, until: t0 + 2 * 366 * 86_400)
+        let fired = run(&s, until: t0 + 2 * 366 * 86_400).flatMap(\.due).map(\.occurrence)
         #expect(fired.count == 24)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = berlin
@@ -175,49 +174,321 @@ import Testing
     }
 
     @Test func aRuleWithACountFinishes() throws {
-        var s = scheduler()
+        var s = Scheduler(systemTimeZone: berlin)
         let id = schedule(
             &s, try recurrence(.rrule("FREQ=DAILY;COUNT=3;BYHOUR=9;BYMINUTE=0;BYSECOND=0", dtstart: nil)), "3x")
-        var finished: [UInt64] = []
-        var delivered = 0
-        while let next = s.nextDeadline {
-            for action in s.step(now: next) {
-                if case .deliver(let items) = action { delivered += items.count }
-                if case .finish(let f) = action { finished.append(f) }
-            }
-        }
-        #expect(delivered == 3)
-        #expect(finished == [id])
+        let steps = run(&s, until: .distantFuture)
+        #expect(steps.flatMap(\.due).count == 3)
+        #expect(steps.flatMap(\.finished).map(\.id) == [id])
+        #expect(steps.flatMap(\.due).map(\.number) == [1, 2, 3])
         #expect(s.count == 0)
     }
 
-    @Test func afterDowntimeItFiresOnceLateThenKeepsItsRhythm() throws {
-        var s = scheduler()
-        _ = schedule(&s, try recurrence(.phrase("every day at 9:00")), "daily")
-        // Nobody stepped the scheduler for ten days (chimed was not running).
-        let late = t0 + 10 * 86_400 + 12 * 3600
-        let actions = s.step(now: late)
-        let delivered = actions.compactMap { if case .deliver(let items) = $0 { items.count } else { nil } }
-        #expect(delivered == [1])
-        let advanced = actions.compactMap { if case .advance(let item) = $0 { item.fireDate } else { nil } }
-        // The next one is the following 09:00 after the late delivery, not one of the missed ones.
-        #expect(advanced == [t0 + 11 * 86_400 + 9 * 3600])
+    @Test func anEntryCountStopsARuleThatWouldGoOnForever() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        _ = schedule(&s, try recurrence(.phrase("every day at 9:00")), "five times", count: 5)
+        let steps = run(&s, until: .distantFuture)
+        #expect(steps.flatMap(\.due).count == 5)
+        #expect(steps.flatMap(\.finished).map(\.finished) == [.countReached])
     }
 
-    @Test func everyTwoSecondsForAYearTakesMillisecondsAndKeepsOneTrigger() throws {
-        var s = scheduler()
+    @Test func anEndDateRemovesTheItemAtThatMomentNotAtItsNextOccurrence() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        // Daily at 9:00 from 2026-11-22; ends 2026-11-24 12:00, between two occurrences.
+        let end = t0 + 2 * 86_400 + 12 * 3600
+        let id = schedule(&s, try recurrence(.phrase("every day at 9:00")), "until Tuesday noon", endDate: end)
+        let steps = run(&s, until: .distantFuture)
+        #expect(steps.flatMap(\.due).map(\.occurrence) == [t0 + 9 * 3600, t0 + 33 * 3600, t0 + 57 * 3600])
+        let last = steps.last!
+        #expect(last.finished.map(\.id) == [id])
+        #expect(last.finished.first?.finished == .ended)
+        // The step that removed it ran at the end date itself.
+        #expect(s.step(now: end).deadline == nil)
+        #expect(steps.count == 4)
+    }
+
+    @Test func everyTwoSecondsForADayTakesMillisecondsAndKeepsOneTrigger() throws {
+        var s = Scheduler(systemTimeZone: berlin)
         _ = schedule(&s, try recurrence(.phrase("every 2 seconds")), "tick")
-        let fired = run(&s, until: t0 + 86_400)
+        let fired = run(&s, until: t0 + 86_400).flatMap(\.due).map(\.occurrence)
         #expect(fired.count == 43_200)
         #expect(zip(fired, fired.dropFirst()).allSatisfy { $1.timeIntervalSince($0) == 2 })
         #expect(s.count == 1)
     }
 
     @Test func cancellingARepeatingItemStopsIt() throws {
-        var s = scheduler()
+        var s = Scheduler(systemTimeZone: berlin)
         let id = schedule(&s, try recurrence(.onCalendar("*-*-* *:00:00")), "hourly")
         _ = run(&s, until: t0 + 3 * 3600)
         _ = s.cancel(id, now: t0 + 3 * 3600)
         #expect(run(&s, until: t0 + 30 * 86_400).isEmpty)
+    }
+
+    @Test func aFloatingRuleFollowsANewSystemZoneAndAPinnedOneDoesNot() throws {
+        let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+        var s = Scheduler(systemTimeZone: berlin)
+        let floating = schedule(&s, try recurrence(.phrase("every day at 9:00"), zone: .floating), "floating")
+        let pinned = schedule(&s, try recurrence(.phrase("every day at 9:00")), "pinned")
+        let step = s.setSystemTimeZone(tokyo, now: t0)
+        // 2026-11-22 09:00 in Tokyo is 00:00 UTC; in Berlin it is 08:00 UTC.
+        #expect(step.updated.map(\.id) == [floating])
+        #expect(s.item(floating)?.fireDate == Date(timeIntervalSince1970: 1_795_305_600))
+        #expect(s.item(pinned)?.fireDate == t0 + 9 * 3600)
+        #expect(step.deadline == Date(timeIntervalSince1970: 1_795_305_600))
+    }
+}
+
+/// What happens to occurrences that passed while nobody could deliver them.
+@Suite struct MissedTriggerTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-11-22T00:00:00+01:00
+    let t0 = Date(timeIntervalSince1970: 1_795_302_000)
+
+    func daily(_ s: inout Scheduler, group: String = "g", policy: MissedPolicy?) throws -> UInt64 {
+        let entry = TimelineEntry(
+            id: "daily", trigger: .rule(.phrase("every day at 9:00"), timeZone: "Europe/Berlin"),
+            content: .fixed(NotificationContent(summary: "Stand-up")))
+        var plan = try s.planReschedule(
+            TimelineGroup(id: group, settings: GroupSettings(missedPolicy: policy), entries: [entry]), now: t0)
+        s.assignIDs(&plan)
+        _ = s.apply(plan, now: t0)
+        return plan.upserts[0].id
+    }
+
+    @Test(arguments: [
+        // (policy, hours after the last missed 9:00, delivered late?, handling of the missed ones)
+        (MissedPolicy.deliverLate(window: 3600), 0.5, true, MissedOccurrences.Handling.skipped),
+        (MissedPolicy.deliverLate(window: 3600), 3.0, false, MissedOccurrences.Handling.tooLate),
+        (MissedPolicy.coalesce, 3.0, false, MissedOccurrences.Handling.coalesced),
+        (MissedPolicy.skip, 0.5, false, MissedOccurrences.Handling.skipped),
+    ])
+    func threeDaysDownThenAPolicy(
+        policy: MissedPolicy, hoursLate: Double, deliveredLate: Bool, handling: MissedOccurrences.Handling
+    ) throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let id = try daily(&s, policy: policy)
+        // Nobody stepped the scheduler from Sunday 00:00 to Wednesday 9:00 + hoursLate.
+        let now = t0 + 3 * 86_400 + 9 * 3600 + hoursLate * 3600
+        let step = s.step(now: now)
+        #expect(step.due.count == (deliveredLate ? 1 : 0))
+        if deliveredLate {
+            #expect(step.due[0].late)
+            #expect(step.due[0].occurrence == t0 + 3 * 86_400 + 9 * 3600)
+            #expect(step.due[0].number == 4)
+        }
+        let missed = try #require(step.missed.first)
+        #expect(step.missed.count == 1)
+        #expect(missed.count == (deliveredLate ? 3 : 4))
+        #expect(missed.first == t0 + 9 * 3600)
+        #expect(missed.handling == handling)
+        // Whatever happened, the rhythm goes on: next is Thursday 9:00, and the count includes the missed.
+        #expect(s.item(id)?.fireDate == t0 + 4 * 86_400 + 9 * 3600)
+        #expect(s.item(id)?.state.occurrences == 4)
+    }
+
+    @Test func coalescedOccurrencesAreGroupedIntoOneDigestPerGroup() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        _ = try daily(&s, group: "a", policy: .coalesce)
+        _ = try daily(&s, group: "b", policy: .coalesce)
+        let step = s.step(now: t0 + 86_400 + 12 * 3600)
+        #expect(step.coalesced.map(\.group?.id) == ["a", "b"])
+        #expect(step.coalesced.allSatisfy { $0.occurrences.count == 1 && $0.occurrences[0].count == 2 })
+    }
+
+    @Test func theDefaultPolicyAppliesToGroupsThatSetNone() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        s.defaultMissedPolicy = .skip
+        _ = try daily(&s, policy: nil)
+        let step = s.step(now: t0 + 9 * 3600 + 60)
+        #expect(step.due.isEmpty)
+        #expect(step.missed.map(\.handling) == [.skipped])
+    }
+
+    @Test func aSubSecondRuleAfterALongStallFiresOnceAndCountsTheRest() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let r = try Recurrence.parse(
+            .phrase("every 2 seconds"), now: t0, timeZone: .floating, systemTimeZone: berlin)
+        let id = s.allocateID()
+        _ = s.add(ScheduledItem(id: id, content: .init(summary: "tick"), fireDate: t0 + 2, recurrence: r), now: t0)
+        // A 10-second stall: five occurrences are due, the last one 0 s ago.
+        let step = s.step(now: t0 + 10)
+        #expect(step.due.map(\.occurrence) == [t0 + 10])
+        #expect(step.missed.map(\.count) == [4])
+        #expect(step.deadline == t0 + 12)
+    }
+}
+
+/// Groups: a whole timeline replaced atomically, entries matched by id, a dry run's diff.
+@Suite struct RescheduleTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-11-22T00:00:00+01:00, a Sunday.
+    let t0 = Date(timeIntervalSince1970: 1_795_302_000)
+
+    func entry(_ id: String, _ phrase: String, summary: String? = nil) -> TimelineEntry {
+        TimelineEntry(
+            id: id, trigger: .rule(.phrase(phrase), timeZone: "Europe/Berlin"),
+            content: .fixed(NotificationContent(summary: summary ?? id)))
+    }
+
+    func apply(_ s: inout Scheduler, _ entries: [TimelineEntry], enabled: Bool = true, now: Date) throws
+        -> ReschedulePlan
+    {
+        var plan = try s.planReschedule(
+            TimelineGroup(id: "g", settings: GroupSettings(enabled: enabled), entries: entries), now: now)
+        s.assignIDs(&plan)
+        _ = s.apply(plan, now: now)
+        return plan
+    }
+
+    @Test func aNewGroupAddsEveryEntryWithItsFirstOccurrence() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let plan = try apply(
+            &s, [entry("morning", "every day at 9:00"), entry("evening", "every day at 21:00")], now: t0)
+        #expect(plan.changes.map(\.kind) == [.added, .added])
+        #expect(plan.changes.map(\.after) == [t0 + 9 * 3600, t0 + 21 * 3600])
+        #expect(s.pending.map(\.entry.id) == ["morning", "evening"])
+    }
+
+    @Test func theSameTimelineAgainChangesNothingAndKeepsState() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let first = try apply(&s, [entry("morning", "every day at 9:00")], now: t0)
+        _ = s.step(now: t0 + 9 * 3600)
+        let again = try apply(&s, [entry("morning", "every day at 9:00")], now: t0 + 10 * 3600)
+        #expect(again.changes.map(\.kind) == [.unchanged])
+        #expect(again.upserts.isEmpty)
+        #expect(s.pending.map(\.id) == first.upserts.map(\.id))
+        #expect(s.pending[0].state.occurrences == 1)
+        #expect(s.pending[0].fireDate == t0 + 33 * 3600)
+    }
+
+    @Test func aDryRunReportsTheDiffAndChangesNothing() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        _ = try apply(
+            &s,
+            [
+                entry("keep", "every day at 9:00"), entry("move", "every day at 10:00"),
+                entry("drop", "every day at 11:00"),
+            ], now: t0)
+        let before = s.pending
+        let plan = try s.planReschedule(
+            TimelineGroup(
+                id: "g",
+                entries: [
+                    entry("keep", "every day at 9:00"), entry("move", "every day at 12:00"),
+                    entry("new", "every day at 8:00"),
+                ]), now: t0)
+        #expect(
+            plan.changes == [
+                EntryChange(entryID: "keep", kind: .unchanged, before: t0 + 9 * 3600, after: t0 + 9 * 3600),
+                EntryChange(entryID: "move", kind: .changed, before: t0 + 10 * 3600, after: t0 + 12 * 3600),
+                EntryChange(entryID: "new", kind: .added, before: nil, after: t0 + 8 * 3600),
+                EntryChange(entryID: "drop", kind: .removed, before: t0 + 11 * 3600, after: nil),
+            ])
+        #expect(s.pending == before)
+    }
+
+    @Test func applyingReplacesTheWholeTimelineInOneStep() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let old = try apply(&s, [entry("a", "every day at 9:00"), entry("b", "every day at 10:00")], now: t0)
+        let new = try apply(&s, [entry("b", "every day at 11:00"), entry("c", "every day at 8:00")], now: t0)
+        #expect(s.pending.map(\.entry.id) == ["c", "b"])
+        // "b" changed but kept its item id; "c" is new.
+        #expect(s.pending.first { $0.entry.id == "b" }?.id == old.upserts[1].id)
+        #expect(new.removed == [old.upserts[0].id])
+        var fired: [String] = []
+        while let next = s.nextDeadline, next < t0 + 86_400 { fired += s.step(now: next).deliveredSummaries }
+        #expect(fired == ["c", "b"])
+    }
+
+    @Test func aOneOffEntryThatFiredDoesNotFireAgainWhenTheGroupIsLoadedAgain() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let once = TimelineEntry(
+            id: "once", trigger: .at(t0 + 60), content: .fixed(NotificationContent(summary: "once")))
+        _ = try apply(&s, [once], now: t0)
+        #expect(s.step(now: t0 + 60).deliveredSummaries == ["once"])
+        let again = try apply(&s, [once], now: t0 + 120)
+        #expect(again.changes.map(\.kind) == [.unchanged])
+        #expect(s.pending.isEmpty)
+        #expect(s.step(now: t0 + 86_400).due.isEmpty)
+    }
+
+    @Test func reloadingAnUnchangedForFiftyDaysRuleDoesNotStartTheFiftyDaysAgain() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let fifty = entry("fifty", "every day at 9:00 for 50 days")
+        _ = try apply(&s, [fifty], now: t0)
+        var delivered = 0
+        while let next = s.nextDeadline {
+            delivered += s.step(now: next).due.count
+            // The group file is read again every day (a reload), unchanged.
+            _ = try apply(&s, [fifty], now: next + 3600)
+        }
+        #expect(delivered == 50)
+    }
+
+    @Test func disablingAGroupEmptiesItsPendingAndEnablingKeepsItsState() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        _ = try apply(&s, [entry("daily", "every day at 9:00")], now: t0)
+        _ = s.step(now: t0 + 9 * 3600)
+        let off = try apply(&s, [entry("daily", "every day at 9:00")], enabled: false, now: t0 + 10 * 3600)
+        #expect(off.changes.map(\.after) == [nil])
+        #expect(s.pending.isEmpty)
+        #expect(s.step(now: t0 + 5 * 86_400).due.isEmpty)
+        let on = try apply(&s, [entry("daily", "every day at 9:00")], now: t0 + 5 * 86_400)
+        #expect(on.changes.map(\.after) == [t0 + 5 * 86_400 + 9 * 3600])
+        #expect(s.pending.map(\.state.occurrences) == [1])
+    }
+
+    @Test func anOccurrenceThatFiredWhileThePlanWasStoredIsNotFiredTwice() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        _ = try apply(&s, [entry("daily", "every day at 9:00")], now: t0)
+        // A reschedule planned at 8:59 changes only the content; 9:00 fires before it is applied.
+        var plan = try s.planReschedule(
+            TimelineGroup(id: "g", entries: [entry("daily", "every day at 9:00", summary: "new text")]),
+            now: t0 + 9 * 3600 - 60)
+        s.assignIDs(&plan)
+        #expect(s.step(now: t0 + 9 * 3600).due.count == 1)
+        _ = s.apply(plan, now: t0 + 9 * 3600 + 1)
+        #expect(s.pending.map(\.fireDate) == [t0 + 33 * 3600])
+        #expect(s.pending.map(\.content.summary) == ["new text"])
+    }
+
+    @Test func removingAGroupRemovesAllItsItems() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let plan = try apply(&s, [entry("a", "every day at 9:00"), entry("b", "every day at 10:00")], now: t0)
+        let removed = s.removeGroup(GroupKey(owner: "", id: "g"), now: t0)
+        #expect(removed?.removed == plan.upserts.map(\.id).sorted())
+        #expect(removed?.step.deadline == nil)
+        #expect(s.pending.isEmpty)
+        #expect(s.removeGroup(GroupKey(owner: "", id: "g"), now: t0) == nil)
+    }
+
+    @Test func aBadRuleNamesTheEntry() {
+        let s = Scheduler(systemTimeZone: berlin)
+        #expect(throws: TimelineError.self) {
+            try s.planReschedule(TimelineGroup(id: "g", entries: [entry("broken", "every blue moon")]), now: t0)
+        }
+        do {
+            _ = try s.planReschedule(TimelineGroup(id: "g", entries: [entry("broken", "every blue moon")]), now: t0)
+        } catch {
+            #expect(error.message.hasPrefix("entry broken:"))
+        }
+    }
+
+    /// A 10 000-entry timeline over a simulated year: every occurrence once, in order, on time.
+    @Test func tenThousandEntriesFireInOrder() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        var rng = SplitMix64(seed: 7)
+        let entries = (0..<10_000).map { i in
+            TimelineEntry(
+                id: "e\(i)", trigger: .at(t0 + Double(rng.next() % 31_536_000)),
+                content: .fixed(NotificationContent(summary: "e\(i)")))
+        }
+        _ = try apply(&s, entries, now: t0)
+        var fired: [Date] = []
+        while let next = s.nextDeadline { fired += s.step(now: next).due.map(\.occurrence) }
+        #expect(fired.count == 10_000)
+        #expect(fired == fired.sorted())
+        let expected: [Date] = entries.map { if case .at(let d) = $0.trigger { d } else { .distantPast } }
+        #expect(fired == expected.sorted())
     }
 }

@@ -30,10 +30,16 @@ public enum ContentSource: Codable, Hashable, Sendable {
     public func validate() throws(ContentError) {
         try base.validate()
         switch self {
-        case .fixed, .template:
+        case .fixed:
             break
+        case .template(let content):
+            try ContentTemplate.validate(content)
         case .pool(let pool):
             try pool.validate()
+            if pool.fillsPlaceholders {
+                try ContentTemplate.validate(pool.base)
+                for index in pool.items.indices { try ContentTemplate.validate(pool.content(ofItem: index)) }
+            }
         case .command(let command):
             guard !command.arguments.isEmpty, !command.arguments[0].isEmpty else {
                 throw ContentError(

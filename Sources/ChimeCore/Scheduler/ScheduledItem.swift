@@ -1,0 +1,105 @@
+import Foundation
+
+/// Names a group: group ids are unique per owning app.
+public struct GroupKey: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The owning app's id; empty for the user's own groups.
+    public var owner: String
+    public var id: String
+
+    public init(owner: String, id: String) {
+        self.owner = owner
+        self.id = id
+    }
+
+    public static func < (a: GroupKey, b: GroupKey) -> Bool { (a.owner, a.id) < (b.owner, b.id) }
+
+    public var description: String { owner.isEmpty ? id : "\(owner)/\(id)" }
+}
+
+/// Why an item stopped being pending without being cancelled.
+public enum FinishReason: String, Codable, Hashable, Sendable {
+    /// Its last occurrence fired (a one-off fired, or its rule has no further occurrence).
+    case lastOccurrence = "last-occurrence"
+    /// Its end date passed.
+    case ended
+    /// It fired as many times as its count allows.
+    case countReached = "count-reached"
+}
+
+/// One timeline entry as the scheduler keeps it: its definition, the rule parsed from it, when it is due
+/// next, and what it remembers between firings. There is one per entry, however often it repeats.
+public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
+    public var id: UInt64
+    /// The owning app's id; empty for the user's own items.
+    public var owner: String
+    /// The group it belongs to; nil for an item scheduled on its own (`chime send`, `Schedule`).
+    public var groupID: String?
+    public var entry: TimelineEntry
+    /// The parsed rule of a repeating entry; nil for a one-off. Kept as parsed at scheduling time, so that
+    /// relative words ("for 50 days") do not start again when a group is loaded again unchanged.
+    public var recurrence: Recurrence?
+    /// When it is due next.
+    public var fireDate: Date
+    public var state: EntryState
+    /// Set once it is done; a finished group item is kept so that a reschedule knows not to start it again.
+    public var finished: FinishReason?
+
+    public init(
+        id: UInt64, owner: String = "", groupID: String? = nil, entry: TimelineEntry, recurrence: Recurrence?,
+        fireDate: Date, state: EntryState = EntryState(), finished: FinishReason? = nil
+    ) {
+        self.id = id
+        self.owner = owner
+        self.groupID = groupID
+        self.entry = entry
+        self.recurrence = recurrence
+        self.fireDate = fireDate
+        self.state = state
+        self.finished = finished
+    }
+
+    /// An item on its own with fixed content: once at `fireDate`, or at each occurrence of `recurrence`
+    /// (written as `rule`) from `fireDate` on.
+    public init(
+        id: UInt64, content: NotificationContent, fireDate: Date, recurrence: Recurrence? = nil,
+        rule: WrittenRule? = nil, timeZone: String? = nil, owner: String = "", endDate: Date? = nil,
+        maximumOccurrences: Int? = nil
+    ) {
+        let trigger: EntryTrigger =
+            if let rule { .rule(rule, timeZone: timeZone) } else { .at(fireDate) }
+        self.init(
+            id: id, owner: owner,
+            entry: TimelineEntry(
+                id: "item-\(id)", trigger: trigger, content: .fixed(content), endDate: endDate,
+                maximumOccurrences: maximumOccurrences),
+            recurrence: recurrence, fireDate: fireDate)
+    }
+
+    /// The group it belongs to, when it belongs to one.
+    public var groupKey: GroupKey? { groupID.map { GroupKey(owner: owner, id: $0) } }
+
+    /// The content's fixed part, as listings show it.
+    public var content: NotificationContent { entry.content.base }
+
+    /// The occurrences after `after`, at most `count`, within its end date and count.
+    public func occurrences(after: Date, count: Int, systemTimeZone: TimeZone) -> [Date] {
+        var result: [Date] = []
+        var cursor = after
+        let left = entry.maximumOccurrences.map { $0 - state.occurrences } ?? Int.max
+        while result.count < min(count, left) {
+            guard let next = nextOccurrence(after: cursor, systemTimeZone: systemTimeZone),
+                entry.endDate.map({ next <= $0 }) ?? true
+            else { break }
+            result.append(next)
+            cursor = next
+        }
+        return result
+    }
+
+    /// The occurrence after `after` by its trigger alone (the end date and count are the scheduler's
+    /// business); nil when there is none.
+    func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
+        if let recurrence { return recurrence.nextOccurrence(after: after, systemTimeZone: systemTimeZone) }
+        return fireDate > after ? fireDate : nil
+    }
+}

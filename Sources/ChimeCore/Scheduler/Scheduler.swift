@@ -1,0 +1,507 @@
+import Foundation
+import HeapModule
+
+/// The scheduler's pure state machine: one min-heap of (deadline, sequence, item) with one trigger per
+/// timeline entry, however often it repeats.
+///
+/// It never reads the clock: every mutating method takes `now` and returns a `SchedulerStep` saying what
+/// the daemon must store, deliver and arm. Cancellation is lazy: a cancelled or replaced trigger stays in
+/// the heap until it reaches the top, where it is dropped, so no operation scans the heap.
+///
+/// When an entry fires, its next occurrence is computed and pushed back. Occurrences that passed while
+/// nobody stepped the scheduler (chimed was not running, the machine slept, the clock jumped forward)
+/// are handled by the group's `MissedPolicy`.
+public struct Scheduler: Sendable {
+    struct Trigger: Comparable, Sendable {
+        enum Kind: Sendable {
+            /// The item's next occurrence.
+            case fire
+            /// The item's end date comes before its next occurrence.
+            case end
+        }
+
+        var date: Date
+        /// Breaks ties so that items due together come out in the order they were scheduled.
+        var sequence: UInt64
+        var itemID: UInt64
+        var kind: Kind
+
+        static func < (a: Trigger, b: Trigger) -> Bool { (a.date, a.sequence) < (b.date, b.sequence) }
+        static func == (a: Trigger, b: Trigger) -> Bool { a.sequence == b.sequence }
+    }
+
+    struct PopupTrigger: Comparable, Sendable {
+        var popup: ShownPopup
+        static func < (a: PopupTrigger, b: PopupTrigger) -> Bool {
+            (a.popup.until, a.popup.notificationID) < (b.popup.until, b.popup.notificationID)
+        }
+    }
+
+    struct GroupRecord: Sendable {
+        var settings: GroupSettings
+        /// Entry id → item id, for live and retired items.
+        var entries: [String: UInt64] = [:]
+    }
+
+    /// An occurrence later than this after its due time counts as missed (the timer itself is late by
+    /// milliseconds; this covers a busy machine without calling it downtime).
+    public static let missedAfter: TimeInterval = 30
+    /// Missed occurrences of one item are counted up to this many, then the count is a lower bound.
+    public static let missedCountLimit = 100_000
+
+    private var heap = Heap<Trigger>()
+    /// Pending items.
+    private(set) var items: [UInt64: ScheduledItem] = [:]
+    /// Group items that are finished, or whose group is disabled: kept so a reschedule keeps their state.
+    private(set) var retired: [UInt64: ScheduledItem] = [:]
+    private var groups: [GroupKey: GroupRecord] = [:]
+    /// The sequence number of each pending item's current trigger; heap entries with another are stale.
+    private var liveSequence: [UInt64: UInt64] = [:]
+    private var popups = Heap<PopupTrigger>()
+    private var livePopups: [UInt32: ShownPopup] = [:]
+    private var nextSequence: UInt64 = 0
+    private var nextID: UInt64 = 1
+
+    /// The zone floating rules follow; the daemon sets it from the system (and again when it changes).
+    public private(set) var systemTimeZone = TimeZone(identifier: "UTC")!
+    /// The missed-trigger policy of items on their own and of groups that set none.
+    public var defaultMissedPolicy = MissedPolicy.default
+
+    public init(systemTimeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+        self.systemTimeZone = systemTimeZone
+    }
+
+    // MARK: - Reading
+
+    /// The pending items, soonest first.
+    public var pending: [ScheduledItem] {
+        items.values.sorted { ($0.fireDate, $0.id) < ($1.fireDate, $1.id) }
+    }
+
+    /// How many items are pending.
+    public var count: Int { items.count }
+
+    /// Whether `id` is pending.
+    public func contains(_ id: UInt64) -> Bool { items[id] != nil }
+
+    /// A pending or retired item.
+    public func item(_ id: UInt64) -> ScheduledItem? { items[id] ?? retired[id] }
+
+    /// The groups, with their settings.
+    public var groupSettings: [GroupKey: GroupSettings] { groups.mapValues(\.settings) }
+
+    /// The items of a group, pending and retired, in no particular order.
+    public func items(of key: GroupKey) -> [ScheduledItem] {
+        groups[key]?.entries.values.compactMap { item($0) } ?? []
+    }
+
+    /// The earliest live deadline: a trigger or a popup to close.
+    public var nextDeadline: Date? {
+        mutating get {
+            dropStale()
+            return [heap.min?.date, popups.min?.popup.until].compactMap { $0 }.min()
+        }
+    }
+
+    // MARK: - Items on their own
+
+    /// Takes the next item id, so the caller can make the item durable before it becomes active.
+    public mutating func allocateID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// Makes sure new ids are larger than `id` (ids are never reused).
+    public mutating func reserveIDs(through id: UInt64) {
+        nextID = max(nextID, id + 1)
+    }
+
+    /// Adds an item (with an id from `allocateID`); what is due already comes out in the step.
+    public mutating func add(_ item: ScheduledItem, now: Date) -> SchedulerStep {
+        nextID = max(nextID, item.id + 1)
+        if let key = item.groupKey {
+            groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entry.id] = item.id
+        }
+        place(item, now: now)
+        return step(now: now)
+    }
+
+    /// Puts back stored state at start: groups with their settings, pending and retired items. Then steps
+    /// once, so what came due while chimed was not running is handled by the missed-trigger policy.
+    public mutating func restore(
+        groups storedGroups: [GroupKey: GroupSettings], items storedItems: [ScheduledItem], now: Date
+    ) -> SchedulerStep {
+        for (key, settings) in storedGroups { groups[key] = GroupRecord(settings: settings) }
+        for item in storedItems {
+            nextID = max(nextID, item.id + 1)
+            if let key = item.groupKey {
+                groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entry.id] = item.id
+            }
+            if item.finished != nil || item.groupKey.flatMap({ groups[$0]?.settings.enabled }) == false {
+                retired[item.id] = item
+            } else {
+                insert(item)
+            }
+        }
+        return step(now: now)
+    }
+
+    /// Removes a pending item; returns it (nil when it is not pending) with the step to perform.
+    public mutating func cancel(_ id: UInt64, now: Date) -> (item: ScheduledItem?, step: SchedulerStep) {
+        guard let item = items.removeValue(forKey: id) else { return (nil, step(now: now)) }
+        liveSequence.removeValue(forKey: id)
+        if let key = item.groupKey { groups[key]?.entries.removeValue(forKey: item.entry.id) }
+        return (item, step(now: now))
+    }
+
+    /// Replaces an item's state (after its content was resolved, a pool moved on).
+    public mutating func updateState(of id: UInt64, to state: EntryState) {
+        if items[id] != nil { items[id]!.state = state } else if retired[id] != nil { retired[id]!.state = state }
+    }
+
+    // MARK: - Popups with an end date
+
+    /// Remembers a shown popup whose item ends at `until`, so the step at that moment closes it.
+    public mutating func trackPopup(_ popup: ShownPopup) {
+        livePopups[popup.notificationID] = popup
+        popups.insert(PopupTrigger(popup: popup))
+    }
+
+    /// Whether a popup is waiting to be closed at its item's end date.
+    public func isTracking(notificationID: UInt32) -> Bool { livePopups[notificationID] != nil }
+
+    /// Forgets a popup the server closed.
+    public mutating func popupClosed(notificationID: UInt32) {
+        livePopups.removeValue(forKey: notificationID)
+    }
+
+    // MARK: - Time passes
+
+    /// Delivers what is due at `now` and says when to wake next: call it when the timer fires, after the
+    /// clock jumped, and after a resume from suspend.
+    public mutating func step(now: Date) -> SchedulerStep {
+        var result = SchedulerStep()
+        while let top = heap.min {
+            guard liveSequence[top.itemID] == top.sequence, let item = items[top.itemID] else {
+                heap.removeMin()
+                continue
+            }
+            guard top.date <= now else { break }
+            heap.removeMin()
+            items.removeValue(forKey: top.itemID)
+            liveSequence.removeValue(forKey: top.itemID)
+            switch top.kind {
+            case .end: finish(item, .ended, into: &result)
+            case .fire: fire(item, now: now, into: &result)
+            }
+        }
+        while let top = popups.min, top.popup.until <= now {
+            popups.removeMin()
+            if livePopups[top.popup.notificationID] == top.popup {
+                livePopups.removeValue(forKey: top.popup.notificationID)
+                result.closePopups.append(top.popup)
+            }
+        }
+        result.deadline = nextDeadline
+        return result
+    }
+
+    /// The system zone changed: floating rules follow it, so every repeating item's next occurrence is
+    /// computed again (items pinned to a zone come out the same).
+    public mutating func setSystemTimeZone(_ zone: TimeZone, now: Date) -> SchedulerStep {
+        guard zone != systemTimeZone else { return step(now: now) }
+        systemTimeZone = zone
+        var moved: [ScheduledItem] = []
+        for var item in items.values where item.recurrence != nil {
+            let before = item.fireDate
+            guard advance(&item, after: max(now, item.state.lastFired ?? .distantPast), now: now) == nil,
+                item.fireDate != before
+            else { continue }
+            moved.append(item)
+        }
+        for item in moved { insert(item) }
+        var result = step(now: now)
+        result.updated = moved + result.updated
+        return result
+    }
+
+    private mutating func fire(_ item: ScheduledItem, now: Date, into result: inout SchedulerStep) {
+        var item = item
+        // Every occurrence up to now, within the end date and the count.
+        let left = item.entry.maximumOccurrences.map { $0 - item.state.occurrences } ?? Int.max
+        var occurrences = [item.fireDate]
+        var lowerBound = false
+        var latest = item.fireDate
+        var cursor = item.fireDate
+        while occurrences.count < left,
+            let next = item.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone), next <= now,
+            item.entry.endDate.map({ next <= $0 }) ?? true
+        {
+            guard occurrences.count < Self.missedCountLimit else {
+                lowerBound = true
+                break
+            }
+            occurrences.append(next)
+            latest = next
+            cursor = next
+        }
+        let count = occurrences.count
+        item.state.occurrences += count
+        item.state.lastFired = latest
+
+        // Advance first, so the step carries the item as it will be stored.
+        let finished = advance(&item, after: max(now, latest), now: now)
+
+        let policy = item.groupKey.flatMap { groups[$0]?.settings.missedPolicy } ?? defaultMissedPolicy
+        let onTime = now.timeIntervalSince(latest) <= Self.missedAfter
+        var deliver: (date: Date, late: Bool)?
+        var earlier: MissedOccurrences.Handling = .skipped
+        var latestHandling: MissedOccurrences.Handling?
+        if onTime {
+            deliver = (latest, false)
+        } else {
+            switch policy {
+            case .deliverLate(let window):
+                if now.timeIntervalSince(latest) <= window {
+                    deliver = (latest, true)
+                } else {
+                    earlier = .tooLate
+                    latestHandling = .tooLate
+                }
+            case .coalesce:
+                earlier = .coalesced
+                latestHandling = .coalesced
+            case .skip:
+                latestHandling = .skipped
+            }
+        }
+        let missedCount = deliver == nil ? count : count - 1
+        if missedCount > 0 {
+            let last = deliver == nil ? latest : (occurrences.count > 1 ? occurrences[occurrences.count - 2] : latest)
+            result.missed.append(
+                MissedOccurrences(
+                    item: item, first: occurrences[0], last: last, count: missedCount,
+                    countIsLowerBound: lowerBound, handling: latestHandling ?? earlier))
+        }
+        if let deliver {
+            result.due.append(
+                DueOccurrence(item: item, occurrence: deliver.date, number: item.state.occurrences, late: deliver.late))
+        }
+        if let finished {
+            finish(item, finished, into: &result)
+        } else {
+            place(item, now: now)
+            result.updated.append(item)
+        }
+    }
+
+    private mutating func finish(_ item: ScheduledItem, _ reason: FinishReason, into result: inout SchedulerStep) {
+        var item = item
+        item.finished = reason
+        if item.groupKey != nil { retired[item.id] = item }
+        result.finished.append(item)
+    }
+
+    /// Makes an item pending at its fire date, or at its end date when that comes first.
+    private mutating func place(_ item: ScheduledItem, now: Date) {
+        retired.removeValue(forKey: item.id)
+        insert(item)
+    }
+
+    private mutating func insert(_ item: ScheduledItem) {
+        items[item.id] = item
+        let sequence = nextSequence
+        nextSequence += 1
+        liveSequence[item.id] = sequence
+        let endsFirst = item.entry.endDate.map { $0 < item.fireDate } ?? false
+        heap.insert(
+            Trigger(
+                date: endsFirst ? item.entry.endDate! : item.fireDate, sequence: sequence, itemID: item.id,
+                kind: endsFirst ? .end : .fire))
+    }
+
+    private mutating func dropStale() {
+        while let top = heap.min, liveSequence[top.itemID] != top.sequence { heap.removeMin() }
+        while let top = popups.min, livePopups[top.popup.notificationID] != top.popup { popups.removeMin() }
+    }
+
+    // MARK: - Groups
+
+    /// Computes what replacing a group's timeline changes, without changing anything: the diff a dry run
+    /// reports. Entries are matched by id; an entry whose trigger is unchanged keeps its next occurrence
+    /// and its state.
+    public func planReschedule(_ group: TimelineGroup, now: Date) throws(TimelineError) -> ReschedulePlan {
+        try group.validate()
+        let key = GroupKey(owner: group.owner, id: group.id)
+        let existing = groups[key]?.entries ?? [:]
+        var changes: [EntryChange] = []
+        var upserts: [ScheduledItem] = []
+        var removed: [UInt64] = []
+        let enabled = group.settings.enabled
+        for entry in group.entries {
+            let old = existing[entry.id].flatMap { item($0) }
+            let before = old.flatMap { items[$0.id] }?.fireDate
+            if let old, old.entry == entry {
+                // Unchanged; a group that is enabled again puts its waiting entries back.
+                let wasEnabled = groups[key]?.settings.enabled ?? true
+                if enabled, !wasEnabled, old.finished == nil {
+                    let revived = try revive(old, entry: entry, now: now)
+                    upserts.append(revived)
+                    changes.append(
+                        EntryChange(entryID: entry.id, kind: .unchanged, before: nil, after: revived.fireDate))
+                } else {
+                    changes.append(
+                        EntryChange(entryID: entry.id, kind: .unchanged, before: before, after: enabled ? before : nil))
+                    if !enabled, before != nil { upserts.append(old) }
+                }
+                continue
+            }
+            var next: ScheduledItem
+            if let old {
+                next = old
+                next.entry = entry
+                if old.entry.trigger != entry.trigger {
+                    next = try makeItem(entry, key: key, id: old.id, now: now)
+                    next.state.poolPosition = old.state.poolPosition
+                    next.state.poolBag = old.state.poolBag
+                } else if old.finished != nil || items[old.id] == nil {
+                    next = try revive(old, entry: entry, now: now)
+                }
+            } else {
+                next = try makeItem(entry, key: key, id: 0, now: now)
+            }
+            settle(&next, now: now)
+            upserts.append(next)
+            changes.append(
+                EntryChange(
+                    entryID: entry.id, kind: old == nil ? .added : .changed, before: before,
+                    after: enabled && next.finished == nil ? next.fireDate : nil))
+        }
+        let kept = Set(group.entries.map(\.id))
+        for (entryID, id) in existing.sorted(by: { $0.key < $1.key }) where !kept.contains(entryID) {
+            removed.append(id)
+            changes.append(EntryChange(entryID: entryID, kind: .removed, before: items[id]?.fireDate, after: nil))
+        }
+        return ReschedulePlan(group: group, changes: changes, upserts: upserts, removed: removed)
+    }
+
+    /// Gives the plan's new items their ids.
+    public mutating func assignIDs(_ plan: inout ReschedulePlan) {
+        for index in plan.upserts.indices where plan.upserts[index].id == 0 {
+            plan.upserts[index].id = allocateID()
+        }
+    }
+
+    /// Puts a planned timeline in place, in one step: the group's settings, its added and changed items,
+    /// and the removal of the others.
+    public mutating func apply(_ plan: ReschedulePlan, now: Date) -> SchedulerStep {
+        let key = plan.key
+        var record = groups[key] ?? GroupRecord(settings: plan.group.settings)
+        record.settings = plan.group.settings
+        for id in plan.removed {
+            forget(id)
+            record.entries = record.entries.filter { $0.value != id }
+        }
+        for var item in plan.upserts {
+            precondition(item.id != 0, "assignIDs(_:) gives new items their ids before apply")
+            nextID = max(nextID, item.id + 1)
+            // An occurrence may have fired while the plan was being stored: never fire it twice.
+            if let current = items[item.id], let fired = current.state.lastFired,
+                item.fireDate <= fired, item.recurrence != nil
+            {
+                item.state.occurrences = max(item.state.occurrences, current.state.occurrences)
+                item.state.lastFired = fired
+                item.finished = advance(&item, after: fired, now: now)
+            }
+            record.entries[item.entry.id] = item.id
+            forget(item.id)
+            if item.finished != nil || !plan.group.settings.enabled {
+                retired[item.id] = item
+            } else {
+                insert(item)
+            }
+        }
+        if !plan.group.settings.enabled {
+            for id in record.entries.values {
+                if let item = items.removeValue(forKey: id) {
+                    liveSequence.removeValue(forKey: id)
+                    retired[id] = item
+                }
+            }
+        }
+        groups[key] = record
+        return step(now: now)
+    }
+
+    /// Removes a group and all its items; returns the ids of the items it had.
+    public mutating func removeGroup(_ key: GroupKey, now: Date) -> (removed: [UInt64], step: SchedulerStep)? {
+        guard let record = groups.removeValue(forKey: key) else { return nil }
+        let ids = record.entries.values.sorted()
+        for id in ids { forget(id) }
+        return (ids, step(now: now))
+    }
+
+    private mutating func forget(_ id: UInt64) {
+        items.removeValue(forKey: id)
+        liveSequence.removeValue(forKey: id)
+        retired.removeValue(forKey: id)
+    }
+
+    /// The item an entry starts as: its rule parsed, its first occurrence after `now`.
+    func makeItem(_ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date) throws(TimelineError) -> ScheduledItem {
+        switch entry.trigger {
+        case .at(let date):
+            return ScheduledItem(
+                id: id, owner: key.owner, groupID: key.id, entry: entry, recurrence: nil, fireDate: date)
+        case .rule(let rule, let zone):
+            let recurrence: Recurrence
+            do {
+                recurrence = try Recurrence.parse(
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: systemTimeZone)
+            } catch {
+                throw TimelineError("entry \(entry.id): \(error.description)")
+            }
+            var item = ScheduledItem(
+                id: id, owner: key.owner, groupID: key.id, entry: entry, recurrence: recurrence, fireDate: now)
+            item.finished = advance(&item, after: now, now: now)
+            return item
+        }
+    }
+
+    /// An entry that was finished or waiting in a disabled group, pending again from `now` on.
+    private func revive(_ old: ScheduledItem, entry: TimelineEntry, now: Date) throws(TimelineError) -> ScheduledItem {
+        var item = old
+        item.entry = entry
+        item.finished = nil
+        if item.recurrence == nil {
+            // A one-off that already fired stays done; one still to come keeps its time.
+            if old.state.occurrences > 0 { item.finished = .lastOccurrence }
+            return item
+        }
+        item.finished = advance(&item, after: max(now, old.state.lastFired ?? .distantPast), now: now)
+        return item
+    }
+
+    /// Moves an item to its next occurrence after `after`; returns why it is done instead, if it is. An
+    /// item whose next occurrence lies past its end date stays pending until the end date, when a step
+    /// removes it.
+    private func advance(_ item: inout ScheduledItem, after: Date, now: Date) -> FinishReason? {
+        if let max = item.entry.maximumOccurrences, item.state.occurrences >= max { return .countReached }
+        guard let next = item.nextOccurrence(after: after, systemTimeZone: systemTimeZone) else {
+            return .lastOccurrence
+        }
+        if let end = item.entry.endDate, next > end, end <= now { return .ended }
+        item.fireDate = next
+        return nil
+    }
+
+    /// Applies the end date and the count to an item about to be placed.
+    private func settle(_ item: inout ScheduledItem, now: Date) {
+        guard item.finished == nil else { return }
+        if let max = item.entry.maximumOccurrences, item.state.occurrences >= max {
+            item.finished = .countReached
+        } else if let end = item.entry.endDate, end <= now {
+            item.finished = .ended
+        }
+    }
+}

@@ -1,0 +1,294 @@
+import ChimeConfig
+import ChimeCore
+import ChimeProtocol
+import ChimeStore
+import DBusKit
+import Dispatch
+import Foundation
+import Logging
+
+/// What delivery keeps between calls (on `queue`).
+struct DeliveryState {
+    /// Due occurrences not yet shown, in arrival order; also on disk.
+    var outbox: [OutboxRecord] = []
+    /// Rows whose content a command or the owning app is making now.
+    var resolving: Set<UInt64> = []
+    /// Quiet hours and flood control.
+    var gate: DeliveryGate
+    /// The notifications of the current plan still to send, in order.
+    var plan: [Notification] = []
+    /// A Notify call is under way: the server gets one at a time, in order.
+    var sending = false
+    var gateTimer: DispatchSourceTimer?
+    var gateDeadline: Date?
+
+    /// One Notify: a row on its own, or a digest standing for several.
+    enum Notification {
+        case single(OutboxRecord)
+        case digest(Digest, [OutboxRecord])
+    }
+
+    init(settings: DaemonSettings, now: Date) {
+        gate = DeliveryGate(quietHours: settings.quietHours, flood: settings.flood, now: now)
+    }
+}
+
+/// Delivery: the outbox drained through the gate to the notification server, one Notify at a time.
+extension Daemon {
+    /// New due occurrences, stored: queue them and deliver what the gate lets through.
+    func outboxArrived(_ rows: [OutboxRecord]) {
+        delivery.outbox += rows
+        if serverMissing {
+            for row in rows { reportKept(row, reason: "no notification server on the bus") }
+        }
+        pump()
+    }
+
+    /// Sends what can be sent now: resolves pending content, plans with the gate, sends the plan's next
+    /// notification. Called again after each Notify, on every arrival, and when the gate says to.
+    func pump() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        for row in delivery.outbox where row.content == nil && !delivery.resolving.contains(row.seq) {
+            resolveContent(of: row)
+        }
+        guard !delivery.sending, !serverMissing, let server else { return }
+        if delivery.plan.isEmpty {
+            let ready = delivery.outbox.compactMap { row -> OutboxEntry? in
+                guard let content = row.content else { return nil }
+                return OutboxEntry(
+                    seq: row.seq, itemID: row.itemID, groupID: row.group?.id, occurrence: row.occurrence,
+                    content: content)
+            }
+            guard !ready.isEmpty else { return }
+            let plan = delivery.gate.plan(ready, now: clock.now(), timeZone: scheduler.systemTimeZone)
+            let rows = Dictionary(delivery.outbox.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
+            delivery.plan =
+                plan.send.compactMap { rows[$0.seq].map(DeliveryState.Notification.single) }
+                + plan.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
+            armGate(plan.wakeAt)
+        }
+        guard !delivery.plan.isEmpty else { return }
+        let next = delivery.plan.removeFirst()
+        delivery.sending = true
+        let content: NotificationContent
+        switch next {
+        case .single(let row): content = row.content!
+        case .digest(let digest, _): content = digest.content
+        }
+        Task {
+            do throws(DBusError) {
+                let id = try await server.notify(content)
+                queue.async { self.sent(next, notificationID: id) }
+            } catch {
+                queue.async { self.sendFailed(next, error: error) }
+            }
+        }
+    }
+
+    private func sent(_ notification: DeliveryState.Notification, notificationID: UInt32) {
+        delivery.sending = false
+        let now = clock.now()
+        let rows: [OutboxRecord]
+        let digestName: String?
+        var popup: ShownPopup?
+        switch notification {
+        case .single(let row):
+            rows = [row]
+            digestName = nil
+            logger.info(
+                "delivered \"\(row.content?.summary ?? "")\"",
+                metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
+            if let end = row.endDate, end > now, row.kind == .occurrence {
+                popup = ShownPopup(notificationID: notificationID, itemID: row.itemID, until: end)
+                scheduler.trackPopup(popup!)
+                arm(scheduler.nextDeadline)
+            }
+            if row.kind == .occurrence {
+                try? connection?.emitSignal(
+                    path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
+                    [.uint64(row.itemID), .uint32(notificationID)])
+            }
+        case .digest(let digest, let digested):
+            rows = digested
+            digestName =
+                switch digest.kind {
+                case .quietHours: "quiet-hours digest"
+                case .flood: "flood digest"
+                case .missed: "missed digest"
+                }
+            logger.info(
+                "delivered a \(digestName!) of \(digested.count) notifications",
+                metadata: ["notification": "\(notificationID)"])
+        }
+        let delivered = Set(rows.map(\.seq))
+        delivery.outbox.removeAll { delivered.contains($0.seq) }
+        let shown = popup
+        persist({ try $0.delivered(rows, notificationID: notificationID, digest: digestName, popup: shown, now: now) })
+        {
+            [weak self] result in
+            if case .failure(let error) = result {
+                // The popup is shown; at worst it is shown once more after a restart.
+                self?.logger.error("cannot record a delivery: \(error)")
+            }
+        }
+        notifier.status(statusLine())
+        pump()
+    }
+
+    private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError) {
+        delivery.sending = false
+        if NotificationServer.meansNoServer(error) {
+            // Keep everything, in order, until a server appears: nothing is lost.
+            serverMissing = true
+            delivery.plan = []
+            for row in delivery.outbox { reportKept(row, reason: "no notification server on the bus (\(error.name))") }
+            notifier.status(statusLine())
+            return
+        }
+        let rows: [OutboxRecord]
+        switch notification {
+        case .single(let row): rows = [row]
+        case .digest(_, let digested): rows = digested
+        }
+        logger.error("the notification server refused a notification: \(error)")
+        let dropped = Set(rows.map(\.seq))
+        delivery.outbox.removeAll { dropped.contains($0.seq) }
+        let now = clock.now()
+        persist({ store in for row in rows { try store.failed(row, reason: error.description, now: now) } }) { _ in }
+        pump()
+    }
+
+    /// Arms the gate's timer: plan again when quiet hours end or the flood-control bucket refills.
+    private func armGate(_ deadline: Date?) {
+        guard let deadline else { return }
+        if let current = delivery.gateDeadline, current <= deadline, current > clock.now() { return }
+        delivery.gateDeadline = deadline
+        let timer = delivery.gateTimer ?? DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        if delivery.gateTimer == nil {
+            timer.setEventHandler { [weak self] in
+                self?.delivery.gateDeadline = nil
+                self?.pump()
+            }
+            timer.resume()
+            delivery.gateTimer = timer
+        }
+        timer.schedule(wallDeadline: clock.wallTime(for: deadline), leeway: .milliseconds(1))
+    }
+
+    // MARK: - Content made when it fires
+
+    /// Runs the command, or asks the owning app, for a row's content; falls back to the entry's base
+    /// content when that fails or takes too long.
+    private func resolveContent(of row: OutboxRecord) {
+        delivery.resolving.insert(row.seq)
+        let entryID = scheduler.item(row.itemID)?.entry.id ?? ""
+        let connection = self.connection
+        let logger = self.logger
+        Task {
+            let content: NotificationContent
+            switch row.source {
+            case .command(let command)?:
+                switch await CommandRunner.run(command.arguments, timeout: command.timeout) {
+                case .success(let output):
+                    content = command.content(fromOutput: output) ?? command.base
+                case .failure(let failure):
+                    logger.warning(
+                        "the content command \(command.arguments[0]) failed: \(failure); showing the fallback",
+                        metadata: ["item": "\(row.itemID)"])
+                    content = command.base
+                }
+            case .callback(let callback)?:
+                content = await Self.askApp(
+                    callback, row: row, entryID: entryID, connection: connection, logger: logger)
+            case let other?:
+                content = other.base
+            case nil:
+                content = NotificationContent(summary: "?")
+            }
+            queue.async { self.contentResolved(seq: row.seq, content: content) }
+        }
+    }
+
+    private func contentResolved(seq: UInt64, content: NotificationContent) {
+        delivery.resolving.remove(seq)
+        if let index = delivery.outbox.firstIndex(where: { $0.seq == seq }) { delivery.outbox[index].content = content }
+        pump()
+    }
+
+    /// `io.chime.ContentProvider1.MakeContent(group, entry, fire_time, number) → a{sv}` on the app.
+    private static func askApp(
+        _ callback: CallbackSource, row: OutboxRecord, entryID: String, connection: DBusConnection?, logger: Logger
+    ) async -> NotificationContent {
+        guard let connection else { return callback.fallback }
+        do {
+            let reply = try await connection.call(
+                destination: callback.busName, path: ContentProviderBus.path, interface: ContentProviderBus.interface,
+                member: "MakeContent",
+                [
+                    .string(row.group?.id ?? ""), .string(entryID), .int64(WireTime.microseconds(row.occurrence)),
+                    .uint32(UInt32(clamping: row.number)),
+                ], timeout: .milliseconds(Int64(callback.timeout * 1000)))
+            guard let value = reply.first else { return callback.fallback }
+            var content = try ContentWire.decode(value, what: "content from \(callback.busName)")
+            if content.appName.isEmpty { content.appName = callback.fallback.appName }
+            return content
+        } catch {
+            logger.warning(
+                "\(callback.busName) did not make the content (\(error)); showing the fallback",
+                metadata: ["item": "\(row.itemID)"])
+            return callback.fallback
+        }
+    }
+
+    // MARK: - Popups
+
+    /// Closes popups whose item's end date came.
+    func closePopups(_ popups: [ShownPopup]) {
+        guard !popups.isEmpty, let server else { return }
+        let now = clock.now()
+        for popup in popups {
+            logger.info(
+                "closing notification \(popup.notificationID): its end date passed",
+                metadata: ["item": "\(popup.itemID)"])
+            Task {
+                try? await server.close(notificationID: popup.notificationID)
+            }
+        }
+        persist({ store in
+            for popup in popups {
+                try store.popupClosed(
+                    notificationID: popup.notificationID, itemID: popup.itemID, reason: "end date", now: now)
+            }
+        }) { _ in }
+    }
+
+    /// The server's NotificationClosed: forget a popup chimed would otherwise close at its end date.
+    func popupClosed(notificationID: UInt32, reason: UInt32) {
+        guard scheduler.isTracking(notificationID: notificationID) else { return }
+        scheduler.popupClosed(notificationID: notificationID)
+        let now = clock.now()
+        let why = NotificationServer.closeReason(reason)
+        persist({ try $0.popupClosed(notificationID: notificationID, itemID: nil, reason: why, now: now) }) { _ in }
+    }
+
+    // MARK: - The server comes and goes
+
+    func serverOwnerChanged(_ owner: String?) {
+        serverOwner = owner
+        if let owner {
+            serverMissing = false
+            logger.info("notification server present", metadata: ["owner": "\(owner)"])
+            pump()
+        } else {
+            logger.info("no notification server on the bus")
+        }
+    }
+
+    private func reportKept(_ row: OutboxRecord, reason: String) {
+        let summary = row.content?.summary ?? row.source?.base.summary ?? ""
+        let line =
+            "chimed: \(reason); keeping \"\(summary)\" (item \(row.itemID), due \(Time.iso(row.occurrence))) "
+            + "until one appears; \(delivery.outbox.count) waiting\n"
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+}

@@ -1,0 +1,134 @@
+import ChimeConfig
+import ChimeCore
+import ChimeProtocol
+import ChimeStore
+import DBusKit
+import Foundation
+
+/// Groups: a whole timeline replaced at once, over D-Bus or from the group files.
+extension Daemon {
+    /// Replaces a group's timeline, or only computes the change when `dryRun`. The reply comes after the
+    /// new timeline is stored.
+    public func reschedule(_ group: TimelineGroup, dryRun: Bool, source: GroupSource = .api) async throws
+        -> [EntryChange]
+    {
+        let key = GroupKey(owner: group.owner, id: group.id)
+        var plan = try queue.sync { () throws -> ReschedulePlan in
+            if source == .api, groupSources[key] == .config {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.conflict,
+                    message: "the group \(key) comes from its file in the groups folder; edit that file "
+                        + "(chimed reloads it), or give this group another id")
+            }
+            do {
+                return try scheduler.planReschedule(group, now: clock.now())
+            } catch {
+                throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: "group \(key): \(error)")
+            }
+        }
+        if dryRun { return plan.changes }
+        let unchanged = queue.sync {
+            groupSources[key] == source && plan.upserts.isEmpty && plan.removed.isEmpty
+                && scheduler.groupSettings[key] == group.settings
+        }
+        if unchanged { return plan.changes }
+        queue.sync { scheduler.assignIDs(&plan) }
+        let now = clock.now()
+        let stored = plan
+        do {
+            try await persisted { try $0.replaceGroup(stored, source: source, now: now) }
+        } catch {
+            logger.error("cannot store group \(key): \(error)")
+            throw DBusError(
+                name: ChimeBus.ErrorName.storage,
+                message: "chimed could not save group \(key) (\(error)); nothing changed")
+        }
+        queue.sync {
+            groupSources[key] = source
+            let counts = Dictionary(grouping: plan.changes, by: { $0.kind }).mapValues { $0.count }
+            logger.info(
+                """
+                rescheduled group \(key): \(counts[.added] ?? 0) added, \(counts[.changed] ?? 0) changed, \
+                \(counts[.removed] ?? 0) removed, \(counts[.unchanged] ?? 0) unchanged
+                """)
+            perform(scheduler.apply(plan, now: clock.now()))
+        }
+        return plan.changes
+    }
+
+    /// Removes a group and everything it has pending; false when there is no such group.
+    public func removeGroup(_ key: GroupKey, source: GroupSource = .api) async throws -> Bool {
+        let exists = try queue.sync { () throws -> Bool in
+            if source == .api, groupSources[key] == .config {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.conflict,
+                    message: "the group \(key) comes from its file in the groups folder; delete or move that file")
+            }
+            return scheduler.groupSettings[key] != nil
+        }
+        guard exists else { return false }
+        let now = clock.now()
+        guard try await persisted({ try $0.removeGroup(key, now: now) }) else { return false }
+        queue.sync {
+            groupSources.removeValue(forKey: key)
+            if let removed = scheduler.removeGroup(key, now: clock.now()) {
+                logger.info("removed group \(key) and its \(removed.removed.count) entries")
+                perform(removed.step)
+            }
+        }
+        return true
+    }
+
+    /// The groups, with what they have pending.
+    public func groups() -> [GroupInfo] {
+        queue.sync {
+            scheduler.groupSettings.sorted { $0.key < $1.key }.map { key, settings in
+                let items = scheduler.items(of: key)
+                let pending = items.filter { scheduler.contains($0.id) }
+                return GroupInfo(
+                    id: key.id, owner: key.owner, source: (groupSources[key] ?? .api).rawValue,
+                    enabled: settings.enabled, missed: GroupSettingsWire.name(settings.missedPolicy),
+                    entries: items.count, pending: pending.count, next: pending.map(\.fireDate).min())
+            }
+        }
+    }
+
+    /// Loads every group file: a new or changed file replaces its group, a deleted file removes it, and a
+    /// broken file is reported with file, line and reason while the group it defined keeps running.
+    func loadGroupFiles() async {
+        guard let directory = configuration.groupsDirectory else { return }
+        let (now, zone) = queue.sync { (clock.now(), scheduler.systemTimeZone) }
+        let results = GroupFile.loadDirectory(directory, now: now, timeZone: zone)
+        var present = Set<GroupKey>()
+        for (file, result) in results {
+            let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            present.insert(GroupKey(owner: "", id: id))
+            switch result {
+            case .failure(let error):
+                let running = queue.sync { groupSources[GroupKey(owner: "", id: id)] != nil }
+                logger.error(
+                    "\(error)\(running ? "; group \(id) keeps running as it was" : "; group \(id) not loaded")")
+            case .success(let group):
+                let key = GroupKey(owner: group.owner, id: group.id)
+                if queue.sync(execute: { groupSources[key] == .api }) {
+                    logger.error(
+                        """
+                        \(file): group \(key) was scheduled over D-Bus already; remove it (chime remove \(key)) \
+                        or rename the file
+                        """)
+                    continue
+                }
+                do {
+                    _ = try await reschedule(group, dryRun: false, source: .config)
+                } catch {
+                    logger.error("\(file): \(error)")
+                }
+            }
+        }
+        let gone = queue.sync { groupSources.filter { $0.value == .config && !present.contains($0.key) }.map(\.key) }
+        for key in gone {
+            logger.info("the file of group \(key) is gone; removing the group")
+            _ = try? await removeGroup(key, source: .config)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import ChimeCore
+import ChimeProtocol
+import ChimeStore
+import DBusKit
+import Dispatch
+import Foundation
+
+/// The scheduler's steps carried out: stored, delivered, armed. Everything here runs on `queue`.
+extension Daemon {
+    /// Carries out a scheduler step: resolves the content of what is due (a pool moves on), stores the
+    /// step and the new outbox rows in one transaction, then hands them to delivery; arms the timer and
+    /// closes popups whose end date came.
+    func perform(_ step: SchedulerStep) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        arm(step.deadline)
+        closePopups(step.closePopups)
+        var record = StepRecord(updated: step.updated, finished: step.finished, missed: step.missed)
+        let zone = scheduler.systemTimeZone
+        for due in step.due {
+            var state = due.item.state
+            let resolution = due.item.entry.content.resolve(
+                occurrence: due.occurrence, number: due.number, timeZone: zone, state: &state, random: &random)
+            if state != due.item.state {
+                scheduler.updateState(of: due.item.id, to: state)
+                for index in record.updated.indices where record.updated[index].id == due.item.id {
+                    record.updated[index].state = state
+                }
+                for index in record.finished.indices where record.finished[index].id == due.item.id {
+                    record.finished[index].state = state
+                }
+            }
+            var row = OutboxRecord(
+                itemID: due.item.id, group: due.item.groupKey, occurrence: due.occurrence, number: due.number,
+                late: due.late, content: nil, endDate: due.item.entry.endDate)
+            switch resolution {
+            case .ready(let content): row.content = content
+            case .runCommand, .askApp: row.source = due.item.entry.content
+            }
+            record.outbox.append(row)
+            if due.late {
+                logger.info(
+                    "delivering \"\(due.item.content.summary)\" late (due \(Time.iso(due.occurrence)))",
+                    metadata: ["item": "\(due.item.id)"])
+            }
+        }
+        for (group, missed) in step.coalesced {
+            record.outbox.append(missedDigest(group: group, missed: missed))
+        }
+        for missed in step.missed where missed.handling != .coalesced {
+            let plural = missed.count == 1 ? "" : "s"
+            logger.notice(
+                "missed \(missed.count) occurrence\(plural) of \"\(missed.item.content.summary)\" (\(missed.handling.rawValue))",
+                metadata: ["item": "\(missed.item.id)"])
+        }
+        notifier.status(statusLine())
+        guard !record.isEmpty else { return }
+        let now = clock.now()
+        let unstored = record.outbox
+        let stored = record
+        persist({ try $0.commit(stored, now: now) }) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let rows):
+                self.outboxArrived(rows)
+            case .failure(let error):
+                // Showing the notifications matters more than remembering them; they are delivered now
+                // and only a crash before that could lose them.
+                self.logger.critical("cannot store what came due: \(error); delivering it anyway")
+                self.outboxArrived(unstored)
+            }
+        }
+    }
+
+    /// One notification for a group's missed occurrences under the `coalesce` policy.
+    func missedDigest(group: GroupKey?, missed: [MissedOccurrences]) -> OutboxRecord {
+        let entries = missed.map { m in
+            var content = m.item.content
+            if m.count > 1 { content.summary += " ×\(m.count)\(m.countIsLowerBound ? "+" : "")" }
+            return OutboxEntry(seq: 0, itemID: m.item.id, groupID: group?.id, occurrence: m.last, content: content)
+        }
+        var content = Digest.content(
+            kind: .missed(groupID: group?.id), entries: entries, timeZone: scheduler.systemTimeZone)
+        let total = missed.reduce(0) { $0 + $1.count }
+        content.summary = "\(total) reminder\(total == 1 ? "" : "s") missed" + (group.map { " in \($0.id)" } ?? "")
+        return OutboxRecord(
+            kind: .missedDigest, itemID: 0, group: group, occurrence: clock.now(), number: 0, late: true,
+            content: content)
+    }
+
+    /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name.
+    func arm(_ deadline: Date?) {
+        guard let deadline else {
+            armedDeadline = nil
+            timer?.schedule(wallDeadline: .distantFuture)
+            return
+        }
+        guard armedDeadline != deadline else { return }
+        armedDeadline = deadline
+        let timer = self.timer ?? makeTimer()
+        timer.schedule(wallDeadline: clock.wallTime(for: deadline), leeway: .nanoseconds(0))
+    }
+
+    private func makeTimer() -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        timer.setEventHandler { [weak self] in self?.timerFired() }
+        timer.resume()
+        self.timer = timer
+        return timer
+    }
+
+    private func timerFired() {
+        armedDeadline = nil
+        perform(scheduler.step(now: clock.now()))
+    }
+
+    /// The wall clock was set, or the machine resumed: what passed is handled now (missed-trigger
+    /// policy) and the timer is armed again on the new clock.
+    func clockChanged(reason: String) {
+        logger.info("\(reason): the clock reads \(Time.iso(clock.now())); checking what is due")
+        armedDeadline = nil
+        perform(scheduler.step(now: clock.now()))
+        delivery.gateDeadline = nil
+        pump()
+    }
+
+    /// logind's PrepareForSleep: after resume, time passed that no timer saw.
+    func sleepChanged(goingToSleep: Bool) {
+        if goingToSleep {
+            logger.info("the machine is going to sleep")
+        } else {
+            clockChanged(reason: "resumed from suspend")
+        }
+    }
+
+    /// The system zone may have changed: floating rules follow the new zone.
+    func timeZoneMayHaveChanged() {
+        let zone = SystemZone.current(localtime: configuration.localtimePath)
+        guard zone != scheduler.systemTimeZone else { return }
+        logger.info("the time zone is now \(zone.identifier); floating rules follow it")
+        perform(scheduler.setSystemTimeZone(zone, now: clock.now()))
+    }
+
+    // MARK: - Items on their own
+
+    /// Schedules `content` per `trigger` and returns the new item id once it is stored. `owner` is the
+    /// app it belongs to ("" for the user).
+    public func schedule(_ content: NotificationContent, trigger: TriggerWire, owner: String = "") async throws
+        -> UInt64
+    {
+        let now = clock.now()
+        let system = queue.sync { scheduler.systemTimeZone }
+        var recurrence: Recurrence?
+        var fireDate = trigger.at ?? now
+        if let rule = trigger.rule {
+            let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
+            let parsed: Recurrence
+            do {
+                parsed = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
+            } catch {
+                throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: error.description)
+            }
+            guard let first = parsed.nextOccurrence(after: now, systemTimeZone: system),
+                trigger.until.map({ first <= $0 }) ?? true
+            else {
+                let why =
+                    parsed.neverFires(systemTimeZone: system)
+                    ? "never fires" : "has no occurrence after now\(trigger.until == nil ? "" : " and before until")"
+                throw DBusError(
+                    name: ChimeBus.ErrorName.invalidTime, message: "the rule \(why); check it with `chime next`")
+            }
+            recurrence = parsed
+            fireDate = first
+        } else if let until = trigger.until, fireDate > until {
+            throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: "the item is due after its end (until)")
+        }
+        let id = queue.sync { scheduler.allocateID() }
+        let item = ScheduledItem(
+            id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
+            timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
+        do {
+            try await persisted { try $0.insert(item, now: now) }
+        } catch {
+            logger.error("cannot store a new item: \(error)")
+            throw DBusError(
+                name: ChimeBus.ErrorName.storage,
+                message: "chimed could not save the item (\(error)); nothing was scheduled")
+        }
+        queue.sync {
+            let kind = recurrence == nil ? "" : "repeating "
+            logger.info("scheduled \(kind)\"\(content.summary)\" at \(Time.iso(fireDate))", metadata: ["item": "\(id)"])
+            perform(scheduler.add(item, now: clock.now()))
+        }
+        return id
+    }
+
+    /// Cancels a pending item; false when there is none with that id.
+    public func cancel(_ id: UInt64) async throws -> Bool {
+        let pending = queue.sync { scheduler.contains(id) }
+        let now = clock.now()
+        guard pending, try await persisted({ try $0.cancel(id, now: now) }) else { return false }
+        queue.sync { perform(scheduler.cancel(id, now: clock.now()).step) }
+        return true
+    }
+}

@@ -1,0 +1,190 @@
+import ChimeCore
+import DBusKit
+import Foundation
+
+/// Content as it travels over D-Bus: an `a{sv}` with documented keys, so the API can grow without
+/// changing signatures.
+///
+/// Keys: `summary` (s, required), `subtitle` (s), `body` (s), `app-name` (s), `icon` (s), `sound` (s),
+/// `urgency` (y: 0 low, 1 normal, 2 critical), `expire-timeout` (i, milliseconds; -1 server default,
+/// 0 never), `actions` (a(ss): key, label), `category` (s), `user-info` (a{ss}). Unknown keys are refused,
+/// so a typo is not silently ignored.
+public enum ContentWire {
+    public static let keys: Set<String> = [
+        "summary", "subtitle", "body", "app-name", "icon", "sound", "urgency", "expire-timeout", "actions",
+        "category", "user-info",
+    ]
+
+    public static func encode(_ content: NotificationContent) -> DBusValue {
+        var record = WireRecord()
+        record.set("summary", content.summary)
+        record.set("subtitle", content.subtitle)
+        if !content.body.isEmpty { record.set("body", content.body) }
+        if !content.appName.isEmpty { record.set("app-name", content.appName) }
+        if !content.icon.isEmpty { record.set("icon", content.icon) }
+        record.set("sound", content.sound)
+        if let urgency = content.urgency { record.set("urgency", .byte(urgency.rawValue)) }
+        if content.expireTimeout != -1 { record.set("expire-timeout", .int32(content.expireTimeout)) }
+        if !content.actions.isEmpty {
+            let pairs = content.actions.map { DBusValue.structure([.string($0.key), .string($0.label)]) }
+            record.set("actions", .array(element: .structure([.string, .string]), pairs))
+        }
+        record.set("category", content.category)
+        if !content.userInfo.isEmpty {
+            record.set(
+                "user-info",
+                .dictionary(
+                    key: .string, value: .string,
+                    content.userInfo.sorted { $0.key < $1.key }.map {
+                        DBusDictEntry(.string($0.key), .string($0.value))
+                    }
+                ))
+        }
+        return record.value
+    }
+
+    public static func decode(_ value: DBusValue, what: String = "content") throws(DBusError) -> NotificationContent {
+        let fields = try WireFields(value, what: what)
+        try fields.refuseUnknown(known: keys)
+        return try decode(fields)
+    }
+
+    static func decode(_ fields: WireFields) throws(DBusError) -> NotificationContent {
+        var content = NotificationContent(summary: try fields.string("summary") ?? "")
+        content.subtitle = try fields.string("subtitle")
+        content.body = try fields.string("body") ?? ""
+        content.appName = try fields.string("app-name") ?? ""
+        content.icon = try fields.string("icon") ?? ""
+        content.sound = try fields.string("sound")
+        content.category = try fields.string("category")
+        content.userInfo = try fields.stringMap("user-info") ?? [:]
+        if let raw = try fields.value("urgency", .byte) {
+            guard case .byte(let b) = raw, let urgency = Urgency(rawValue: b) else {
+                throw invalid("\(fields.what) key \"urgency\" must be 0 (low), 1 (normal) or 2 (critical)")
+            }
+            content.urgency = urgency
+        }
+        if case .int32(let t)? = try fields.value("expire-timeout", .int32) { content.expireTimeout = t }
+        if case .array(_, let pairs)? = try fields.value("actions", .array(.structure([.string, .string]))) {
+            content.actions = pairs.compactMap { pair in
+                guard case .structure(let f) = pair, case .string(let key) = f[0], case .string(let label) = f[1]
+                else { return nil }
+                return NotificationAction(key: key, label: label)
+            }
+        }
+        do {
+            try content.validate()
+        } catch {
+            throw invalid("\(fields.what): \(error.message)")
+        }
+        return content
+    }
+}
+
+/// When to deliver, as an `a{sv}`. Either `at` (x, microseconds since the Unix epoch, UTC) for a
+/// one-off, or one rule for a repeating item: `every` (s, a phrase), `rrule` (s, RFC 5545, with an
+/// optional `dtstart`, s, local ISO 8601) or `on-calendar` (s, systemd.time(7)), each with an optional
+/// `tz` (s, an IANA zone; without it the rule follows the system zone). `until` (x) ends it, `count` (u)
+/// limits how often it fires. An empty dictionary means now.
+public struct TriggerWire: Hashable, Sendable {
+    public static let keys: Set<String> = ["at", "every", "rrule", "dtstart", "on-calendar", "tz", "until", "count"]
+
+    public var at: Date?
+    public var rule: WrittenRule?
+    public var timeZone: String?
+    public var until: Date?
+    public var count: Int?
+
+    public init(
+        at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil
+    ) {
+        self.at = at
+        self.rule = rule
+        self.timeZone = timeZone
+        self.until = until
+        self.count = count
+    }
+
+    public var encoded: DBusValue {
+        var record = WireRecord()
+        encode(into: &record)
+        return record.value
+    }
+
+    func encode(into record: inout WireRecord) {
+        record.set("at", at)
+        switch rule {
+        case .phrase(let text)?: record.set("every", text)
+        case .rrule(let text, let dtstart)?:
+            record.set("rrule", text)
+            record.set("dtstart", dtstart?.description)
+        case .onCalendar(let text)?: record.set("on-calendar", text)
+        case nil: break
+        }
+        record.set("tz", timeZone)
+        record.set("until", until)
+        if let count { record.set("count", .uint32(UInt32(clamping: count))) }
+    }
+
+    /// Reads and checks a trigger; the message of a refusal names the key.
+    public static func decode(_ value: DBusValue) throws(DBusError) -> TriggerWire {
+        let fields = try WireFields(value, what: "trigger")
+        try fields.refuseUnknown(known: keys)
+        return try decode(fields)
+    }
+
+    static func decode(_ fields: WireFields) throws(DBusError) -> TriggerWire {
+        var trigger = TriggerWire()
+        trigger.at = try fields.date("at")
+        var rules: [WrittenRule] = []
+        if let text = try fields.string("every") { rules.append(.phrase(text)) }
+        if let text = try fields.string("on-calendar") { rules.append(.onCalendar(text)) }
+        let dtstart = try fields.string("dtstart")
+        if let text = try fields.string("rrule") {
+            var start: LocalDateTime?
+            if let dtstart {
+                guard let parsed = LocalDateTime(iso: dtstart) else {
+                    throw invalid(
+                        "\(fields.what) key \"dtstart\" must be local ISO 8601 time such as 2026-12-01T09:00:00")
+                }
+                start = parsed
+            }
+            rules.append(.rrule(text, dtstart: start))
+        } else if dtstart != nil {
+            throw invalid("\(fields.what) key \"dtstart\" goes with \"rrule\" only")
+        }
+        guard rules.count <= 1 else { throw invalid("\(fields.what): give one rule: every, rrule or on-calendar") }
+        trigger.rule = rules.first
+        if trigger.rule != nil, trigger.at != nil {
+            throw invalid("\(fields.what): give either \"at\" for a one-off or a rule for a repeating item, not both")
+        }
+        trigger.timeZone = try fields.string("tz")
+        if let zone = trigger.timeZone {
+            guard trigger.rule != nil else { throw invalid("\(fields.what) key \"tz\" goes with a rule only") }
+            guard TimeZone(identifier: zone) != nil else {
+                throw invalid("\(fields.what): unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")
+            }
+        }
+        trigger.until = try fields.date("until")
+        if let count = try fields.uint32("count") {
+            guard count > 0 else { throw invalid("\(fields.what) key \"count\" must be at least 1") }
+            trigger.count = Int(count)
+        }
+        return trigger
+    }
+
+    /// The trigger as a timeline entry's, `now` standing in for a missing `at`.
+    public func entryTrigger(now: Date) -> EntryTrigger {
+        if let rule { return .rule(rule, timeZone: timeZone) }
+        return .at(at ?? now)
+    }
+
+    public init(_ entry: TimelineEntry) {
+        switch entry.trigger {
+        case .at(let date): self.init(at: date)
+        case .rule(let rule, let zone): self.init(rule: rule, timeZone: zone)
+        }
+        until = entry.endDate
+        count = entry.maximumOccurrences
+    }
+}

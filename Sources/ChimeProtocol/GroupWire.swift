@@ -1,0 +1,184 @@
+import ChimeCore
+import DBusKit
+import Foundation
+
+/// A timeline entry as `Reschedule` takes it: an `a{sv}`.
+///
+/// Keys: `id` (s, required, unique in the group); the trigger keys of `TriggerWire` (`at`, `every`,
+/// `rrule` + `dtstart`, `on-calendar`, `tz`, `until`, `count`); `content` (a{sv}, the keys of
+/// `ContentWire`: the fixed content, or the base of a pool, command or call back); `category` (s);
+/// and at most one content source: `template` (b: fill the placeholders), `pool` (aa{sv}: `body` s,
+/// `summary` s, `enabled` b) with `pool-order` (s: random, in-order, shuffled), `command` (as) with
+/// `command-timeout` (d, seconds) and `command-output` (s: body, summary-and-body), or `callback`
+/// (s, the app's bus name) with `callback-timeout` (d, seconds).
+public enum EntryWire {
+    public static let keys: Set<String> = TriggerWire.keys.union([
+        "id", "content", "category", "template", "pool", "pool-order", "command", "command-timeout",
+        "command-output", "callback", "callback-timeout",
+    ])
+
+    public static func encode(_ entry: TimelineEntry) -> DBusValue {
+        var record = WireRecord()
+        record.set("id", entry.id)
+        TriggerWire(entry).encode(into: &record)
+        record.set("category", entry.category)
+        record.set("content", ContentWire.encode(entry.content.base))
+        switch entry.content {
+        case .fixed:
+            break
+        case .template:
+            record.set("template", true)
+        case .pool(let pool):
+            if pool.fillsPlaceholders { record.set("template", true) }
+            record.set("pool-order", pool.order.rawValue)
+            record.set(
+                "pool",
+                records: pool.items.map { item in
+                    var r = WireRecord()
+                    r.set("body", item.body)
+                    r.set("summary", item.summary)
+                    if !item.enabled { r.set("enabled", false) }
+                    return r
+                })
+        case .command(let command):
+            record.set("command", strings: command.arguments)
+            record.set("command-timeout", .double(command.timeout))
+            record.set("command-output", command.output.rawValue)
+        case .callback(let callback):
+            record.set("callback", callback.busName)
+            record.set("callback-timeout", .double(callback.timeout))
+        }
+        return record.value
+    }
+
+    /// Reads one entry; `now` stands in for a trigger with neither `at` nor a rule.
+    public static func decode(_ value: DBusValue, index: Int, now: Date) throws(DBusError) -> TimelineEntry {
+        let fields = try WireFields(value, what: "entry \(index + 1)")
+        try fields.refuseUnknown(known: keys)
+        guard let id = try fields.string("id") else { throw invalid("entry \(index + 1) has no \"id\"") }
+        let what = "entry \(id)"
+        let trigger = try TriggerWire.decode(WireFields(value, what: what))
+        guard let contentValue = try fields.value("content", WireRecord.type) else {
+            throw invalid("\(what) has no \"content\"")
+        }
+        let base = try ContentWire.decode(contentValue, what: "\(what) content")
+        let template = try fields.bool("template") ?? false
+        var sources: [ContentSource] = []
+        if let items = try fields.records("pool") {
+            var poolItems: [ContentPool.Item] = []
+            for item in items {
+                try item.refuseUnknown(known: ["body", "summary", "enabled"])
+                poolItems.append(
+                    ContentPool.Item(
+                        summary: try item.string("summary"), body: try item.string("body") ?? "",
+                        enabled: try item.bool("enabled") ?? true))
+            }
+            let orderName = try fields.string("pool-order") ?? ContentPool.Order.shuffled.rawValue
+            guard let order = ContentPool.Order(rawValue: orderName) else {
+                throw invalid("\(what) key \"pool-order\" must be random, in-order or shuffled")
+            }
+            sources.append(.pool(ContentPool(base: base, items: poolItems, order: order, fillsPlaceholders: template)))
+        } else if fields.has("pool-order") {
+            throw invalid("\(what) key \"pool-order\" goes with \"pool\" only")
+        }
+        if let arguments = try fields.strings("command") {
+            let outputName = try fields.string("command-output") ?? CommandSource.Output.body.rawValue
+            guard let output = CommandSource.Output(rawValue: outputName) else {
+                throw invalid("\(what) key \"command-output\" must be body or summary-and-body")
+            }
+            sources.append(
+                .command(
+                    CommandSource(
+                        arguments: arguments, timeout: try fields.seconds("command-timeout") ?? 5, output: output,
+                        base: base)))
+        }
+        if let busName = try fields.string("callback") {
+            sources.append(
+                .callback(
+                    CallbackSource(
+                        busName: busName, timeout: try fields.seconds("callback-timeout") ?? 1, fallback: base)
+                ))
+        }
+        guard sources.count <= 1 else { throw invalid("\(what): give at most one of pool, command and callback") }
+        let source = sources.first ?? (template ? .template(base) : .fixed(base))
+        let entry = TimelineEntry(
+            id: id, trigger: trigger.entryTrigger(now: now), content: source, category: try fields.string("category"),
+            endDate: trigger.until, maximumOccurrences: trigger.count)
+        do {
+            try entry.validate()
+        } catch {
+            throw invalid(error.message)
+        }
+        return entry
+    }
+}
+
+/// A group's settings as `Reschedule` takes them: `missed` (s: deliver-late, coalesce, skip),
+/// `late-window` (d, seconds, with deliver-late), `enabled` (b).
+public enum GroupSettingsWire {
+    public static func encode(_ settings: GroupSettings) -> DBusValue {
+        var record = WireRecord()
+        switch settings.missedPolicy {
+        case .deliverLate(let window)?:
+            record.set("missed", "deliver-late")
+            record.set("late-window", .double(window))
+        case .coalesce?: record.set("missed", "coalesce")
+        case .skip?: record.set("missed", "skip")
+        case nil: break
+        }
+        if !settings.enabled { record.set("enabled", false) }
+        return record.value
+    }
+
+    public static func decode(_ value: DBusValue) throws(DBusError) -> GroupSettings {
+        let fields = try WireFields(value, what: "settings")
+        try fields.refuseUnknown(known: ["missed", "late-window", "enabled"])
+        var settings = GroupSettings(enabled: try fields.bool("enabled") ?? true)
+        let window = try fields.seconds("late-window")
+        switch try fields.string("missed") {
+        case nil:
+            if window != nil { throw invalid("settings key \"late-window\" goes with missed = deliver-late") }
+        case "deliver-late"?:
+            settings.missedPolicy = .deliverLate(window: window ?? 3600)
+        case "coalesce"?: settings.missedPolicy = .coalesce
+        case "skip"?: settings.missedPolicy = .skip
+        case let other?:
+            throw invalid("settings key \"missed\" is \"\(other)\"; use deliver-late, coalesce or skip")
+        }
+        if window != nil, settings.missedPolicy.map({ if case .deliverLate = $0 { false } else { true } }) == true {
+            throw invalid("settings key \"late-window\" goes with missed = deliver-late")
+        }
+        return settings
+    }
+
+    /// The policy's name as listings show it.
+    public static func name(_ policy: MissedPolicy?) -> String {
+        switch policy {
+        case .deliverLate(let window)?: "deliver-late (\(Int(window)) s)"
+        case .coalesce?: "coalesce"
+        case .skip?: "skip"
+        case nil: "default"
+        }
+    }
+}
+
+/// One line of a reschedule's diff: `entry` (s), `change` (s: added, removed, changed, unchanged),
+/// `before` and `after` (x, the next occurrence; absent when none is pending).
+public enum ChangeWire {
+    public static func encode(_ change: EntryChange) -> WireRecord {
+        var record = WireRecord()
+        record.set("entry", change.entryID)
+        record.set("change", change.kind.rawValue)
+        record.set("before", change.before)
+        record.set("after", change.after)
+        return record
+    }
+
+    public static func decode(_ fields: WireFields) throws(DBusError) -> EntryChange {
+        guard let entry = try fields.string("entry"),
+            let kind = EntryChange.Kind(rawValue: try fields.string("change") ?? "")
+        else { throw invalid("a change must name its entry and kind") }
+        return EntryChange(
+            entryID: entry, kind: kind, before: try fields.date("before"), after: try fields.date("after"))
+    }
+}

@@ -1,0 +1,159 @@
+import DBusKit
+import Foundation
+
+/// An error chimed answers for an argument that is not accepted; the message names the key.
+func invalid(_ message: String) -> DBusError {
+    DBusError(name: ChimeBus.ErrorName.invalidArgument, message: message)
+}
+
+/// Microseconds since the Unix epoch, as every time travels on the wire.
+public enum WireTime {
+    public static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    public static func date(microseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
+    }
+}
+
+/// Reads an `a{sv}` argument, checking each key's type; every refusal names the key and what it must be.
+public struct WireFields: Sendable {
+    let values: [String: DBusValue]
+    /// What the record is, for messages ("content", "entry 3").
+    let what: String
+
+    public init(_ value: DBusValue, what: String) throws(DBusError) {
+        guard case .dictionary(.string, .variant, let entries) = value else {
+            throw invalid("the \(what) must be a dictionary a{sv}")
+        }
+        var values: [String: DBusValue] = [:]
+        for entry in entries {
+            guard case .string(let key) = entry.key, case .variant(let inner) = entry.value else { continue }
+            guard values[key] == nil else { throw invalid("\(what) key \"\(key)\" appears twice") }
+            values[key] = inner
+        }
+        self.values = values
+        self.what = what
+    }
+
+    public func has(_ key: String) -> Bool { values[key] != nil }
+
+    public func value(_ key: String, _ type: DBusType) throws(DBusError) -> DBusValue? {
+        guard let v = values[key] else { return nil }
+        guard v.type == type else {
+            throw invalid("\(what) key \"\(key)\" must have type \(type), not \(v.type)")
+        }
+        return v
+    }
+
+    public func string(_ key: String) throws(DBusError) -> String? {
+        guard case .string(let s)? = try value(key, .string) else { return nil }
+        return s
+    }
+
+    public func bool(_ key: String) throws(DBusError) -> Bool? {
+        guard case .boolean(let b)? = try value(key, .boolean) else { return nil }
+        return b
+    }
+
+    public func uint32(_ key: String) throws(DBusError) -> UInt32? {
+        guard case .uint32(let u)? = try value(key, .uint32) else { return nil }
+        return u
+    }
+
+    public func uint64(_ key: String) throws(DBusError) -> UInt64? {
+        guard case .uint64(let u)? = try value(key, .uint64) else { return nil }
+        return u
+    }
+
+    public func int64(_ key: String) throws(DBusError) -> Int64? {
+        guard case .int64(let i)? = try value(key, .int64) else { return nil }
+        return i
+    }
+
+    /// Seconds, as a double greater than zero.
+    public func seconds(_ key: String) throws(DBusError) -> TimeInterval? {
+        guard case .double(let d)? = try value(key, .double) else { return nil }
+        guard d > 0, d.isFinite else { throw invalid("\(what) key \"\(key)\" must be a number of seconds above 0") }
+        return d
+    }
+
+    /// An instant, as `x` microseconds since the Unix epoch.
+    public func date(_ key: String) throws(DBusError) -> Date? {
+        try int64(key).map { WireTime.date(microseconds: $0) }
+    }
+
+    public func strings(_ key: String) throws(DBusError) -> [String]? {
+        guard case .array(_, let items)? = try value(key, .array(.string)) else { return nil }
+        return items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+    }
+
+    public func stringMap(_ key: String) throws(DBusError) -> [String: String]? {
+        guard case .dictionary(_, _, let entries)? = try value(key, .dictionary(key: .string, value: .string)) else {
+            return nil
+        }
+        var map: [String: String] = [:]
+        for entry in entries {
+            if case .string(let k) = entry.key, case .string(let v) = entry.value { map[k] = v }
+        }
+        return map
+    }
+
+    /// An `aa{sv}`: a list of records.
+    public func records(_ key: String) throws(DBusError) -> [WireFields]? {
+        guard case .array(_, let items)? = try value(key, .array(WireRecord.type)) else { return nil }
+        var result: [WireFields] = []
+        for (index, item) in items.enumerated() {
+            result.append(try WireFields(item, what: "\(what) \(key) \(index + 1)"))
+        }
+        return result
+    }
+
+    public func refuseUnknown(known: Set<String>) throws(DBusError) {
+        if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
+            throw invalid(
+                "unknown \(what) key \"\(unknown)\"; known keys: \(known.sorted().joined(separator: ", "))")
+        }
+    }
+}
+
+/// Builds an `a{sv}` record, leaving out what is not set.
+public struct WireRecord: Sendable {
+    public static let type: DBusType = .dictionary(key: .string, value: .variant)
+
+    private var entries: [DBusDictEntry] = []
+
+    public init() {}
+
+    public mutating func set(_ key: String, _ value: DBusValue) {
+        entries.append(DBusDictEntry(.string(key), .variant(value)))
+    }
+
+    public mutating func set(_ key: String, _ value: String?) { if let value { set(key, .string(value)) } }
+    public mutating func set(_ key: String, _ value: Bool) { set(key, .boolean(value)) }
+    public mutating func set(_ key: String, _ value: Date?) {
+        if let value { set(key, .int64(WireTime.microseconds(value))) }
+    }
+    public mutating func set(_ key: String, strings: [String]) {
+        set(key, .array(element: .string, strings.map(DBusValue.string)))
+    }
+    public mutating func set(_ key: String, records: [WireRecord]) {
+        set(key, .array(element: Self.type, records.map(\.value)))
+    }
+
+    public var value: DBusValue { .dictionary(key: .string, value: .variant, entries) }
+
+    /// A list of records as one `aa{sv}` value.
+    public static func list(_ records: [WireRecord]) -> DBusValue {
+        .array(element: type, records.map(\.value))
+    }
+
+    /// Reads an `aa{sv}` reply.
+    public static func fields(of value: DBusValue?, what: String) throws(DBusError) -> [WireFields] {
+        guard case .array(_, let items)? = value else { throw invalid("the \(what) must be a list aa{sv}") }
+        var result: [WireFields] = []
+        for item in items { result.append(try WireFields(item, what: what)) }
+        return result
+    }
+}

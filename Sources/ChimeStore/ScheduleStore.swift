@@ -1,0 +1,384 @@
+import ChimeCore
+import Foundation
+import GRDB
+
+/// chimed's durable state in SQLite (WAL mode) through GRDB: groups, their entries as items with their
+/// state, one-off items, the outbox of due occurrences, popups with end dates, and delivery history.
+///
+/// Every method returns only after its transaction committed, so a D-Bus call that changes state can
+/// answer only when the change is on disk. Definitions are stored as JSON, so later fields need no
+/// schema change; times as integer microseconds since the Unix epoch.
+public final class ScheduleStore: Sendable {
+    let writer: any DatabaseWriter
+    /// The database file; nil for an in-memory store.
+    public let path: String?
+    /// History keeps at most this many entries; older ones are dropped when the store opens.
+    public static let historyLimit = 100_000
+
+    /// Opens (creating when absent) the database at `path` and migrates it.
+    ///
+    /// A file that is not a readable Chime database is an error: it is never replaced, so nothing a user
+    /// scheduled is silently lost.
+    public init(path: String) throws(StoreError) {
+        self.path = path
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError("cannot create the state directory \(directory): \(error.localizedDescription)")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            writer = try DatabasePool(path: path, configuration: configuration)
+            try Self.open(writer)
+        } catch {
+            throw StoreError(
+                "cannot open the state database \(path): \(error). chimed does not replace it; move it aside "
+                    + "(mv \(path) \(path).broken) to start with an empty schedule, or restore a backup")
+        }
+    }
+
+    /// A store in memory, for tests.
+    public init() throws(StoreError) {
+        path = nil
+        do {
+            writer = try DatabaseQueue()
+            try Self.open(writer)
+        } catch {
+            throw StoreError("cannot create an in-memory database: \(error)")
+        }
+    }
+
+    private static func open(_ writer: any DatabaseWriter) throws {
+        try StoreMigrations.migrator.migrate(writer)
+        try writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM history WHERE seq <= (SELECT MAX(seq) FROM history) - ?", arguments: [historyLimit])
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Everything chimed needs at start.
+    public func load() throws -> StoredState {
+        try writer.read { db in
+            let groups = try Row.fetchAll(db, sql: "SELECT owner, id, settings, source FROM timelineGroup").map {
+                row in
+                StoredGroup(
+                    key: GroupKey(owner: row["owner"], id: row["id"]),
+                    settings: try Coding.decode(GroupSettings.self, row["settings"]),
+                    source: GroupSource(rawValue: row["source"]) ?? .api)
+            }
+            let items = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.itemColumns) FROM item
+                    WHERE state = 'pending' OR (state = 'finished' AND groupID IS NOT NULL)
+                    ORDER BY fireAtUsec, id
+                    """
+            ).map(Self.item(from:))
+            let outbox = try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY seq").map(Self.outbox(from:))
+            let popups = try Row.fetchAll(db, sql: "SELECT notificationID, itemID, untilUsec FROM popup").map {
+                ShownPopup(
+                    notificationID: UInt32(truncatingIfNeeded: $0["notificationID"] as Int64),
+                    itemID: UInt64($0["itemID"] as Int64), until: Time.date($0["untilUsec"]))
+            }
+            let largest = UInt64(try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM item") ?? 0)
+            return StoredState(groups: groups, items: items, outbox: outbox, popups: popups, largestItemID: largest)
+        }
+    }
+
+    /// History, newest first.
+    public func history(_ query: HistoryQuery) throws -> [HistoryEntry] {
+        try writer.read { db in
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let group = query.group {
+                conditions.append("owner = ? AND groupID = ?")
+                arguments += [group.owner, group.id]
+            }
+            if let item = query.itemID {
+                conditions.append("itemID = ?")
+                arguments += [Int64(item)]
+            }
+            if let since = query.since {
+                conditions.append("atUsec >= ?")
+                arguments += [Time.usec(since)]
+            }
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            arguments += [query.limit]
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, itemID, atUsec, event, detail, owner, groupID, entryID, summary FROM history
+                    \(filter) ORDER BY seq DESC LIMIT ?
+                    """,
+                arguments: arguments
+            ).compactMap { row in
+                guard let event = HistoryEvent(rawValue: row["event"]) else { return nil }
+                let groupID: String? = row["groupID"]
+                return HistoryEntry(
+                    seq: UInt64(row["seq"] as Int64), date: Time.date(row["atUsec"]), event: event,
+                    itemID: UInt64(row["itemID"] as Int64),
+                    group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) }, entryID: row["entryID"],
+                    summary: row["summary"] ?? "", detail: row["detail"])
+            }
+        }
+    }
+
+    // MARK: - Items on their own
+
+    /// Stores a newly scheduled item.
+    public func insert(_ item: ScheduledItem, now: Date) throws {
+        try writer.write { db in
+            try Self.save(item, state: "pending", in: db, now: now)
+            try Self.record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
+        }
+    }
+
+    /// Marks a pending item cancelled; false when it was not pending.
+    public func cancel(_ id: UInt64, now: Date) throws -> Bool {
+        try writer.write { db in
+            try db.execute(
+                sql: "UPDATE item SET state = 'cancelled' WHERE id = ? AND state = 'pending'", arguments: [Int64(id)])
+            guard db.changesCount > 0 else { return false }
+            try Self.record(db, now, .cancelled, itemID: id)
+            return true
+        }
+    }
+
+    // MARK: - Time passes
+
+    /// Stores what a scheduler step changed, in one transaction; returns the new outbox rows with their
+    /// sequence numbers.
+    public func commit(_ step: StepRecord, now: Date) throws -> [OutboxRecord] {
+        guard !step.isEmpty else { return [] }
+        return try writer.write { db in
+            for item in step.updated { try Self.save(item, state: "pending", in: db, now: now) }
+            for item in step.finished {
+                try Self.save(item, state: "finished", in: db, now: now)
+                try Self.record(db, now, .finished, item, detail: item.finished?.rawValue)
+            }
+            for missed in step.missed {
+                let count = "\(missed.count)\(missed.countIsLowerBound ? "+" : "")"
+                let span =
+                    missed.count == 1
+                    ? Time.iso(missed.first) : "\(Time.iso(missed.first)) to \(Time.iso(missed.last))"
+                try Self.record(
+                    db, now, .missed, missed.item, detail: "\(count) \(missed.handling.rawValue) (\(span))")
+            }
+            var stored: [OutboxRecord] = []
+            for var row in step.outbox {
+                try db.execute(
+                    sql: """
+                        INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content,
+                            source, endUsec, createdUsec)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        row.kind.rawValue, Int64(row.itemID), row.group?.owner, row.group?.id,
+                        Time.usec(row.occurrence), row.number, row.late, try row.content.map(Coding.encode),
+                        try row.source.map(Coding.encode), row.endDate.map(Time.usec), Time.usec(now),
+                    ])
+                row.seq = UInt64(db.lastInsertedRowID)
+                stored.append(row)
+            }
+            return stored
+        }
+    }
+
+    /// Records that outbox rows reached the server as notification `notificationID`: on their own when
+    /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `popup` is
+    /// remembered so chimed can close it at its item's end date, also after a restart.
+    public func delivered(
+        _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, popup: ShownPopup?, now: Date
+    ) throws {
+        try writer.write { db in
+            for row in rows {
+                try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
+                guard row.kind == .occurrence else { continue }
+                let late = row.late ? ", late" : ""
+                if let digest {
+                    try Self.record(
+                        db, now, .suppressed, itemID: row.itemID,
+                        detail: "in the \(digest) notification \(notificationID)")
+                } else {
+                    try Self.record(
+                        db, now, .delivered, itemID: row.itemID, detail: "notification \(notificationID)\(late)")
+                }
+            }
+            if let popup {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO popup (notificationID, itemID, untilUsec) VALUES (?, ?, ?)",
+                    arguments: [Int64(popup.notificationID), Int64(popup.itemID), Time.usec(popup.until)])
+            }
+        }
+    }
+
+    /// Records that the server refused an outbox row; it is dropped so it cannot block the others.
+    public func failed(_ row: OutboxRecord, reason: String, now: Date) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
+            try Self.record(db, now, .failed, itemID: row.itemID, detail: reason)
+        }
+    }
+
+    /// Records that a popup closed (by the server, the user, or chimed at its end date).
+    public func popupClosed(notificationID: UInt32, itemID: UInt64?, reason: String, now: Date) throws {
+        try writer.write { db in
+            let stored = try Int64.fetchOne(
+                db, sql: "SELECT itemID FROM popup WHERE notificationID = ?", arguments: [Int64(notificationID)])
+            try db.execute(sql: "DELETE FROM popup WHERE notificationID = ?", arguments: [Int64(notificationID)])
+            if let id = itemID ?? stored.map({ UInt64($0) }) {
+                try Self.record(db, now, .closed, itemID: id, detail: reason)
+            }
+        }
+    }
+
+    // MARK: - Groups
+
+    /// Stores a group's new timeline in one transaction: its settings, its added and changed entries,
+    /// and the removal of the others.
+    public func replaceGroup(_ plan: ReschedulePlan, source: GroupSource, now: Date) throws {
+        let key = plan.key
+        let kinds = Dictionary(plan.changes.map { ($0.entryID, $0.kind) }, uniquingKeysWith: { a, _ in a })
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO timelineGroup (owner, id, settings, source, createdUsec, updatedUsec)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (owner, id) DO UPDATE SET settings = excluded.settings, source = excluded.source,
+                        updatedUsec = excluded.updatedUsec
+                    """,
+                arguments: [
+                    key.owner, key.id, try Coding.encode(plan.group.settings), source.rawValue, Time.usec(now),
+                    Time.usec(now),
+                ])
+            for item in plan.upserts {
+                try Self.save(item, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
+                switch kinds[item.entry.id] {
+                case .added?: try Self.record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
+                case .changed?: try Self.record(db, now, .changed, item, detail: "due \(Time.iso(item.fireDate))")
+                default: break
+                }
+            }
+            for id in plan.removed {
+                try db.execute(sql: "UPDATE item SET state = 'removed' WHERE id = ?", arguments: [Int64(id)])
+                try Self.record(db, now, .removed, itemID: id, detail: "no longer in the timeline of \(key)")
+            }
+        }
+    }
+
+    /// Removes a group and its items; false when there is no such group.
+    public func removeGroup(_ key: GroupKey, now: Date) throws -> Bool {
+        try writer.write { db in
+            try db.execute(
+                sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
+            guard db.changesCount > 0 else { return false }
+            let ids = try Int64.fetchAll(
+                db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ? AND state IN ('pending', 'finished')",
+                arguments: [key.owner, key.id])
+            for id in ids {
+                try db.execute(sql: "UPDATE item SET state = 'removed' WHERE id = ?", arguments: [id])
+                try Self.record(db, now, .removed, itemID: UInt64(id), detail: "group \(key) removed")
+            }
+            return true
+        }
+    }
+
+    // MARK: - Rows
+
+    static let itemColumns = "id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason"
+
+    static func item(from row: Row) throws -> ScheduledItem {
+        let rule: String? = row["recurrence"]
+        let reason: String? = row["finishReason"]
+        return ScheduledItem(
+            id: UInt64(row["id"] as Int64), owner: row["owner"], groupID: row["groupID"],
+            entry: try Coding.decode(TimelineEntry.self, row["entry"]),
+            recurrence: try rule.map { try Coding.decode(Recurrence.self, $0) },
+            fireDate: Time.date(row["fireAtUsec"]), state: try Coding.decode(EntryState.self, row["entryState"]),
+            finished: reason.flatMap(FinishReason.init(rawValue:)))
+    }
+
+    static func outbox(from row: Row) throws -> OutboxRecord {
+        let groupID: String? = row["groupID"]
+        let content: String? = row["content"]
+        let source: String? = row["source"]
+        let end: Int64? = row["endUsec"]
+        return OutboxRecord(
+            seq: UInt64(row["seq"] as Int64), kind: OutboxRecord.Kind(rawValue: row["kind"]) ?? .occurrence,
+            itemID: UInt64(row["itemID"] as Int64), group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) },
+            occurrence: Time.date(row["occurrenceUsec"]), number: row["number"], late: row["late"],
+            content: try content.map { try Coding.decode(NotificationContent.self, $0) },
+            source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date))
+    }
+
+    static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO item (id, owner, groupID, entryID, fireAtUsec, content, entry, recurrence, entryState,
+                    state, finishReason, createdUsec)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, groupID = excluded.groupID,
+                    entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, content = excluded.content,
+                    entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
+                    state = excluded.state, finishReason = excluded.finishReason
+                """,
+            arguments: [
+                Int64(item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
+                try Coding.encode(item.content), try Coding.encode(item.entry),
+                try item.recurrence.map(Coding.encode), try Coding.encode(item.state), state,
+                item.finished?.rawValue, Time.usec(now),
+            ])
+    }
+
+    static func record(
+        _ db: Database, _ now: Date, _ event: HistoryEvent, _ item: ScheduledItem, detail: String? = nil
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                Int64(item.id), Time.usec(now), event.rawValue, detail, item.owner, item.groupID,
+                item.groupID == nil ? nil : item.entry.id, item.content.summary,
+            ])
+    }
+
+    /// Records an event for an item known only by id: its group and summary come from its row.
+    static func record(_ db: Database, _ now: Date, _ event: HistoryEvent, itemID: UInt64, detail: String? = nil)
+        throws
+    {
+        try db.execute(
+            sql: """
+                INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
+                SELECT ?, ?, ?, ?, owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END,
+                    json_extract(content, '$.summary')
+                FROM (SELECT 1) LEFT JOIN item ON item.id = ?
+                """,
+            arguments: [Int64(itemID), Time.usec(now), event.rawValue, detail, Int64(itemID)])
+    }
+}
+
+/// Times as the database keeps them.
+enum Time {
+    static func usec(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    static func date(_ usec: Int64) -> Date { Date(timeIntervalSince1970: Double(usec) / 1_000_000) }
+    static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+    }
+}
+
+/// JSON for the definition columns.
+enum Coding {
+    static func encode<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+}

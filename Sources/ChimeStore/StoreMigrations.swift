@@ -1,0 +1,102 @@
+import ChimeCore
+import Foundation
+import GRDB
+
+/// The schema, as a sequence of migrations from the first version: a database written by any earlier
+/// chimed opens and keeps everything it held.
+enum StoreMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: items and history") { db in
+            try db.create(table: "item") { t in
+                t.column("id", .integer).primaryKey()
+                t.column("fireAtUsec", .integer).notNull()
+                t.column("content", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("createdUsec", .integer).notNull()
+                t.column("notificationID", .integer)
+            }
+            try db.create(index: "item_pending", on: "item", columns: ["state", "fireAtUsec"])
+            try db.create(table: "history") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("itemID", .integer).notNull()
+                t.column("atUsec", .integer).notNull()
+                t.column("event", .text).notNull()
+                t.column("detail", .text)
+            }
+        }
+        migrator.registerMigration("v2: repeating items") { db in
+            try db.alter(table: "item") { t in t.add(column: "recurrence", .text) }
+        }
+        migrator.registerMigration("v3: groups, entries, outbox, popups") { db in
+            try db.alter(table: "item") { t in
+                t.add(column: "owner", .text).notNull().defaults(to: "")
+                t.add(column: "groupID", .text)
+                t.add(column: "entryID", .text)
+                t.add(column: "entry", .text)
+                t.add(column: "entryState", .text)
+                t.add(column: "finishReason", .text)
+            }
+            // Items of earlier versions stood on their own with fixed content.
+            let rows = try Row.fetchAll(db, sql: "SELECT id, fireAtUsec, content, recurrence FROM item")
+            for row in rows {
+                let id = UInt64(row["id"] as Int64)
+                let content = try Coding.decode(NotificationContent.self, row["content"])
+                let fireDate = Time.date(row["fireAtUsec"])
+                // The written rule was not kept; an item on its own never needs it (only group entries are
+                // compared by their written triggers).
+                let item = ScheduledItem(id: id, content: content, fireDate: fireDate)
+                try db.execute(
+                    sql: "UPDATE item SET entryID = ?, entry = ?, entryState = ? WHERE id = ?",
+                    arguments: [
+                        item.entry.id, try Coding.encode(item.entry), try Coding.encode(EntryState()), Int64(id),
+                    ])
+            }
+            try db.execute(
+                sql: "UPDATE item SET state = 'finished', finishReason = 'last-occurrence' WHERE state = 'delivered'")
+            try db.create(index: "item_group", on: "item", columns: ["owner", "groupID"])
+            try db.create(table: "timelineGroup") { t in
+                t.column("owner", .text).notNull()
+                t.column("id", .text).notNull()
+                t.column("settings", .text).notNull()
+                t.column("source", .text).notNull()
+                t.column("createdUsec", .integer).notNull()
+                t.column("updatedUsec", .integer).notNull()
+                t.primaryKey(["owner", "id"])
+            }
+            try db.create(table: "outbox") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("kind", .text).notNull()
+                t.column("itemID", .integer).notNull()
+                t.column("owner", .text)
+                t.column("groupID", .text)
+                t.column("occurrenceUsec", .integer).notNull()
+                t.column("number", .integer).notNull()
+                t.column("late", .boolean).notNull()
+                t.column("content", .text)
+                t.column("source", .text)
+                t.column("endUsec", .integer)
+                t.column("createdUsec", .integer).notNull()
+            }
+            try db.create(table: "popup") { t in
+                t.column("notificationID", .integer).primaryKey()
+                t.column("itemID", .integer).notNull()
+                t.column("untilUsec", .integer).notNull()
+            }
+            try db.alter(table: "history") { t in
+                t.add(column: "owner", .text)
+                t.add(column: "groupID", .text)
+                t.add(column: "entryID", .text)
+                t.add(column: "summary", .text)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE history SET owner = '', summary = (SELECT json_extract(content, '$.summary') FROM item
+                        WHERE item.id = history.itemID)
+                    """)
+            try db.create(index: "history_group", on: "history", columns: ["owner", "groupID", "seq"])
+            try db.create(index: "history_item", on: "history", columns: ["itemID", "seq"])
+        }
+        return migrator
+    }
+}

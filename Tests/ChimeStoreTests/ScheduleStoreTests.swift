@@ -1,0 +1,242 @@
+import ChimeCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import ChimeStore
+
+@Suite struct ScheduleStoreTests {
+    static func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("chime-store-\(UUID().uuidString)/chime.sqlite")
+            .path
+    }
+
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func item(_ id: UInt64, _ summary: String, at offset: TimeInterval) -> ScheduledItem {
+        ScheduledItem(
+            id: id,
+            content: NotificationContent(
+                appName: "app", summary: summary, subtitle: "sub", body: "b", sound: "bell", urgency: .critical,
+                expireTimeout: 5, actions: [NotificationAction(key: "k", label: "L")], category: "c",
+                userInfo: ["order": "42"]),
+            fireDate: t0 + offset)
+    }
+
+    func groupItem(_ id: UInt64, entry: String, group: String = "g", state: EntryState = EntryState()) throws
+        -> ScheduledItem
+    {
+        let rule = WrittenRule.phrase("every day at 9:00")
+        let recurrence = try Recurrence.parse(
+            rule, now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: TimeZone(identifier: "UTC")!)
+        let pool = ContentPool(
+            base: NotificationContent(summary: "Quote"),
+            items: [.init(body: "one"), .init(body: "two", enabled: false)])
+        return ScheduledItem(
+            id: id, owner: "org.example.App", groupID: group,
+            entry: TimelineEntry(
+                id: entry, trigger: .rule(rule, timeZone: "Europe/Berlin"), content: .pool(pool), category: "quote",
+                endDate: t0 + 86_400 * 30, maximumOccurrences: 10),
+            recurrence: recurrence, fireDate: t0 + 3600, state: state)
+    }
+
+    @Test func itemsComeBackSoonestFirstWithEverything() throws {
+        let store = try ScheduleStore()
+        try store.insert(item(2, "later", at: 20), now: t0)
+        try store.insert(item(1, "sooner", at: 10), now: t0)
+        let grouped = try groupItem(3, entry: "daily", state: EntryState(occurrences: 2, poolBag: [0]))
+        try store.insert(grouped, now: t0)
+        let state = try store.load()
+        #expect(state.items == [item(1, "sooner", at: 10), item(2, "later", at: 20), grouped])
+        #expect(state.largestItemID == 3)
+    }
+
+    @Test func cancelledItemsAreNoLongerLoadedButKeepTheirIds() throws {
+        let store = try ScheduleStore()
+        try store.insert(item(1, "a", at: 10), now: t0)
+        try store.insert(item(2, "b", at: 20), now: t0)
+        #expect(try store.cancel(2, now: t0 + 1))
+        #expect(try !store.cancel(2, now: t0 + 2))
+        let state = try store.load()
+        #expect(state.items.map(\.id) == [1])
+        #expect(state.largestItemID == 2)
+        let history = try store.history(HistoryQuery())
+        #expect(history.map(\.event) == [.cancelled, .scheduled, .scheduled])
+        #expect(history.first?.summary == "b")
+        #expect(history.first?.date == t0 + 1)
+    }
+
+    @Test func aStepIsStoredWholeAndItsOutboxRowsGetSequenceNumbers() throws {
+        let store = try ScheduleStore()
+        var daily = try groupItem(1, entry: "daily")
+        let once = item(2, "once", at: 0)
+        try store.insert(daily, now: t0)
+        try store.insert(once, now: t0)
+        daily.fireDate = t0 + 86_400
+        daily.state.occurrences = 1
+        var done = once
+        done.finished = .lastOccurrence
+        let rows = try store.commit(
+            StepRecord(
+                updated: [daily], finished: [done],
+                missed: [
+                    MissedOccurrences(item: daily, first: t0 - 86_400, last: t0 - 86_400, count: 1, handling: .skipped)
+                ],
+                outbox: [
+                    OutboxRecord(
+                        itemID: 2, group: nil, occurrence: t0, number: 1, late: false, content: once.content),
+                    OutboxRecord(
+                        itemID: 1, group: daily.groupKey, occurrence: t0 + 3600, number: 1, late: true, content: nil,
+                        source: daily.entry.content, endDate: daily.entry.endDate),
+                ]),
+            now: t0)
+        #expect(rows.map(\.seq) == [1, 2])
+        let state = try store.load()
+        #expect(state.items == [daily])
+        #expect(state.outbox == rows)
+        let history = try store.history(HistoryQuery())
+        #expect(history.map(\.event) == [.missed, .finished, .scheduled, .scheduled])
+        #expect(history[0].detail?.hasPrefix("1 skipped") == true)
+        #expect(history[0].group == GroupKey(owner: "org.example.App", id: "g"))
+        #expect(history[0].entryID == "daily")
+    }
+
+    @Test func deliveredRowsLeaveTheOutboxAndSayHowTheyWereShown() throws {
+        let store = try ScheduleStore()
+        for id: UInt64 in 1...3 { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
+        let rows = try store.commit(
+            StepRecord(
+                outbox: (1...3).map {
+                    OutboxRecord(
+                        itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
+                        content: item($0, "n\($0)", at: 0).content)
+                }), now: t0)
+        let popup = ShownPopup(notificationID: 9, itemID: 1, until: t0 + 60)
+        try store.delivered([rows[0]], notificationID: 9, digest: nil, popup: popup, now: t0 + 1)
+        try store.delivered(Array(rows[1...]), notificationID: 10, digest: "flood", popup: nil, now: t0 + 2)
+        let state = try store.load()
+        #expect(state.outbox.isEmpty)
+        #expect(state.popups == [popup])
+        let history = try store.history(HistoryQuery(limit: 3))
+        #expect(history.map(\.event) == [.suppressed, .suppressed, .delivered])
+        #expect(history[0].detail == "in the flood notification 10")
+        #expect(history[2].detail == "notification 9")
+        try store.popupClosed(notificationID: 9, itemID: nil, reason: "expired", now: t0 + 3)
+        #expect(try store.load().popups.isEmpty)
+        #expect(try store.history(HistoryQuery(limit: 1)).first?.event == .closed)
+        #expect(try store.history(HistoryQuery(itemID: 1)).map(\.event) == [.closed, .delivered, .scheduled])
+    }
+
+    @Test func aGroupIsReplacedAndRemovedWhole() throws {
+        let store = try ScheduleStore()
+        let key = GroupKey(owner: "org.example.App", id: "g")
+        let a = try groupItem(1, entry: "a")
+        let b = try groupItem(2, entry: "b")
+        let group = TimelineGroup(id: "g", owner: key.owner, entries: [a.entry, b.entry])
+        try store.replaceGroup(
+            ReschedulePlan(
+                group: group,
+                changes: [
+                    EntryChange(entryID: "a", kind: .added, before: nil, after: a.fireDate),
+                    EntryChange(entryID: "b", kind: .added, before: nil, after: b.fireDate),
+                ], upserts: [a, b], removed: []), source: .config, now: t0)
+        var state = try store.load()
+        #expect(state.groups == [StoredGroup(key: key, settings: GroupSettings(), source: .config)])
+        #expect(state.items.map(\.id) == [1, 2])
+        var b2 = b
+        b2.entry.category = "changed"
+        try store.replaceGroup(
+            ReschedulePlan(
+                group: TimelineGroup(id: "g", owner: key.owner, entries: [b2.entry]),
+                changes: [
+                    EntryChange(entryID: "b", kind: .changed, before: b.fireDate, after: b.fireDate),
+                    EntryChange(entryID: "a", kind: .removed, before: a.fireDate, after: nil),
+                ], upserts: [b2], removed: [1]), source: .config, now: t0 + 1)
+        state = try store.load()
+        #expect(state.items == [b2])
+        #expect(
+            try store.history(HistoryQuery(group: key)).map(\.event) == [
+                .removed, .changed, .scheduled, .scheduled,
+            ])
+        #expect(try store.removeGroup(key, now: t0 + 2))
+        #expect(try !store.removeGroup(key, now: t0 + 3))
+        state = try store.load()
+        #expect(state.groups.isEmpty && state.items.isEmpty)
+    }
+
+    @Test func theDatabaseKeepsEverythingAcrossReopening() throws {
+        let path = Self.temporaryPath()
+        do {
+            let store = try ScheduleStore(path: path)
+            try store.insert(item(5, "kept", at: 60), now: t0)
+            try store.insert(item(6, "gone", at: 61), now: t0)
+            _ = try store.cancel(6, now: t0)
+        }
+        let reopened = try ScheduleStore(path: path)
+        let state = try reopened.load()
+        #expect(state.items == [item(5, "kept", at: 60)])
+        #expect(state.largestItemID == 6)
+    }
+
+    /// A database written by the previous version (schema v2: items on their own, history without
+    /// groups) opens, and keeps every pending item and its history.
+    @Test func aVersionTwoDatabaseIsMigratedWithNothingLost() throws {
+        let path = Self.temporaryPath()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try old.write { db in
+                // The schema and rows exactly as the v2 store wrote them.
+                try db.execute(
+                    sql: """
+                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                        INSERT INTO grdb_migrations VALUES ('v1: items and history'), ('v2: repeating items');
+                        CREATE TABLE item (id INTEGER PRIMARY KEY, fireAtUsec INTEGER NOT NULL, content TEXT NOT NULL,
+                            state TEXT NOT NULL, createdUsec INTEGER NOT NULL, notificationID INTEGER, recurrence TEXT);
+                        CREATE INDEX item_pending ON item(state, fireAtUsec);
+                        CREATE TABLE history (seq INTEGER PRIMARY KEY AUTOINCREMENT, itemID INTEGER NOT NULL,
+                            atUsec INTEGER NOT NULL, event TEXT NOT NULL, detail TEXT);
+                        INSERT INTO item VALUES (1, 1800000060000000,
+                            '{"appName":"app","summary":"pending one","body":"b","icon":"","expireTimeout":-1,"actions":[]}',
+                            'pending', 1800000000000000, NULL, NULL);
+                        INSERT INTO item VALUES (2, 1800000000000000,
+                            '{"appName":"","summary":"shown one","body":"","icon":"","expireTimeout":-1,"actions":[]}',
+                            'delivered', 1800000000000000, 4, NULL);
+                        INSERT INTO history (itemID, atUsec, event, detail) VALUES
+                            (1, 1800000000000000, 'scheduled', 'due 1800000060000000'),
+                            (2, 1800000000000000, 'delivered', 'notification 4');
+                        """)
+            }
+        }
+        let store = try ScheduleStore(path: path)
+        let state = try store.load()
+        #expect(state.items.map(\.content) == [NotificationContent(appName: "app", summary: "pending one", body: "b")])
+        #expect(state.items.map(\.fireDate) == [t0 + 60])
+        #expect(state.largestItemID == 2)
+        let history = try store.history(HistoryQuery())
+        #expect(history.map(\.summary) == ["shown one", "pending one"])
+    }
+
+    @Test func aFileThatIsNotADatabaseIsAnErrorAndIsLeftAlone() throws {
+        let path = Self.temporaryPath()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let garbage = Data("this is not sqlite".utf8) + Data(repeating: 0, count: 4096)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        #expect {
+            try ScheduleStore(path: path)
+        } throws: { error in
+            (error as? StoreError)?.message.contains("move it aside") == true
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+
+    @Test func anUnwritableStateDirectoryIsAClearError() {
+        #expect {
+            try ScheduleStore(path: "/proc/chime-cannot-be-here/chime.sqlite")
+        } throws: { error in
+            (error as? StoreError)?.message.contains("cannot create the state directory") == true
+        }
+    }
+}
