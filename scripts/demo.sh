@@ -40,8 +40,11 @@ until [ -s "$work/address" ]; do sleep 0.05; done
 export DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$work/address")
 echo "== a private session bus at $DBUS_SESSION_BUS_ADDRESS"
 
-# Its own state and settings, so the demo never touches your schedule.
-"$bin/chimed" --state-dir "$work/state" --config "$work/chime.toml" 2> >(sed -u 's/^/   chimed | /' >&2) &
+# Its own state, settings and group files, so the demo never touches your schedule.
+mkdir -p "$work/groups"
+cp config/groups/first-friday.toml config/groups/daily-quote.toml "$work/groups/"
+"$bin/chimed" --state-dir "$work/state" --config "$work/chime.toml" --groups-dir "$work/groups" \
+    2> >(sed -u 's/^/   chimed | /' >&2) &
 pids+=($!)
 gdbus wait --session --timeout 10 io.chime.Chime1
 echo "== chimed owns io.chime.Chime1; no notification server is running yet"
@@ -61,6 +64,24 @@ gdbus wait --session --timeout 10 org.freedesktop.Notifications
 sleep 2.5
 echo "== what the notification server received (app, replaces_id, icon, summary, body, actions, hints, timeout):"
 sed 's/^/   server | /' "$work/server.log"
+echo "== groups: two example files were in the groups folder at start; a third is written now"
+cat >"$work/groups/ticks.toml" <<'TOML'
+[[entry]]
+id = "tick"
+every = "every 2 seconds"
+count = 3
+summary = "Tick {n}"
+template = true
+TOML
+sleep 7
+echo '$ chime groups'
+"$bin/chime" groups
+echo '$ chime pending --next 2'
+"$bin/chime" pending --next 2
+echo '$ chime history --limit 8'
+"$bin/chime" history --limit 8
+echo "== what the server received since (the three ticks):"
+tail -n 3 "$work/server.log" | sed 's/^/   server | /'
 echo "== and a rule preview, no daemon needed:"
 echo '$ chime next --every "every month on the first friday at 20:15" --count 3'
 "$bin/chime" next --every "every month on the first friday at 20:15" --count 3

@@ -250,8 +250,12 @@ extension Daemon {
             logger.info(
                 "closing notification \(popup.notificationID): its end date passed",
                 metadata: ["item": "\(popup.itemID)"])
-            Task {
-                try? await server.close(notificationID: popup.notificationID)
+            Task { [logger] in
+                do {
+                    try await server.close(notificationID: popup.notificationID)
+                } catch {
+                    logger.warning("the server did not close notification \(popup.notificationID): \(error)")
+                }
             }
         }
         persist({ store in

@@ -116,6 +116,7 @@ extension Daemon {
     /// The wall clock was set, or the machine resumed: what passed is handled now (missed-trigger
     /// policy) and the timer is armed again on the new clock.
     func clockChanged(reason: String) {
+        if configuration.testHooks, let file = configuration.testClockOffsetFile { clock.readOffset(from: file) }
         logger.info("\(reason): the clock reads \(Time.iso(clock.now())); checking what is due")
         armedDeadline = nil
         perform(scheduler.step(now: clock.now()))

@@ -107,6 +107,10 @@ public final class Daemon: Service, @unchecked Sendable {
     public func start() async throws -> DBusConnection {
         if configuration.testHooks, let file = configuration.testClockOffsetFile { clock.readOffset(from: file) }
         try await restore()
+        // Watch before loading, and load before owning the name: a file written the moment chimed can be
+        // reached is always seen.
+        try startWatchers()
+        await loadGroupFiles()
         let connection: DBusConnection
         do {
             connection = try await DBusConnection.connect(configuration.bus, queue: queue)
@@ -142,8 +146,6 @@ public final class Daemon: Service, @unchecked Sendable {
             else { return }
             self.popupClosed(notificationID: id, reason: reason)
         }
-        await loadGroupFiles()
-        try startWatchers()
         if let systemBus = configuration.systemBus {
             let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
                 self?.sleepChanged(goingToSleep: sleeping)
@@ -238,10 +240,6 @@ public final class Daemon: Service, @unchecked Sendable {
                     while true { sleep(3600) }
                 }
             case .sigusr2:
-                if let file = configuration.testClockOffsetFile {
-                    clock.readOffset(from: file)
-                    logger.warning("test hook: the clock is now \(Time.iso(clock.now()))")
-                }
                 queue.async { self.clockChanged(reason: "clock set (test hook)") }
             default:
                 break

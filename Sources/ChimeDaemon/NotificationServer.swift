@@ -33,10 +33,19 @@ public struct NotificationServer: Sendable {
     }
 
     /// Closes a shown notification (`CloseNotification`).
+    ///
+    /// The specification's argument is `u`; some servers (python-dbusmock's template among them) declare
+    /// `i` and refuse `u`, so a refusal of the signature is answered by asking again with `i`.
     public func close(notificationID: UInt32) async throws(DBusError) {
-        _ = try await connection.call(
-            destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
-            [.uint32(notificationID)], timeout: callTimeout)
+        do {
+            _ = try await connection.call(
+                destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
+                [.uint32(notificationID)], timeout: callTimeout)
+        } catch  where error.is(.invalidArgs) || error.is(.unknownMethod) {
+            _ = try await connection.call(
+                destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
+                [.int32(Int32(bitPattern: notificationID))], timeout: callTimeout)
+        }
     }
 
     static func notifyArguments(_ content: NotificationContent, replacesID: UInt32) -> [DBusValue] {

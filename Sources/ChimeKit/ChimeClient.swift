@@ -4,6 +4,7 @@ import DBusKit
 import Foundation
 
 @_exported import enum ChimeProtocol.ChimeBus
+@_exported import enum ChimeProtocol.ContentProviderBus
 @_exported import struct ChimeProtocol.GroupInfo
 @_exported import struct ChimeProtocol.HistoryRecord
 @_exported import struct ChimeProtocol.PendingItem

@@ -121,32 +121,50 @@ public final class MockNotificationServer: @unchecked Sendable {
         on bus: TestBus, observer: DBusConnection, capabilities: String? = "actions body body-markup persistence"
     ) async throws -> MockNotificationServer {
         let calls = Recorder<Call>()
+        let closes = Recorder<UInt32>()
         let subscription = try await observer.subscribe(
             DBusMatchRule(
                 sender: "org.freedesktop.Notifications", interface: "org.freedesktop.DBus.Mock", member: "MethodCalled")
         ) { message in
-            guard message.body.count == 2, case .string("Notify") = message.body[0],
+            guard message.body.count == 2, case .string(let method) = message.body[0],
                 case .array(_, let args) = message.body[1]
             else { return }
-            calls.append(Call(received: Date(), arguments: args))
+            switch method {
+            case "Notify":
+                calls.append(Call(received: Date(), arguments: args))
+            case "CloseNotification":
+                // The mock declares the id as i, the specification as u.
+                switch args.first?.unwrappingVariant {
+                case .uint32(let id)?: closes.append(id)
+                case .int32(let id)?: closes.append(UInt32(bitPattern: id))
+                default: break
+                }
+            default:
+                break
+            }
         }
         var arguments = ["-m", "dbusmock", "--template", "notification_daemon"]
         if let capabilities { arguments += ["-p", "{\"capabilities\": \"\(capabilities)\"}"] }
         let process = try ManagedProcess(
             "/usr/bin/python3", arguments, environment: bus.environment, directory: bus.directory)
         try await bus.waitForName("org.freedesktop.Notifications", using: observer)
-        return MockNotificationServer(process: process, calls: calls, subscription: subscription)
+        return MockNotificationServer(process: process, calls: calls, closes: closes, subscription: subscription)
     }
 
-    private init(process: ManagedProcess, calls: Recorder<Call>, subscription: DBusSubscription) {
+    private init(
+        process: ManagedProcess, calls: Recorder<Call>, closes: Recorder<UInt32>, subscription: DBusSubscription
+    ) {
         self.process = process
         self.subscription = subscription
+        self.closeCalls = closes
         // Share the recorder that the subscription fills.
         self.callsBox = calls
     }
 
     private let callsBox: Recorder<Call>
     public var notifyCalls: Recorder<Call> { callsBox }
+    /// The ids every CloseNotification call asked to close.
+    public let closeCalls: Recorder<UInt32>
 
     public func stop() async {
         subscription.cancel()

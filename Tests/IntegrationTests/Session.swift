@@ -1,0 +1,139 @@
+import ChimeKit
+import DBusKit
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Everything one integration test runs: a private bus, (optionally) python-dbusmock as the notification
+/// server, and chimed as a process with its own state, settings, group files, clock offset and time-zone
+/// link. `stop()` stops every process it started.
+final class Session: @unchecked Sendable {
+    // @unchecked Sendable: used by one test task at a time.
+    let bus: TestBus
+    let observer: DBusConnection
+    var server: MockNotificationServer?
+    var chimed: ManagedProcess?
+    var clients: [ChimeClient] = []
+    var extraProcesses: [ManagedProcess] = []
+    /// Added to chimed's environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
+    var chimedEnvironment: [String: String] = [:]
+
+    init(bus: TestBus, observer: DBusConnection) {
+        self.bus = bus
+        self.observer = observer
+    }
+
+    /// Runs `body` with a bus, (optionally) a notification server and chimed, and stops every process
+    /// afterwards, also when `body` fails. `settings` is written to chime.toml and `groups` (file name →
+    /// text) to the groups folder before chimed starts.
+    static func run(
+        withServer: Bool = true, settings: String? = nil, groups: [String: String] = [:],
+        zone: String = "Europe/Berlin", startChimed: Bool = true, _ body: (Session) async throws -> Void
+    ) async throws {
+        let bus = try await TestBus.start()
+        let session: Session
+        do {
+            session = Session(bus: bus, observer: try await bus.connect())
+        } catch {
+            await bus.stop()
+            throw error
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: session.groupsDirectory, withIntermediateDirectories: true)
+            try session.link(zone: zone)
+            if let settings { try settings.write(toFile: session.configFile, atomically: true, encoding: .utf8) }
+            for (name, text) in groups { try session.writeGroup(name, text) }
+            if withServer {
+                session.server = try await MockNotificationServer.start(on: bus, observer: session.observer)
+            }
+            if startChimed { session.chimed = try await session.startChimed() }
+            try await body(session)
+        } catch {
+            await session.stop()
+            throw error
+        }
+        await session.stop()
+    }
+
+    var stateDirectory: String { bus.directory.appendingPathComponent("state").path }
+    var configFile: String { bus.directory.appendingPathComponent("chime.toml").path }
+    var groupsDirectory: String { bus.directory.appendingPathComponent("groups").path }
+    var clockOffsetFile: String { bus.directory.appendingPathComponent("clock-offset").path }
+    var localtime: String { bus.directory.appendingPathComponent("localtime").path }
+
+    func startChimed(logLevel: String? = "debug") async throws -> ManagedProcess {
+        let level = logLevel.map { ["--log-level", $0] } ?? []
+        var environment = bus.environment
+        environment["CHIMED_TEST_HOOKS"] = "1"
+        environment["CHIMED_TEST_CLOCK_OFFSET_FILE"] = clockOffsetFile
+        environment["CHIMED_TEST_LOCALTIME"] = localtime
+        // chimed reads its zone from the link above, not from the test runner's TZ.
+        environment["TZ"] = ""
+        for (key, value) in chimedEnvironment { environment[key] = value }
+        let chimed = try ManagedProcess(
+            Binaries.chimed,
+            level + ["--state-dir", stateDirectory, "--config", configFile, "--groups-dir", groupsDirectory],
+            environment: environment, directory: bus.directory)
+        try await bus.waitForName("io.chime.Chime1", using: observer)
+        return chimed
+    }
+
+    /// Runs the chime CLI against this bus and waits for it to exit.
+    func chime(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = try ManagedProcess(
+            Binaries.chime, arguments, environment: bus.environment, directory: bus.directory)
+        let status = await process.waitForExit(timeout: .seconds(30)) ?? -1
+        return (status, process.stdout, process.stderr)
+    }
+
+    /// Runs `chime ARGS --json` and parses its array.
+    func chimeJSON(_ arguments: [String]) async throws -> [[String: Any]] {
+        let result = try await chime(arguments + ["--json"])
+        guard result.status == 0 else { throw TestFailure("chime \(arguments) failed: \(result.stderr)") }
+        return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] ?? []
+    }
+
+    func client() async throws -> ChimeClient {
+        let client = try await ChimeClient.connect(.bus(bus.address))
+        clients.append(client)
+        return client
+    }
+
+    /// Writes a group file (atomically, as editors do).
+    func writeGroup(_ name: String, _ text: String) throws {
+        try text.write(
+            toFile: (groupsDirectory as NSString).appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    /// Points the time-zone link chimed watches at `zone`, replacing it in one rename as the system does.
+    func link(zone: String) throws {
+        let temporary = localtime + ".new"
+        try? FileManager.default.removeItem(atPath: temporary)
+        try FileManager.default.createSymbolicLink(
+            atPath: temporary, withDestinationPath: "/usr/share/zoneinfo/\(zone)")
+        guard rename(temporary, localtime) == 0 else { throw TestFailure("cannot replace \(localtime)") }
+    }
+
+    /// Makes chimed's clock read `offset` seconds ahead of the real one, as if the clock had been set.
+    func setClock(offset: TimeInterval, tellChimed: Bool = true) throws {
+        try "\(offset)".write(toFile: clockOffsetFile, atomically: true, encoding: .utf8)
+        if tellChimed { chimed?.kill(SIGUSR2) }
+    }
+
+    func stop() async {
+        for client in clients { client.close() }
+        if let chimed { await chimed.stop() }
+        for process in extraProcesses { await process.stop() }
+        if let server { await server.stop() }
+        observer.close()
+        await bus.stop()
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
