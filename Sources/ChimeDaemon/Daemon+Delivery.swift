@@ -21,6 +21,18 @@ struct DeliveryState {
     var sending = false
     var gateTimer: DispatchSourceTimer?
     var gateDeadline: Date?
+    /// The items of the popups shown lately, by notification id, so that NotificationClosed can be
+    /// recorded in their history; the oldest are forgotten beyond `recentLimit`.
+    var recent: [UInt32: UInt64] = [:]
+    var recentOrder: [UInt32] = []
+    static let recentLimit = 10_000
+
+    mutating func remember(notificationID: UInt32, itemID: UInt64) {
+        if recent.updateValue(itemID, forKey: notificationID) == nil { recentOrder.append(notificationID) }
+        if recentOrder.count > Self.recentLimit {
+            recent.removeValue(forKey: recentOrder.removeFirst())
+        }
+    }
 
     /// One Notify: a row on its own, or a digest standing for several.
     enum Notification {
@@ -104,6 +116,7 @@ extension Daemon {
                 arm(scheduler.nextDeadline)
             }
             if row.kind == .occurrence {
+                delivery.remember(notificationID: notificationID, itemID: row.itemID)
                 try? connection?.emitSignal(
                     path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
                     [.uint64(row.itemID), .uint32(notificationID)])
@@ -266,13 +279,17 @@ extension Daemon {
         }) { _ in }
     }
 
-    /// The server's NotificationClosed: forget a popup chimed would otherwise close at its end date.
+    /// The server's NotificationClosed: recorded in the item's history, and a popup chimed would close at
+    /// its end date is forgotten.
     func popupClosed(notificationID: UInt32, reason: UInt32) {
-        guard scheduler.isTracking(notificationID: notificationID) else { return }
+        let tracked = scheduler.isTracking(notificationID: notificationID)
+        guard tracked || delivery.recent[notificationID] != nil else { return }
         scheduler.popupClosed(notificationID: notificationID)
+        let itemID = delivery.recent.removeValue(forKey: notificationID)
         let now = clock.now()
         let why = NotificationServer.closeReason(reason)
-        persist({ try $0.popupClosed(notificationID: notificationID, itemID: nil, reason: why, now: now) }) { _ in }
+        logger.debug("notification \(notificationID) closed by the server: \(why)")
+        persist({ try $0.popupClosed(notificationID: notificationID, itemID: itemID, reason: why, now: now) }) { _ in }
     }
 
     // MARK: - The server comes and goes

@@ -109,7 +109,7 @@ public final class Daemon: Service, @unchecked Sendable {
         try await restore()
         // Watch before loading, and load before owning the name: a file written the moment chimed can be
         // reached is always seen.
-        try startWatchers()
+        startWatchers()
         await loadGroupFiles()
         let connection: DBusConnection
         do {
@@ -186,29 +186,54 @@ public final class Daemon: Service, @unchecked Sendable {
         }
     }
 
-    /// Watches for the clock being set, the time zone and the group files changing.
-    private func startWatchers() throws {
+    /// Watches for the clock being set, the time zone, chime.toml and the group files changing. A watch
+    /// that cannot be set up is reported and left out: chimed still runs, and still reloads on SIGHUP.
+    private func startWatchers() {
+        let clockMonitor: ClockChangeMonitor?
         do {
-            let monitor = try ClockChangeMonitor(queue: queue) { [weak self] in self?.clockChanged(reason: "clock set")
+            clockMonitor = try ClockChangeMonitor(queue: queue) { [weak self] in self?.clockChanged(reason: "clock set")
             }
-            var watches: [FileWatcher.Watch] = [.file(configuration.localtimePath)]
-            if let path = configuration.settingsPath { watches.append(.file(path)) }
-            if let directory = configuration.groupsDirectory {
-                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                watches.append(.directory(directory))
+        } catch {
+            logger.warning(
+                "cannot watch for the clock being set (\(error)); a clock jump is noticed at the next deadline")
+            clockMonitor = nil
+        }
+        if let directory = configuration.groupsDirectory {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        var watches: [FileWatcher.Watch] = [.file(configuration.localtimePath)]
+        if let path = configuration.settingsPath { watches.append(.file(path)) }
+        if let directory = configuration.groupsDirectory { watches.append(.directory(directory)) }
+        var isDirectory: ObjCBool = false
+        let usable = watches.filter { watch in
+            let directory: String
+            switch watch {
+            case .directory(let path): directory = path
+            case .file(let path): directory = (path as NSString).deletingLastPathComponent
             }
-            let localtime = configuration.localtimePath
-            let watcher = try FileWatcher(queue: queue, watches: watches) { [weak self] paths in
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                logger.warning(
+                    "\(directory) does not exist, so changes there are not watched; reload chimed after creating it")
+                return false
+            }
+            return true
+        }
+        let localtime = configuration.localtimePath
+        let fileWatcher: FileWatcher?
+        do {
+            fileWatcher = try FileWatcher(queue: queue, watches: usable) { [weak self] paths in
                 guard let self else { return }
                 if paths.contains(localtime) { self.timeZoneMayHaveChanged() }
                 if paths.contains(where: { $0 != localtime }) { self.scheduleReload() }
             }
-            queue.sync {
-                clockMonitor = monitor
-                fileWatcher = watcher
-            }
         } catch {
-            throw DaemonError("cannot watch the clock and the configuration files: \(error)")
+            logger.warning("cannot watch the configuration files (\(error)); reload chimed after changing them")
+            fileWatcher = nil
+        }
+        queue.sync {
+            self.clockMonitor = clockMonitor
+            self.fileWatcher = fileWatcher
         }
     }
 

@@ -303,6 +303,26 @@ import Testing
         }
     }
 
+    @Test func aPopupClosedByTheServerIsRecordedWithItsReason() async throws {
+        try await Session.run { s in
+            let client = try await s.client()
+            let id = try await client.schedule(NotificationContent(summary: "Read me"))
+            try await s.server!.notifyCalls.wait(forCount: 1)
+            // The user dismisses it: the server says so with reason 2.
+            _ = try await s.observer.call(
+                destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+                interface: "org.freedesktop.DBus.Mock", member: "EmitSignal",
+                [
+                    .string("org.freedesktop.Notifications"), .string("NotificationClosed"), .string("uu"),
+                    .array(element: .variant, [.variant(.uint32(1)), .variant(.uint32(2))]),
+                ])
+            try await s.chimed!.waitForStderr(containing: "closed by the server")
+            let history = try await client.history(item: id)
+            #expect(history.map(\.event) == ["closed", "delivered", "finished", "scheduled"])
+            #expect(history.first?.detail == "dismissed by the user")
+        }
+    }
+
     @Test func aFloatingRuleFollowsATimeZoneChangeAndAPinnedOneStays() async throws {
         try await Session.run { s in
             #expect(try await s.chime(["send", "--every", "every day at 12:00", "Lunch"]).status == 0)
