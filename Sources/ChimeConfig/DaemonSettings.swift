@@ -8,6 +8,9 @@ public struct DaemonSettings: Hashable, Sendable {
     public var logLevel: Logger.Level = .info
     /// `[delivery] server-timeout`: seconds a notification server may take to answer Notify.
     public var serverTimeout: Duration = .seconds(10)
+    /// `[delivery] max-actions`: how many action buttons the notification server shows; with 2 or fewer,
+    /// categories show their minimal actions. nil: as many as a category has.
+    public var maximumActions: Int?
     /// `[missed] policy` and `late-window`: what to do with occurrences that passed while they could not
     /// be delivered, for every group that does not choose for itself.
     public var missedPolicy: MissedPolicy = .default
@@ -51,7 +54,7 @@ public struct DaemonSettings: Hashable, Sendable {
     /// The sections of chime.toml and their keys.
     static let knownKeys: KeyValuePairs<String, [String]> = [
         "log": ["level"],
-        "delivery": ["server-timeout"],
+        "delivery": ["server-timeout", "max-actions"],
         "missed": ["policy", "late-window"],
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
@@ -94,6 +97,13 @@ public struct DaemonSettings: Hashable, Sendable {
                     "server-timeout", "[delivery] server-timeout must be a number of seconds between 0 and 300")
             }
             settings.serverTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        if let delivery = sections["delivery"], let count = try delivery.integer("max-actions", example: "2") {
+            guard (1...ActionCategory.maximumActions).contains(count) else {
+                throw delivery.fail(
+                    "max-actions", "[delivery] max-actions must be 1 to \(ActionCategory.maximumActions)")
+            }
+            settings.maximumActions = count
         }
         if let missed = sections["missed"],
             let policy = try MissedPolicyWords.read(missed, policyKey: "policy", windowKey: "late-window")

@@ -21,22 +21,25 @@ struct DeliveryState {
     var sending = false
     var gateTimer: DispatchSourceTimer?
     var gateDeadline: Date?
-    /// The items of the popups shown lately, by notification id, so that NotificationClosed can be
-    /// recorded in their history; the oldest are forgotten beyond `recentLimit`.
-    var recent: [UInt32: UInt64] = [:]
-    var recentOrder: [UInt32] = []
-    static let recentLimit = 10_000
+    /// The notifications shown lately, by id, so that an action chosen on one or its closing is
+    /// recorded and acted on; the oldest are forgotten beyond `ScheduleStore.shownLimit`, as on disk.
+    var shown: [UInt32: ShownNotification] = [:]
+    var shownOrder: [UInt32] = []
 
-    mutating func remember(notificationID: UInt32, itemID: UInt64) {
-        if recent.updateValue(itemID, forKey: notificationID) == nil { recentOrder.append(notificationID) }
-        if recentOrder.count > Self.recentLimit {
-            recent.removeValue(forKey: recentOrder.removeFirst())
+    mutating func remember(_ notification: ShownNotification) {
+        if shown.updateValue(notification, forKey: notification.notificationID) == nil {
+            shownOrder.append(notification.notificationID)
+        }
+        if shownOrder.count > ScheduleStore.shownLimit {
+            let oldest = shownOrder.removeFirst()
+            if shown[oldest]?.until == nil { shown.removeValue(forKey: oldest) }
         }
     }
 
     /// One Notify: a row on its own, or a digest standing for several.
     enum Notification {
-        case single(OutboxRecord)
+        /// A row, with the content as it is sent (actions of its category added).
+        case single(OutboxRecord, NotificationContent)
         case digest(Digest, [OutboxRecord])
     }
 
@@ -75,7 +78,9 @@ extension Daemon {
             let plan = delivery.gate.plan(ready, now: clock.now(), timeZone: scheduler.systemTimeZone)
             let rows = Dictionary(delivery.outbox.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
             delivery.plan =
-                plan.send.compactMap { rows[$0.seq].map(DeliveryState.Notification.single) }
+                plan.send.compactMap { entry in
+                    rows[entry.seq].map { DeliveryState.Notification.single($0, presented($0)) }
+                }
                 + plan.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
             armGate(plan.wakeAt)
         }
@@ -83,13 +88,16 @@ extension Daemon {
         let next = delivery.plan.removeFirst()
         delivery.sending = true
         let content: NotificationContent
+        var replacesID: UInt32 = 0
         switch next {
-        case .single(let row): content = row.content!
+        case .single(let row, let presented):
+            content = presented
+            replacesID = row.replacesID ?? 0
         case .digest(let digest, _): content = digest.content
         }
         Task {
             do throws(DBusError) {
-                let id = try await server.notify(content)
+                let id = try await server.notify(content, replacesID: replacesID)
                 queue.async { self.sent(next, notificationID: id) }
             } catch {
                 queue.async { self.sendFailed(next, error: error) }
@@ -102,21 +110,27 @@ extension Daemon {
         let now = clock.now()
         let rows: [OutboxRecord]
         let digestName: String?
-        var popup: ShownPopup?
+        var shown: ShownNotification?
         switch notification {
-        case .single(let row):
+        case .single(let row, let content):
             rows = [row]
             digestName = nil
             logger.info(
-                "delivered \"\(row.content?.summary ?? "")\"",
+                "delivered \"\(content.summary)\"",
                 metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
-            if let end = row.endDate, end > now, row.kind == .occurrence {
-                popup = ShownPopup(notificationID: notificationID, itemID: row.itemID, until: end)
-                scheduler.trackPopup(popup!)
-                arm(scheduler.nextDeadline)
-            }
             if row.kind == .occurrence {
-                delivery.remember(notificationID: notificationID, itemID: row.itemID)
+                let item = scheduler.item(row.itemID)
+                let until = row.endDate.flatMap { $0 > now ? $0 : nil }
+                let record = ShownNotification(
+                    notificationID: notificationID, itemID: row.itemID, owner: row.group?.owner ?? item?.owner ?? "",
+                    group: row.group?.id, entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
+                    content: content, occurrence: row.occurrence, until: until)
+                shown = record
+                delivery.remember(record)
+                if let until {
+                    scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
+                    arm(scheduler.nextDeadline)
+                }
                 try? connection?.emitSignal(
                     path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
                     [.uint64(row.itemID), .uint32(notificationID)])
@@ -135,8 +149,8 @@ extension Daemon {
         }
         let delivered = Set(rows.map(\.seq))
         delivery.outbox.removeAll { delivered.contains($0.seq) }
-        let shown = popup
-        persist({ try $0.delivered(rows, notificationID: notificationID, digest: digestName, popup: shown, now: now) })
+        let record = shown
+        persist({ try $0.delivered(rows, notificationID: notificationID, digest: digestName, shown: record, now: now) })
         {
             [weak self] result in
             if case .failure(let error) = result {
@@ -160,7 +174,7 @@ extension Daemon {
         }
         let rows: [OutboxRecord]
         switch notification {
-        case .single(let row): rows = [row]
+        case .single(let row, _): rows = [row]
         case .digest(_, let digested): rows = digested
         }
         logger.error("the notification server refused a notification: \(error)")
@@ -271,25 +285,21 @@ extension Daemon {
                 }
             }
         }
+        for popup in popups { delivery.shown.removeValue(forKey: popup.notificationID) }
         persist({ store in
-            for popup in popups {
-                try store.popupClosed(
-                    notificationID: popup.notificationID, itemID: popup.itemID, reason: "end date", now: now)
-            }
+            for popup in popups { try store.closed(notificationID: popup.notificationID, reason: "end date", now: now) }
         }) { _ in }
     }
 
     /// The server's NotificationClosed: recorded in the item's history, and a popup chimed would close at
     /// its end date is forgotten.
     func popupClosed(notificationID: UInt32, reason: UInt32) {
-        let tracked = scheduler.isTracking(notificationID: notificationID)
-        guard tracked || delivery.recent[notificationID] != nil else { return }
+        guard delivery.shown.removeValue(forKey: notificationID) != nil else { return }
         scheduler.popupClosed(notificationID: notificationID)
-        let itemID = delivery.recent.removeValue(forKey: notificationID)
         let now = clock.now()
         let why = NotificationServer.closeReason(reason)
         logger.debug("notification \(notificationID) closed by the server: \(why)")
-        persist({ try $0.popupClosed(notificationID: notificationID, itemID: itemID, reason: why, now: now) }) { _ in }
+        persist({ try $0.closed(notificationID: notificationID, reason: why, now: now) }) { _ in }
     }
 
     // MARK: - The server comes and goes
@@ -311,5 +321,29 @@ extension Daemon {
             "chimed: \(reason); keeping \"\(summary)\" (item \(row.itemID), due \(Time.iso(row.occurrence))) "
             + "until one appears; \(delivery.outbox.count) waiting\n"
         FileHandle.standardError.write(Data(line.utf8))
+    }
+}
+
+extension Daemon {
+    /// The content as the server gets it: the row's content with the actions of its category added.
+    func presented(_ row: OutboxRecord) -> NotificationContent {
+        var content = row.content ?? NotificationContent(summary: "")
+        guard let id = row.category,
+            let category = categories[row.group?.owner ?? scheduler.item(row.itemID)?.owner ?? ""]?.first(where: {
+                $0.id == id
+            })
+        else { return content }
+        let present = Set(content.actions.map(\.key))
+        for action in category.shownActions(fewButtons: settings.maximumActions.map { $0 <= 2 } ?? false)
+        where !present.contains(action.id) {
+            content.actions.append(NotificationAction(key: action.id, label: action.title))
+        }
+        // The specification's "default" action is a click on the notification itself; chimed maps it to
+        // the category's default action when one comes in.
+        if let key = category.defaultAction, !content.actions.contains(where: { $0.key == "default" }) {
+            let title = category.actions.first { $0.id == key }?.title ?? "Open"
+            content.actions.insert(NotificationAction(key: "default", label: title), at: 0)
+        }
+        return content
     }
 }

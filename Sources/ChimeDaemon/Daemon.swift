@@ -74,6 +74,10 @@ public final class Daemon: Service, @unchecked Sendable {
     var fileWatcher: FileWatcher?
     var sleepMonitor: SleepMonitor?
     var reloadTimer: DispatchSourceTimer?
+    /// Categories of actions, by owner.
+    var categories: [String: [ActionCategory]] = [:]
+    /// The signals chimed handles, trapped in `start()`.
+    var signals: UnixSignalsSequence?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -88,7 +92,8 @@ public final class Daemon: Service, @unchecked Sendable {
         logger.info("chimed serving \(ChimeBus.name) as \(connection.uniqueName ?? "?")")
         notifier.ready(status: queue.sync { statusLine() })
         startWatchdog()
-        let signals = Task { await handleSignals() }
+        let trapped = queue.sync { self.signals }
+        let signalTask = Task { if let trapped { await handleSignals(trapped) } }
         connection.onDisconnect { [logger] in
             // Without the bus chimed can neither be reached nor deliver: exit non-zero so that the
             // service manager restarts it; the schedule is safe on disk.
@@ -96,7 +101,7 @@ public final class Daemon: Service, @unchecked Sendable {
             exit(3)
         }
         try? await gracefulShutdown()
-        signals.cancel()
+        signalTask.cancel()
         notifier.stopping()
         logger.info("chimed stopping")
         stop()
@@ -106,6 +111,11 @@ public final class Daemon: Service, @unchecked Sendable {
     /// group files and the watchers. Public for tests that drive the daemon.
     public func start() async throws -> DBusConnection {
         if configuration.testHooks, let file = configuration.testClockOffsetFile { clock.readOffset(from: file) }
+        // Trapped before chimed can be reached: a SIGHUP that arrives early must reload, not kill it.
+        var trapped: [UnixSignal] = [.sighup]
+        if configuration.testHooks { trapped += [.sigusr1, .sigusr2] }
+        let sequence = await UnixSignalsSequence(trapping: trapped)
+        queue.sync { signals = sequence }
         try await restore()
         // Watch before loading, and load before owning the name: a file written the moment chimed can be
         // reached is always seen.
@@ -171,6 +181,8 @@ public final class Daemon: Service, @unchecked Sendable {
             scheduler.reserveIDs(through: state.largestItemID)
             for group in state.groups { groupSources[group.key] = group.source }
             for popup in state.popups { scheduler.trackPopup(popup) }
+            for shown in state.shown { delivery.remember(shown) }
+            categories = state.categories
             delivery.outbox = state.outbox
             if !state.items.isEmpty || !state.outbox.isEmpty {
                 logger.info(
@@ -252,10 +264,8 @@ public final class Daemon: Service, @unchecked Sendable {
     }
 
     /// SIGHUP reloads; SIGUSR1 and SIGUSR2 are test hooks.
-    private func handleSignals() async {
-        var trapped: [UnixSignal] = [.sighup]
-        if configuration.testHooks { trapped += [.sigusr1, .sigusr2] }
-        for await signal in await UnixSignalsSequence(trapping: trapped) {
+    private func handleSignals(_ sequence: UnixSignalsSequence) async {
+        for await signal in sequence {
             switch signal {
             case .sighup:
                 await reload()

@@ -14,6 +14,8 @@ public final class ScheduleStore: Sendable {
     public let path: String?
     /// History keeps at most this many entries; older ones are dropped when the store opens.
     public static let historyLimit = 100_000
+    /// At most this many shown notifications are remembered (for their actions); older ones are dropped.
+    public static let shownLimit = 10_000
 
     /// Opens (creating when absent) the database at `path` and migrates it.
     ///
@@ -55,6 +57,11 @@ public final class ScheduleStore: Sendable {
         try writer.write { db in
             try db.execute(
                 sql: "DELETE FROM history WHERE seq <= (SELECT MAX(seq) FROM history) - ?", arguments: [historyLimit])
+            try db.execute(
+                sql: """
+                    DELETE FROM shown WHERE untilUsec IS NULL AND notificationID NOT IN
+                        (SELECT notificationID FROM shown ORDER BY shownUsec DESC LIMIT ?)
+                    """, arguments: [shownLimit])
         }
     }
 
@@ -79,13 +86,15 @@ public final class ScheduleStore: Sendable {
                     """
             ).map(Self.item(from:))
             let outbox = try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY seq").map(Self.outbox(from:))
-            let popups = try Row.fetchAll(db, sql: "SELECT notificationID, itemID, untilUsec FROM popup").map {
-                ShownPopup(
-                    notificationID: UInt32(truncatingIfNeeded: $0["notificationID"] as Int64),
-                    itemID: UInt64($0["itemID"] as Int64), until: Time.date($0["untilUsec"]))
+            let shown = try Row.fetchAll(db, sql: "SELECT * FROM shown ORDER BY shownUsec").map(Self.shown(from:))
+            var categories: [String: [ActionCategory]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT owner, definition FROM category ORDER BY owner, id") {
+                categories[row["owner"], default: []].append(try Coding.decode(ActionCategory.self, row["definition"]))
             }
             let largest = UInt64(try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM item") ?? 0)
-            return StoredState(groups: groups, items: items, outbox: outbox, popups: popups, largestItemID: largest)
+            return StoredState(
+                groups: groups, items: items, outbox: outbox, shown: shown, categories: categories,
+                largestItemID: largest)
         }
     }
 
@@ -173,13 +182,14 @@ public final class ScheduleStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content,
-                            source, endUsec, createdUsec)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            source, endUsec, createdUsec, category, replacesID)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         row.kind.rawValue, Int64(row.itemID), row.group?.owner, row.group?.id,
                         Time.usec(row.occurrence), row.number, row.late, try row.content.map(Coding.encode),
-                        try row.source.map(Coding.encode), row.endDate.map(Time.usec), Time.usec(now),
+                        try row.source.map(Coding.encode), row.endDate.map(Time.usec), Time.usec(now), row.category,
+                        row.replacesID.map { Int64($0) },
                     ])
                 row.seq = UInt64(db.lastInsertedRowID)
                 stored.append(row)
@@ -189,10 +199,10 @@ public final class ScheduleStore: Sendable {
     }
 
     /// Records that outbox rows reached the server as notification `notificationID`: on their own when
-    /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `popup` is
-    /// remembered so chimed can close it at its item's end date, also after a restart.
+    /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `shown` is
+    /// remembered so that an action chosen on it, or its end date, can be acted on also after a restart.
     public func delivered(
-        _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, popup: ShownPopup?, now: Date
+        _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, shown: ShownNotification?, now: Date
     ) throws {
         try writer.write { db in
             for row in rows {
@@ -208,10 +218,18 @@ public final class ScheduleStore: Sendable {
                         db, now, .delivered, itemID: row.itemID, detail: "notification \(notificationID)\(late)")
                 }
             }
-            if let popup {
+            if let shown {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO popup (notificationID, itemID, untilUsec) VALUES (?, ?, ?)",
-                    arguments: [Int64(popup.notificationID), Int64(popup.itemID), Time.usec(popup.until)])
+                    sql: """
+                        INSERT OR REPLACE INTO shown (notificationID, itemID, owner, groupID, entryID, category,
+                            content, occurrenceUsec, untilUsec, shownUsec)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        Int64(shown.notificationID), Int64(shown.itemID), shown.owner, shown.group, shown.entryID,
+                        shown.category, try shown.content.map(Coding.encode), Time.usec(shown.occurrence),
+                        shown.until.map(Time.usec), Time.usec(now),
+                    ])
             }
         }
     }
@@ -224,14 +242,73 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Records that a popup closed (by the server, the user, or chimed at its end date).
-    public func popupClosed(notificationID: UInt32, itemID: UInt64?, reason: String, now: Date) throws {
+    /// Records that a notification closed (by the server, the user, or chimed at its end date) and
+    /// forgets it; false when chimed did not know it.
+    @discardableResult
+    public func closed(notificationID: UInt32, reason: String, now: Date) throws -> Bool {
         try writer.write { db in
-            let stored = try Int64.fetchOne(
-                db, sql: "SELECT itemID FROM popup WHERE notificationID = ?", arguments: [Int64(notificationID)])
-            try db.execute(sql: "DELETE FROM popup WHERE notificationID = ?", arguments: [Int64(notificationID)])
-            if let id = itemID ?? stored.map({ UInt64($0) }) {
-                try Self.record(db, now, .closed, itemID: id, detail: reason)
+            guard
+                let itemID = try Int64.fetchOne(
+                    db, sql: "SELECT itemID FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
+            else { return false }
+            try db.execute(sql: "DELETE FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
+            try Self.record(db, now, .closed, itemID: UInt64(itemID), detail: reason)
+            return true
+        }
+    }
+
+    /// Records an action chosen on an item's notification, and what chimed did with it.
+    public func recordAction(itemID: UInt64, key: String, outcome: String, now: Date) throws {
+        try writer.write { db in
+            try Self.record(db, now, .action, itemID: itemID, detail: "\(key): \(outcome)")
+        }
+    }
+
+    // MARK: - Categories
+
+    /// Replaces an owner's categories of actions.
+    public func setCategories(_ categories: [ActionCategory], owner: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM category WHERE owner = ?", arguments: [owner])
+            for category in categories {
+                try db.execute(
+                    sql: "INSERT INTO category (owner, id, definition) VALUES (?, ?, ?)",
+                    arguments: [owner, category.id, try Coding.encode(category)])
+            }
+        }
+    }
+
+    // MARK: - Actions waiting for their app
+
+    /// Keeps an action for an app that is not there; returns it with its sequence number.
+    public func queue(_ action: PendingAction) throws -> PendingAction {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO pendingAction (owner, itemID, groupID, entryID, key, userInfo, atUsec)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    action.owner, Int64(action.itemID), action.group, action.entryID, action.key,
+                    try Coding.encode(action.userInfo), Time.usec(action.date),
+                ])
+            var stored = action
+            stored.seq = UInt64(db.lastInsertedRowID)
+            return stored
+        }
+    }
+
+    /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten.
+    public func takeActions(owner: String) throws -> [PendingAction] {
+        try writer.write { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM pendingAction WHERE owner = ? ORDER BY seq", arguments: [owner])
+            try db.execute(sql: "DELETE FROM pendingAction WHERE owner = ?", arguments: [owner])
+            return try rows.map { row in
+                PendingAction(
+                    seq: UInt64(row["seq"] as Int64), owner: row["owner"], itemID: UInt64(row["itemID"] as Int64),
+                    group: row["groupID"], entryID: row["entryID"], key: row["key"],
+                    userInfo: try Coding.decode([String: String].self, row["userInfo"]), date: Time.date(row["atUsec"]))
             }
         }
     }
@@ -289,7 +366,8 @@ public final class ScheduleStore: Sendable {
 
     // MARK: - Rows
 
-    static let itemColumns = "id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason"
+    static let itemColumns =
+        "id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID"
 
     static func item(from row: Row) throws -> ScheduledItem {
         let rule: String? = row["recurrence"]
@@ -299,7 +377,9 @@ public final class ScheduleStore: Sendable {
             entry: try Coding.decode(TimelineEntry.self, row["entry"]),
             recurrence: try rule.map { try Coding.decode(Recurrence.self, $0) },
             fireDate: Time.date(row["fireAtUsec"]), state: try Coding.decode(EntryState.self, row["entryState"]),
-            finished: reason.flatMap(FinishReason.init(rawValue:)))
+            finished: reason.flatMap(FinishReason.init(rawValue:)),
+            snoozeOf: (row["snoozeOf"] as Int64?).map { UInt64($0) },
+            replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
     }
 
     static func outbox(from row: Row) throws -> OutboxRecord {
@@ -312,15 +392,26 @@ public final class ScheduleStore: Sendable {
             itemID: UInt64(row["itemID"] as Int64), group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) },
             occurrence: Time.date(row["occurrenceUsec"]), number: row["number"], late: row["late"],
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
-            source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date))
+            source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date),
+            category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+    }
+
+    static func shown(from row: Row) throws -> ShownNotification {
+        let content: String? = row["content"]
+        let until: Int64? = row["untilUsec"]
+        return ShownNotification(
+            notificationID: UInt32(truncatingIfNeeded: row["notificationID"] as Int64),
+            itemID: UInt64(row["itemID"] as Int64), owner: row["owner"], group: row["groupID"], entryID: row["entryID"],
+            category: row["category"], content: try content.map { try Coding.decode(NotificationContent.self, $0) },
+            occurrence: Time.date(row["occurrenceUsec"]), until: until.map(Time.date))
     }
 
     static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
         try db.execute(
             sql: """
                 INSERT INTO item (id, owner, groupID, entryID, fireAtUsec, content, entry, recurrence, entryState,
-                    state, finishReason, createdUsec)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    state, finishReason, createdUsec, snoozeOf, replacesID)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, groupID = excluded.groupID,
                     entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, content = excluded.content,
                     entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
@@ -330,7 +421,8 @@ public final class ScheduleStore: Sendable {
                 Int64(item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
                 try Coding.encode(item.content), try Coding.encode(item.entry),
                 try item.recurrence.map(Coding.encode), try Coding.encode(item.state), state,
-                item.finished?.rawValue, Time.usec(now),
+                item.finished?.rawValue, Time.usec(now), item.snoozeOf.map { Int64($0) },
+                item.replacesID.map { Int64($0) },
             ])
     }
 

@@ -97,6 +97,51 @@ enum StoreMigrations {
             try db.create(index: "history_group", on: "history", columns: ["owner", "groupID", "seq"])
             try db.create(index: "history_item", on: "history", columns: ["itemID", "seq"])
         }
+        migrator.registerMigration("v4: actions, categories, shown notifications") { db in
+            try db.alter(table: "item") { t in
+                t.add(column: "snoozeOf", .integer)
+                t.add(column: "replacesID", .integer)
+            }
+            try db.alter(table: "outbox") { t in
+                t.add(column: "category", .text)
+                t.add(column: "replacesID", .integer)
+            }
+            try db.create(table: "shown") { t in
+                t.column("notificationID", .integer).primaryKey()
+                t.column("itemID", .integer).notNull()
+                t.column("owner", .text).notNull()
+                t.column("groupID", .text)
+                t.column("entryID", .text)
+                t.column("category", .text)
+                t.column("content", .text)
+                t.column("occurrenceUsec", .integer).notNull()
+                t.column("untilUsec", .integer)
+                t.column("shownUsec", .integer).notNull()
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO shown (notificationID, itemID, owner, occurrenceUsec, untilUsec, shownUsec)
+                    SELECT notificationID, itemID, '', untilUsec, untilUsec, untilUsec FROM popup
+                    """)
+            try db.drop(table: "popup")
+            try db.create(table: "category") { t in
+                t.column("owner", .text).notNull()
+                t.column("id", .text).notNull()
+                t.column("definition", .text).notNull()
+                t.primaryKey(["owner", "id"])
+            }
+            try db.create(table: "pendingAction") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("owner", .text).notNull()
+                t.column("itemID", .integer).notNull()
+                t.column("groupID", .text)
+                t.column("entryID", .text)
+                t.column("key", .text).notNull()
+                t.column("userInfo", .text).notNull()
+                t.column("atUsec", .integer).notNull()
+            }
+            try db.create(index: "pendingAction_owner", on: "pendingAction", columns: ["owner", "seq"])
+        }
         return migrator
     }
 }

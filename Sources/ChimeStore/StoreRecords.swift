@@ -46,11 +46,18 @@ public struct OutboxRecord: Hashable, Sendable {
     public var source: ContentSource?
     /// The item's end date: a popup still shown then is closed.
     public var endDate: Date?
+    /// The entry's category of actions, added when the notification is shown.
+    public var category: String?
+    /// The notification it replaces (a snooze, its own earlier popup).
+    public var replacesID: UInt32?
 
     public init(
         seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, group: GroupKey?, occurrence: Date, number: Int,
-        late: Bool, content: NotificationContent?, source: ContentSource? = nil, endDate: Date? = nil
+        late: Bool, content: NotificationContent?, source: ContentSource? = nil, endDate: Date? = nil,
+        category: String? = nil, replacesID: UInt32? = nil
     ) {
+        self.category = category
+        self.replacesID = replacesID
         self.seq = seq
         self.kind = kind
         self.itemID = itemID
@@ -64,6 +71,66 @@ public struct OutboxRecord: Hashable, Sendable {
     }
 }
 
+/// A notification on the server that chimed showed, remembered so that an action chosen on it, its
+/// closing, or its end date can be acted on, also after a restart.
+public struct ShownNotification: Hashable, Sendable {
+    public var notificationID: UInt32
+    public var itemID: UInt64
+    public var owner: String
+    public var group: String?
+    public var entryID: String?
+    public var category: String?
+    /// What was shown, actions included (a snooze shows it again).
+    public var content: NotificationContent?
+    public var occurrence: Date
+    /// The item's end date, when the popup is to be closed then.
+    public var until: Date?
+
+    public init(
+        notificationID: UInt32, itemID: UInt64, owner: String = "", group: String? = nil, entryID: String? = nil,
+        category: String? = nil, content: NotificationContent? = nil, occurrence: Date, until: Date? = nil
+    ) {
+        self.notificationID = notificationID
+        self.itemID = itemID
+        self.owner = owner
+        self.group = group
+        self.entryID = entryID
+        self.category = category
+        self.content = content
+        self.occurrence = occurrence
+        self.until = until
+    }
+
+    public var groupKey: GroupKey? { group.map { GroupKey(owner: owner, id: $0) } }
+}
+
+/// An action chosen on an app's notification while the app was not there to hear it: kept until the app
+/// asks for it.
+public struct PendingAction: Hashable, Sendable {
+    public var seq: UInt64
+    public var owner: String
+    public var itemID: UInt64
+    public var group: String?
+    public var entryID: String?
+    public var key: String
+    public var userInfo: [String: String]
+    public var date: Date
+
+    public init(
+        seq: UInt64 = 0, owner: String, itemID: UInt64, group: String?, entryID: String?, key: String,
+        userInfo: [String: String], date: Date
+    ) {
+        self.seq = seq
+        self.owner = owner
+        self.itemID = itemID
+        self.group = group
+        self.entryID = entryID
+        self.key = key
+        self.userInfo = userInfo
+        self.date = date
+    }
+}
+
 /// Everything chimed keeps, as it reads it at start.
 public struct StoredState: Sendable {
     public var groups: [StoredGroup]
@@ -71,10 +138,19 @@ public struct StoredState: Sendable {
     public var items: [ScheduledItem]
     /// Due occurrences not yet delivered, in arrival order.
     public var outbox: [OutboxRecord]
-    /// Popups shown whose item has an end date still to come.
-    public var popups: [ShownPopup]
+    /// Notifications shown lately (the newest `ScheduleStore.shownLimit`).
+    public var shown: [ShownNotification]
+    /// Categories of actions, by owner.
+    public var categories: [String: [ActionCategory]]
     /// The largest item id ever stored (0 when none), so ids are never reused.
     public var largestItemID: UInt64
+
+    /// Shown popups whose item has an end date.
+    public var popups: [ShownPopup] {
+        shown.compactMap { s in
+            s.until.map { ShownPopup(notificationID: s.notificationID, itemID: s.itemID, until: $0) }
+        }
+    }
 }
 
 /// What a scheduler step changed, stored in one transaction before anything is delivered.

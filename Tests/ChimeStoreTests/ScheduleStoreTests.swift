@@ -111,18 +111,22 @@ import Testing
                         itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
                         content: item($0, "n\($0)", at: 0).content)
                 }), now: t0)
-        let popup = ShownPopup(notificationID: 9, itemID: 1, until: t0 + 60)
-        try store.delivered([rows[0]], notificationID: 9, digest: nil, popup: popup, now: t0 + 1)
-        try store.delivered(Array(rows[1...]), notificationID: 10, digest: "flood", popup: nil, now: t0 + 2)
+        let shown = ShownNotification(
+            notificationID: 9, itemID: 1, owner: "org.example.App", group: "g", entryID: "e", category: "c",
+            content: item(1, "n1", at: 0).content, occurrence: t0, until: t0 + 60)
+        try store.delivered([rows[0]], notificationID: 9, digest: nil, shown: shown, now: t0 + 1)
+        try store.delivered(Array(rows[1...]), notificationID: 10, digest: "flood", shown: nil, now: t0 + 2)
         let state = try store.load()
         #expect(state.outbox.isEmpty)
-        #expect(state.popups == [popup])
+        #expect(state.shown == [shown])
+        #expect(state.popups == [ShownPopup(notificationID: 9, itemID: 1, until: t0 + 60)])
         let history = try store.history(HistoryQuery(limit: 3))
         #expect(history.map(\.event) == [.suppressed, .suppressed, .delivered])
         #expect(history[0].detail == "in the flood notification 10")
         #expect(history[2].detail == "notification 9")
-        try store.popupClosed(notificationID: 9, itemID: nil, reason: "expired", now: t0 + 3)
-        #expect(try store.load().popups.isEmpty)
+        #expect(try store.closed(notificationID: 9, reason: "expired", now: t0 + 3))
+        #expect(try !store.closed(notificationID: 9, reason: "expired", now: t0 + 3))
+        #expect(try store.load().shown.isEmpty)
         #expect(try store.history(HistoryQuery(limit: 1)).first?.event == .closed)
         #expect(try store.history(HistoryQuery(itemID: 1)).map(\.event) == [.closed, .delivered, .scheduled])
     }
@@ -162,6 +166,39 @@ import Testing
         #expect(try !store.removeGroup(key, now: t0 + 3))
         state = try store.load()
         #expect(state.groups.isEmpty && state.items.isEmpty)
+    }
+
+    @Test func categoriesArePerOwnerAndReplacedWhole() throws {
+        let store = try ScheduleStore()
+        let pizza = ActionCategory(
+            id: "pizza",
+            actions: [
+                CategoryAction(id: "stop-repeat", title: "Stop Repeat", options: [.destructive]),
+                CategoryAction(id: "order", title: "Order", options: [.foreground], command: ["xdg-open", "x"]),
+            ], defaultAction: "order", minimalActions: ["order"])
+        try store.setCategories([pizza], owner: "org.example.Pizza")
+        try store.setCategories([ActionCategory(id: "q", actions: [CategoryAction(id: "a", title: "A")])], owner: "b")
+        #expect(
+            try store.load().categories == [
+                "org.example.Pizza": [pizza],
+                "b": [ActionCategory(id: "q", actions: [CategoryAction(id: "a", title: "A")])],
+            ])
+        try store.setCategories([], owner: "b")
+        #expect(try store.load().categories == ["org.example.Pizza": [pizza]])
+    }
+
+    @Test func actionsWaitForTheirAppAndAreHandedOverOnce() throws {
+        let store = try ScheduleStore()
+        let first = try store.queue(
+            PendingAction(
+                owner: "app", itemID: 3, group: "g", entryID: "e", key: "open", userInfo: ["k": "v"], date: t0))
+        _ = try store.queue(
+            PendingAction(owner: "other", itemID: 4, group: nil, entryID: nil, key: "x", userInfo: [:], date: t0))
+        let second = try store.queue(
+            PendingAction(owner: "app", itemID: 5, group: nil, entryID: nil, key: "later", userInfo: [:], date: t0 + 1))
+        #expect(try store.takeActions(owner: "app") == [first, second])
+        #expect(try store.takeActions(owner: "app").isEmpty)
+        #expect(try store.takeActions(owner: "other").map(\.key) == ["x"])
     }
 
     @Test func theDatabaseKeepsEverythingAcrossReopening() throws {

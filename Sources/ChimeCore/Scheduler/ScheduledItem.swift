@@ -24,6 +24,8 @@ public enum FinishReason: String, Codable, Hashable, Sendable {
     case ended
     /// It fired as many times as its count allows.
     case countReached = "count-reached"
+    /// Its repeats were stopped (the Stop Repeat action).
+    case stopped
 }
 
 /// One timeline entry as the scheduler keeps it: its definition, the rule parsed from it, when it is due
@@ -43,11 +45,18 @@ public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
     public var state: EntryState
     /// Set once it is done; a finished group item is kept so that a reschedule knows not to start it again.
     public var finished: FinishReason?
+    /// A snooze: the item it brings back.
+    public var snoozeOf: UInt64?
+    /// The notification this item's popup replaces (a snooze replaces the popup it came from).
+    public var replacesID: UInt32?
 
     public init(
         id: UInt64, owner: String = "", groupID: String? = nil, entry: TimelineEntry, recurrence: Recurrence?,
-        fireDate: Date, state: EntryState = EntryState(), finished: FinishReason? = nil
+        fireDate: Date, state: EntryState = EntryState(), finished: FinishReason? = nil, snoozeOf: UInt64? = nil,
+        replacesID: UInt32? = nil
     ) {
+        self.snoozeOf = snoozeOf
+        self.replacesID = replacesID
         self.id = id
         self.owner = owner
         self.groupID = groupID

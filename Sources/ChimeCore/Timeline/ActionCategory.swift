@@ -1,0 +1,145 @@
+import Foundation
+
+/// A named set of actions that notifications carry, registered by an app or declared in a group file
+/// (like `UNNotificationCategory`): an entry names its category, and each of its notifications shows
+/// these actions.
+public struct ActionCategory: Codable, Hashable, Sendable {
+    public var id: String
+    public var actions: [CategoryAction]
+    /// The action a click on the notification itself means (the specification's `default` key); nil: the
+    /// click only dismisses it.
+    public var defaultAction: String?
+    /// The actions to show on a server that shows only a couple of buttons (at most two); nil: the first two.
+    public var minimalActions: [String]?
+
+    public init(id: String, actions: [CategoryAction], defaultAction: String? = nil, minimalActions: [String]? = nil) {
+        self.id = id
+        self.actions = actions
+        self.defaultAction = defaultAction
+        self.minimalActions = minimalActions
+    }
+
+    /// The most actions one category may have; servers show few, and a long list helps no one.
+    public static let maximumActions = 10
+
+    public func validate() throws(TimelineError) {
+        try TimelineGroup.validateIdentifier(id, what: "category id")
+        guard !actions.isEmpty || defaultAction != nil else {
+            throw TimelineError("category \(id) has no actions; give at least one, or a default action")
+        }
+        guard actions.count <= Self.maximumActions else {
+            throw TimelineError(
+                "category \(id) has \(actions.count) actions, more than the \(Self.maximumActions) allowed")
+        }
+        var seen = Set<String>()
+        for action in actions {
+            do {
+                try action.validate()
+            } catch {
+                throw TimelineError("category \(id): \(error.message)")
+            }
+            guard seen.insert(action.id).inserted else {
+                throw TimelineError("category \(id): the action \"\(action.id)\" appears twice")
+            }
+        }
+        if let defaultAction, !seen.contains(defaultAction), BuiltInVerb(key: defaultAction) == nil {
+            throw TimelineError(
+                "category \(id): the default action \"\(defaultAction)\" is not one of its actions or a built-in verb")
+        }
+        if let minimalActions {
+            guard minimalActions.count <= 2 else {
+                throw TimelineError("category \(id): give at most two minimal actions")
+            }
+            if let unknown = minimalActions.first(where: { !seen.contains($0) }) {
+                throw TimelineError("category \(id): the minimal action \"\(unknown)\" is not one of its actions")
+            }
+        }
+    }
+
+    /// The actions to show: all of them, or the minimal ones where the server shows at most two.
+    public func shownActions(fewButtons: Bool) -> [CategoryAction] {
+        guard fewButtons else { return actions }
+        let ids = minimalActions ?? actions.prefix(2).map(\.id)
+        return actions.filter { ids.contains($0.id) }
+    }
+}
+
+/// One action of a category.
+public struct CategoryAction: Codable, Hashable, Sendable {
+    public enum Option: String, Codable, Hashable, Sendable, CaseIterable {
+        /// It deletes or ends something; servers that can mark it, do.
+        case destructive
+        /// It brings the app forward (activated when not running).
+        case foreground
+        /// It runs only while the session is unlocked; chosen on a locked screen, it waits for unlock.
+        case authenticationRequired = "authentication-required"
+        /// It asks for a line of text (a reply), where the server can.
+        case textInput = "text-input"
+    }
+
+    /// The key reported back when it is chosen; a built-in verb (`stop-repeat`, `snooze:10m`,
+    /// `skip-next`, `dismiss`) is carried out by chimed itself.
+    public var id: String
+    public var title: String
+    public var options: Set<Option>
+    /// A program (and arguments) chimed runs when the action is chosen; nil: the app handles it.
+    public var command: [String]?
+
+    public init(id: String, title: String, options: Set<Option> = [], command: [String]? = nil) {
+        self.id = id
+        self.title = title
+        self.options = options
+        self.command = command
+    }
+
+    public func validate() throws(TimelineError) {
+        guard !id.isEmpty, id != "default", !id.contains(where: \.isWhitespace) else {
+            throw TimelineError(
+                "the action id \"\(id)\" is not usable; give a word without spaces (\"default\" is the click itself)")
+        }
+        if id.hasPrefix("snooze"), BuiltInVerb(key: id) == nil {
+            throw TimelineError(
+                "the action \"\(id)\" looks like a snooze but is not one; write snooze:10m, snooze:1h, …")
+        }
+        guard !title.isEmpty, title.utf8.count <= 200 else {
+            throw TimelineError("the action \(id) needs a title of 1 to 200 bytes")
+        }
+        if let command, command.first?.isEmpty ?? true {
+            throw TimelineError("the action \(id) has an empty command")
+        }
+    }
+
+    /// The built-in verb this action is, if it is one.
+    public var verb: BuiltInVerb? { BuiltInVerb(key: id) }
+}
+
+/// The actions chimed carries out itself, with no app running.
+public enum BuiltInVerb: Hashable, Sendable {
+    /// End the entry's future occurrences.
+    case stopRepeat
+    /// Show the notification again after this many seconds, with the same actions.
+    case snooze(TimeInterval)
+    /// Skip the entry's next occurrence.
+    case skipNext
+    /// Close the notification.
+    case dismiss
+
+    /// The snooze of a plain `snooze` key.
+    public static let defaultSnooze: TimeInterval = 600
+
+    /// Reads an action key: `stop-repeat`, `snooze` or `snooze:DURATION` (`snooze:10m`, `snooze:1h30m`),
+    /// `skip-next`, `dismiss`; nil for any other key.
+    public init?(key: String) {
+        switch key {
+        case "stop-repeat": self = .stopRepeat
+        case "skip-next": self = .skipNext
+        case "dismiss": self = .dismiss
+        case "snooze": self = .snooze(Self.defaultSnooze)
+        default:
+            guard key.hasPrefix("snooze:"), let seconds = try? TimeInput.parseDuration(String(key.dropFirst(7))) else {
+                return nil
+            }
+            self = .snooze(seconds)
+        }
+    }
+}
