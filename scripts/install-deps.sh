@@ -10,6 +10,8 @@ packages=(
     dbus-daemon dbus libglib2.0-bin
     # a headless notification server for the tests and the demo
     python3-dbusmock
+    # a real notification server in the tests (dunst on a virtual X display, screenshots of it)
+    dunst xvfb imagemagick
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
 )

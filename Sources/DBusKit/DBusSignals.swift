@@ -14,10 +14,15 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
     public var pathNamespace: DBusObjectPath?
     /// String arguments that must be equal, by index (arg0, arg1, …).
     public var arguments: [Int: String]
+    /// Whether matching signals addressed to other connections are received too. Some services send
+    /// signals to one client only (a notification server's `ActionInvoked` goes to the connection that
+    /// called `Notify`); a third party sees them only by eavesdropping, which the bus's policy must allow
+    /// (`<allow eavesdrop="true"/>`).
+    public var eavesdrop: Bool
 
     public init(
         sender: String? = nil, interface: String? = nil, member: String? = nil, path: DBusObjectPath? = nil,
-        pathNamespace: DBusObjectPath? = nil, arguments: [Int: String] = [:]
+        pathNamespace: DBusObjectPath? = nil, arguments: [Int: String] = [:], eavesdrop: Bool = false
     ) {
         self.sender = sender
         self.interface = interface
@@ -25,9 +30,10 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
         self.path = path
         self.pathNamespace = pathNamespace
         self.arguments = arguments
+        self.eavesdrop = eavesdrop
     }
 
-    /// The rule in the bus's text form: `type='signal',sender='…',arg0='…'`.
+    /// The rule in the bus's text form: `type='signal',sender='…',arg0='…',eavesdrop='true'`.
     public var description: String {
         func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         var parts = ["type='signal'"]
@@ -39,6 +45,7 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
         for (index, value) in arguments.sorted(by: { $0.key < $1.key }) {
             parts.append("arg\(index)=" + quote(value))
         }
+        if eavesdrop { parts.append("eavesdrop='true'") }
         return parts.joined(separator: ",")
     }
 
@@ -140,8 +147,10 @@ extension DBusConnection {
         {
             nameOwners[name] = newOwner.isEmpty ? nil : newOwner
         }
+        // A signal addressed to another connection is here only because some rule eavesdrops.
+        let overheard = message.destination.map { $0.hasPrefix(":") && $0 != uniqueName } ?? false
         for (_, subscription) in subscriptions.sorted(by: { $0.key < $1.key })
-        where subscription.rule.matchesIgnoringSender(message) {
+        where subscription.rule.matchesIgnoringSender(message) && (subscription.rule.eavesdrop || !overheard) {
             if let sender = subscription.rule.sender, sender != message.sender {
                 // A well-known sender name matches the unique name that currently owns it.
                 guard !sender.hasPrefix(":"), let owner = nameOwners[sender], owner == message.sender else { continue }

@@ -373,6 +373,35 @@ import Testing
         }
     }
 
+    @Test func aSignalAddressedToAnotherConnectionReachesOnlyAnEavesdroppingRule() async throws {
+        try await Fixture.run { (f: Fixture) async throws in
+            let addressee = try await f.bus.connect()
+            let overheard = Recorder<String>()
+            let broadcastOnly = Recorder<String>()
+            let eavesdropping = try await f.client.subscribe(
+                DBusMatchRule(interface: Self.interface, member: "Said", eavesdrop: true)
+            ) { message in
+                if case .string(let s)? = message.body.first { overheard.append(s) }
+            }
+            let plain = try await f.client.subscribe(DBusMatchRule(interface: Self.interface, member: "Said")) {
+                message in
+                if case .string(let s)? = message.body.first { broadcastOnly.append(s) }
+            }
+            try f.service.emitSignal(
+                path: Self.path, interface: Self.interface, member: "Said", [.string("whispered")],
+                destination: addressee.uniqueName)
+            try f.service.emitSignal(path: Self.path, interface: Self.interface, member: "Said", [.string("aloud")])
+            // Signals from one connection arrive in order: once "aloud" is here, "whispered" was handled.
+            try await overheard.wait(forCount: 2)
+            try await broadcastOnly.wait(forCount: 1)
+            #expect(overheard.elements == ["whispered", "aloud"])
+            #expect(broadcastOnly.elements == ["aloud"])
+            eavesdropping.cancel()
+            plain.cancel()
+            addressee.close()
+        }
+    }
+
     @Test func signalsFromAWellKnownNameFollowItsOwner() async throws {
         try await Fixture.run { (f: Fixture) async throws in
             let got = Recorder<String?>()

@@ -7,14 +7,16 @@ import TestSupport
     import Glibc
 #endif
 
-/// Everything one integration test runs: a private bus, (optionally) python-dbusmock as the notification
-/// server, and chimed as a process with its own state, settings, group files, clock offset and time-zone
-/// link. `stop()` stops every process it started.
+/// Everything one integration test runs: a private bus, (optionally) python-dbusmock or dunst as the
+/// notification server, and chimed as a process with its own state, settings, group files, clock offset
+/// and time-zone link. `stop()` stops every process it started.
 final class Session: @unchecked Sendable {
     // @unchecked Sendable: used by one test task at a time.
     let bus: TestBus
     let observer: DBusConnection
     var server: MockNotificationServer?
+    /// dunst as the notification server, for a test that starts it instead of the mock.
+    var dunst: DunstServer?
     var chimed: ManagedProcess?
     var clients: [ChimeClient] = []
     var extraProcesses: [ManagedProcess] = []
@@ -128,6 +130,7 @@ final class Session: @unchecked Sendable {
         if let chimed { await chimed.stop() }
         for process in extraProcesses { await process.stop() }
         if let server { await server.stop() }
+        if let dunst { await dunst.stop() }
         observer.close()
         await bus.stop()
     }

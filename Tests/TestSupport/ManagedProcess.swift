@@ -74,6 +74,9 @@ public final class ManagedProcess: @unchecked Sendable {
         thread.start()
     }
 
+    /// Whether the process has exited (and was reaped).
+    public var hasExited: Bool { exited.isFinished }
+
     /// What the process wrote to stdout so far.
     public var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
     /// What the process wrote to stderr so far.

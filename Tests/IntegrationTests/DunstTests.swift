@@ -1,0 +1,84 @@
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// chimed against a real notification server: dunst on a virtual X display, driven without a person.
+///
+/// Set CHIME_KEEP_SCREENSHOTS to a folder to keep the screenshots there; otherwise they go with the
+/// test's folder.
+@Suite(.serialized) struct DunstTests {
+    struct Delivered: Sendable {
+        var item: UInt64
+        var notification: UInt32
+    }
+
+    struct ActionInvoked: Sendable, Equatable {
+        var notification: UInt32
+        var key: String
+    }
+
+    /// Copies `screenshot` to the folder named by CHIME_KEEP_SCREENSHOTS, if set.
+    static func keep(_ screenshot: URL, as name: String) throws {
+        guard let folder = ProcessInfo.processInfo.environment["CHIME_KEEP_SCREENSHOTS"], !folder.isEmpty else {
+            return
+        }
+        let destination = URL(fileURLWithPath: folder).appendingPathComponent(name)
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(at: destination)
+        try FileManager.default.copyItem(at: screenshot, to: destination)
+    }
+
+    @Test func aPopupWithActionsIsShownAndTheChosenActionComesBack() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
+            s.dunst = dunst
+            let delivered = Recorder<Delivered>()
+            let deliveries = try await s.observer.subscribe(
+                DBusMatchRule(sender: "io.chime.Chime1", interface: "io.chime.Chime1", member: "Delivered")
+            ) { message in
+                guard message.body.count == 2, case .uint64(let item) = message.body[0],
+                    case .uint32(let notification) = message.body[1]
+                else { return }
+                delivered.append(Delivered(item: item, notification: notification))
+            }
+            defer { deliveries.cancel() }
+            // dunst sends ActionInvoked to the connection that called Notify (chimed) only: the test
+            // overhears it.
+            let invoked = Recorder<ActionInvoked>()
+            let actions = try await s.observer.subscribe(
+                DBusMatchRule(
+                    sender: DunstServer.busName, interface: "org.freedesktop.Notifications", member: "ActionInvoked",
+                    eavesdrop: true)
+            ) { message in
+                guard message.body.count == 2, case .uint32(let notification) = message.body[0],
+                    case .string(let key) = message.body[1]
+                else { return }
+                invoked.append(ActionInvoked(notification: notification, key: key))
+            }
+            defer { actions.cancel() }
+            s.chimed = try await s.startChimed()
+
+            let sent = try await s.chime(["send", "-A", "open=Open", "-A", "later=Later", "Hello", "from chime"])
+            #expect(sent.status == 0, "chime send failed: \(sent.stderr)")
+            try await delivered.wait(forCount: 1)
+            let id = delivered.elements[0].notification
+            try await dunst.waitForDisplayed(atLeast: 1)
+            #expect(try await dunst.displayedCount() == 1)
+
+            let screenshot = s.bus.directory.appendingPathComponent("popup.png")
+            try await dunst.screenshot(to: screenshot)
+            let png = try Data(contentsOf: screenshot)
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG")
+            #expect(try await XvfbDisplay.colorCount(ofImage: screenshot) > 1, "the screen is blank")
+            try Self.keep(screenshot, as: "dunst-popup-with-actions.png")
+
+            let chosen = try await dunst.invokeAction(key: "later")
+            #expect(chosen == "#Later (Hello) [\(id),later]")
+            #expect(Set(dunst.lastMenu) == ["#Open (Hello) [\(id),open]", "#Later (Hello) [\(id),later]"])
+            try await invoked.wait(forCount: 1)
+            #expect(invoked.elements == [ActionInvoked(notification: id, key: "later")])
+        }
+    }
+}
