@@ -11,6 +11,11 @@ public struct DaemonSettings: Hashable, Sendable {
     /// `[delivery] max-actions`: how many action buttons the notification server shows; with 2 or fewer,
     /// categories show their minimal actions. nil: as many as a category has.
     public var maximumActions: Int?
+    /// `[limits] entries-per-app`: the most items (group entries and single items) one app may have.
+    public var entriesPerApp = 100_000
+    /// `[limits] calls-per-second` and `call-burst`: how fast one app may call chimed.
+    public var callsPerSecond: Double = 200
+    public var callBurst = 1000
     /// `[missed] policy` and `late-window`: what to do with occurrences that passed while they could not
     /// be delivered, for every group that does not choose for itself.
     public var missedPolicy: MissedPolicy = .default
@@ -58,6 +63,7 @@ public struct DaemonSettings: Hashable, Sendable {
         "missed": ["policy", "late-window"],
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
+        "limits": ["entries-per-app", "calls-per-second", "call-burst"],
     ]
 
     /// Parses the text of a chime.toml; errors name the file, the line and what to change.
@@ -115,6 +121,27 @@ public struct DaemonSettings: Hashable, Sendable {
         }
         if let flood = sections["flood"] {
             settings.flood = try floodControl(flood)
+        }
+        if let limits = sections["limits"] {
+            if let count = try limits.integer("entries-per-app", example: "100000") {
+                guard (1...10_000_000).contains(count) else {
+                    throw limits.fail("entries-per-app", "[limits] entries-per-app must be 1 to 10000000")
+                }
+                settings.entriesPerApp = count
+            }
+            if let rate = try limits.number("calls-per-second", example: "200") {
+                guard rate > 0, rate <= 100_000 else {
+                    throw limits.fail(
+                        "calls-per-second", "[limits] calls-per-second must be above 0 and at most 100000")
+                }
+                settings.callsPerSecond = rate
+            }
+            if let burst = try limits.integer("call-burst", example: "1000") {
+                guard (1...100_000).contains(burst) else {
+                    throw limits.fail("call-burst", "[limits] call-burst must be 1 to 100000")
+                }
+                settings.callBurst = burst
+            }
         }
         return settings
     }

@@ -56,6 +56,9 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     public var category: String?
     /// Data for the app, handed back with its action events; never shown.
     public var userInfo: [String: String]
+    /// The app's desktop entry (`org.example.App`), sent as the `desktop-entry` hint; a foreground action
+    /// chosen while the app is not running activates it through this id.
+    public var desktopEntry: String?
 
     public init(
         appName: String = "", summary: String, subtitle: String? = nil, body: String = "", icon: String = "",
@@ -77,6 +80,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case appName, summary, subtitle, body, icon, sound, urgency, expireTimeout, actions, category, userInfo
+        case desktopEntry
     }
 
     /// Reads stored content; keys added in later versions may be missing.
@@ -94,6 +98,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
             actions: try c.decodeIfPresent([NotificationAction].self, forKey: .actions) ?? [],
             category: try c.decodeIfPresent(String.self, forKey: .category),
             userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
+        desktopEntry = try c.decodeIfPresent(String.self, forKey: .desktopEntry)
     }
 
     /// The body as a server shows it: the subtitle, when there is one, as its first line.

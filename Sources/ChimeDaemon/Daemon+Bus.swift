@@ -5,25 +5,40 @@ import DBusKit
 import Foundation
 
 /// The `io.chime.Chime1` object: every method checks its arguments and answers bad input with an error
-/// that names the key and says what to change.
+/// that names the key and says what to change. Every call is made by a `Caller`: an app sees and
+/// changes only its own items and groups; the `chime` command, the user's own tool, all of them.
 extension Daemon {
     static let records = DBusType.array(WireRecord.type)
+
+    private func method(
+        _ name: String, _ inputs: [DBusArgument] = [], _ outputs: [DBusArgument] = [],
+        _ body: @escaping @Sendable (Caller, [DBusValue]) async throws -> [DBusValue]
+    ) -> DBusMethod {
+        DBusMethod(name, inputs: inputs, outputs: outputs) { [unowned self] call in
+            let caller = try await self.caller(of: call)
+            try self.checkRate(caller)
+            return try await body(caller, call.arguments)
+        }
+    }
+
+    private func record(_ name: String) -> DBusArgument { DBusArgument(name, WireRecord.type) }
+    private func records(_ name: String) -> DBusArgument { DBusArgument(name, Self.records) }
 
     func makeInterface() -> DBusInterface {
         DBusInterface(
             ChimeBus.interface,
             methods: [
-                DBusMethod(
-                    "Schedule",
-                    inputs: [DBusArgument("content", WireRecord.type), DBusArgument("trigger", WireRecord.type)],
-                    outputs: [DBusArgument("item_id", .uint64)]
-                ) { [unowned self] call in
-                    let content = try ContentWire.decode(call.arguments[0])
-                    let trigger = try TriggerWire.decode(call.arguments[1])
-                    return [.uint64(try await self.schedule(content, trigger: trigger))]
+                method("Schedule", [record("content"), record("trigger")], [DBusArgument("item_id", .uint64)]) {
+                    caller, arguments in
+                    let content = try ContentWire.decode(arguments[0])
+                    let trigger = try TriggerWire.decode(arguments[1])
+                    try await self.checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: nil)
+                    try self.checkQuota(caller, adding: 1)
+                    return [.uint64(try await self.schedule(content, trigger: trigger, owner: caller.appID))]
                 },
-                DBusMethod("Cancel", inputs: [DBusArgument("item_id", .uint64)]) { [unowned self] call in
-                    let id = try call.arguments[0].decode(UInt64.self)
+                method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments in
+                    let id = try arguments[0].decode(UInt64.self)
+                    try self.checkOwner(caller, itemID: id)
                     guard try await self.cancel(id) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.notFound,
@@ -31,70 +46,84 @@ extension Daemon {
                     }
                     return []
                 },
-                DBusMethod(
-                    "ListPending", inputs: [DBusArgument("options", WireRecord.type)],
-                    outputs: [DBusArgument("items", Self.records)]
-                ) { [unowned self] call in
-                    let options = try WireFields(call.arguments[0], what: "options")
+                method(
+                    "Snooze", [DBusArgument("item_id", .uint64), DBusArgument("seconds", .uint32)],
+                    [DBusArgument("snooze_id", .uint64)]
+                ) { caller, arguments in
+                    let id = try arguments[0].decode(UInt64.self)
+                    let seconds = try arguments[1].decode(UInt32.self)
+                    guard seconds > 0, seconds <= 366 * 86_400 else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.invalidArgument, message: "seconds must be 1 to a year (31622400)")
+                    }
+                    return [.uint64(try await self.snooze(itemID: id, seconds: TimeInterval(seconds), caller: caller))]
+                },
+                method("ListPending", [record("options")], [records("items")]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["next", "group"])
                     let next = Int(try options.uint32("next") ?? 1)
                     guard (1...100).contains(next) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument, message: "options key \"next\" must be 1 to 100")
                     }
-                    return [
-                        WireRecord.list(self.pending(next: next, group: try options.string("group")).map(\.encoded))
-                    ]
+                    let items = self.pending(next: next, group: try options.string("group")).filter {
+                        caller.owns($0.owner)
+                    }
+                    return [WireRecord.list(items.map(\.encoded))]
                 },
-                DBusMethod(
+                method(
                     "Reschedule",
-                    inputs: [
-                        DBusArgument("group", .string), DBusArgument("settings", WireRecord.type),
-                        DBusArgument("entries", Self.records), DBusArgument("options", WireRecord.type),
-                    ],
-                    outputs: [DBusArgument("changes", Self.records)]
-                ) { [unowned self] call in
-                    let id = try call.arguments[0].decode(String.self)
-                    let settings = try GroupSettingsWire.decode(call.arguments[1])
-                    guard case .array(_, let values) = call.arguments[2] else { return [] }
+                    [DBusArgument("group", .string), record("settings"), records("entries"), record("options")],
+                    [records("changes")]
+                ) { caller, arguments in
+                    let id = try arguments[0].decode(String.self)
+                    let settings = try GroupSettingsWire.decode(arguments[1])
+                    guard case .array(_, let values) = arguments[2] else { return [] }
                     guard values.count <= TimelineGroup.maximumEntries else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument,
                             message: "\(values.count) entries is more than the \(TimelineGroup.maximumEntries) allowed")
                     }
-                    let options = try WireFields(call.arguments[3], what: "options")
-                    try options.refuseUnknown(known: ["dry-run"])
+                    let options = try WireFields(arguments[3], what: "options")
+                    try options.refuseUnknown(known: PermissionWire.keys.union(["dry-run"]))
+                    let strategy = try PermissionWire.strategy(options) ?? .askSystemPermissionIfNeeded
                     let now = self.clock.now()
                     var entries: [TimelineEntry] = []
                     entries.reserveCapacity(values.count)
                     for (index, value) in values.enumerated() {
                         entries.append(try EntryWire.decode(value, index: index, now: now))
                     }
-                    let group = TimelineGroup(id: id, settings: settings, entries: entries)
+                    let group = TimelineGroup(id: id, owner: caller.appID, settings: settings, entries: entries)
                     do {
                         try group.validate()
                     } catch {
                         throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "\(error)")
                     }
-                    let changes = try await self.reschedule(group, dryRun: try options.bool("dry-run") ?? false)
+                    let dryRun = try options.bool("dry-run") ?? false
+                    if !dryRun {
+                        try await self.checkPermission(strategy, caller: caller, group: id)
+                        let existing = self.queue.sync {
+                            self.scheduler.items(of: GroupKey(owner: caller.appID, id: id)).count
+                        }
+                        try self.checkQuota(caller, adding: entries.count - existing)
+                    }
+                    let changes = try await self.reschedule(group, dryRun: dryRun)
                     return [WireRecord.list(changes.map(ChangeWire.encode))]
                 },
-                DBusMethod("RemoveGroup", inputs: [DBusArgument("group", .string)]) { [unowned self] call in
-                    let id = try call.arguments[0].decode(String.self)
-                    guard try await self.removeGroup(GroupKey(owner: "", id: id)) else {
+                method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments in
+                    let key = try self.groupKey(try arguments[0].decode(String.self), caller: caller)
+                    guard try await self.removeGroup(key) else {
                         throw DBusError(
-                            name: ChimeBus.ErrorName.notFound, message: "no group \(id); list them with `chime groups`")
+                            name: ChimeBus.ErrorName.notFound,
+                            message: "no group \(key); list them with `chime groups`")
                     }
                     return []
                 },
-                DBusMethod("ListGroups", outputs: [DBusArgument("groups", Self.records)]) { [unowned self] _ in
-                    [WireRecord.list(self.groups().map(\.encoded))]
+                method("ListGroups", [], [records("groups")]) { caller, _ in
+                    [WireRecord.list(self.groups().filter { caller.owns($0.owner) }.map(\.encoded))]
                 },
-                DBusMethod(
-                    "History", inputs: [DBusArgument("options", WireRecord.type)],
-                    outputs: [DBusArgument("entries", Self.records)]
-                ) { [unowned self] call in
-                    let options = try WireFields(call.arguments[0], what: "options")
+                method("History", [record("options")], [records("entries")]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["limit", "group", "item", "since"])
                     let limit = Int(try options.uint32("limit") ?? 100)
                     guard (1...ScheduleStore.historyLimit).contains(limit) else {
@@ -103,7 +132,8 @@ extension Daemon {
                             message: "options key \"limit\" must be 1 to \(ScheduleStore.historyLimit)")
                     }
                     let query = HistoryQuery(
-                        limit: limit, group: try options.string("group").map { GroupKey(owner: "", id: $0) },
+                        limit: limit, owner: caller.isUser ? nil : caller.appID,
+                        group: try options.string("group").map { try self.groupKey($0, caller: caller) },
                         itemID: try options.uint64("item"), since: try options.date("since"))
                     let entries = try await self.persisted { try $0.history(query) }
                     return [
@@ -117,11 +147,113 @@ extension Daemon {
                             })
                     ]
                 },
+                method("RegisterCategories", [records("categories")]) { caller, arguments in
+                    guard case .array(_, let values) = arguments[0] else { return [] }
+                    var list: [ActionCategory] = []
+                    for (index, value) in values.enumerated() {
+                        list.append(try CategoryWire.decode(value, index: index))
+                    }
+                    guard Set(list.map(\.id)).count == list.count else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.invalidArgument, message: "a category id appears twice")
+                    }
+                    guard list.count <= 100 else {
+                        throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "at most 100 categories")
+                    }
+                    try await self.setCategories(list, owner: caller.appID)
+                    return []
+                },
+                method("TakeActions", [], [records("actions")]) { caller, _ in
+                    let owner = caller.appID
+                    let actions = try await self.persisted { try $0.takeActions(owner: owner) }
+                    return [
+                        WireRecord.list(
+                            actions.map { action in
+                                var r = WireRecord()
+                                r.set("item", .uint64(action.itemID))
+                                r.set("group", action.group)
+                                r.set("entry", action.entryID)
+                                r.set("action", action.key)
+                                r.set("user-info", Self.stringMap(action.userInfo))
+                                r.set("at", action.date)
+                                return r
+                            })
+                    ]
+                },
+                method("RequestPermission", [DBusArgument("group", .string), record("options")], [record("result")]) {
+                    caller, arguments in
+                    let group = try arguments[0].decode(String.self)
+                    let options = try WireFields(arguments[1], what: "options")
+                    try options.refuseUnknown(known: PermissionWire.keys)
+                    let strategy = try PermissionWire.strategy(options) ?? .askSystemPermissionIfNeeded
+                    let outcome = try await self.evaluate(strategy, caller: caller, group: group.isEmpty ? nil : group)
+                    return [self.authorization(caller: caller, group: group, outcome: outcome).value]
+                },
+                method("GetAuthorization", [DBusArgument("group", .string)], [record("result")]) { caller, arguments in
+                    let group = try arguments[0].decode(String.self)
+                    return [self.authorization(caller: caller, group: group, outcome: nil).value]
+                },
+                method("ListApps", [], [records("apps")]) { caller, _ in
+                    try self.requireUser(caller, "list apps")
+                    return [WireRecord.list(self.apps().map(\.encoded))]
+                },
+                method("SetAppConsent", [DBusArgument("app", .string), DBusArgument("consent", .string)]) {
+                    caller, arguments in
+                    try self.requireUser(caller, "change an app's permission")
+                    let app = try arguments[0].decode(String.self)
+                    let word = try arguments[1].decode(String.self)
+                    let consent: AppConsent?
+                    switch word {
+                    case "allow": consent = .allowed
+                    case "deny": consent = .denied
+                    case "reset": consent = nil
+                    default:
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.invalidArgument, message: "consent must be allow, deny or reset")
+                    }
+                    try await self.setConsent(consent, app: app)
+                    return []
+                },
+                method("SetGroupEnabled", [DBusArgument("group", .string), DBusArgument("enabled", .boolean)]) {
+                    caller, arguments in
+                    let key = try self.groupKey(try arguments[0].decode(String.self), caller: caller)
+                    let enabled = try arguments[1].decode(Bool.self)
+                    guard
+                        caller.isUser || enabled == false
+                            || self.queue.sync(execute: {
+                                self.interaction.groupAuthorizations[key] != .denied
+                            })
+                    else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.permissionDenied,
+                            message: "the user turned group \(key.id) off; only the user can turn it on again")
+                    }
+                    try await self.setGroupEnabled(key, enabled: enabled)
+                    return []
+                },
+                method("Status", [], [record("status")]) { _, _ in
+                    [await self.status().value]
+                },
             ],
             signals: [
                 DBusSignalDeclaration(
                     "Delivered",
-                    arguments: [DBusArgument("item_id", .uint64), DBusArgument("notification_id", .uint32)])
+                    arguments: [DBusArgument("item_id", .uint64), DBusArgument("notification_id", .uint32)]),
+                DBusSignalDeclaration(
+                    "ActionInvoked",
+                    arguments: [
+                        DBusArgument("item_id", .uint64), DBusArgument("group", .string),
+                        DBusArgument("entry", .string),
+                        DBusArgument("action", .string),
+                        DBusArgument("user_info", .dictionary(key: .string, value: .string)),
+                    ]),
+                DBusSignalDeclaration(
+                    "NotificationClosed",
+                    arguments: [
+                        DBusArgument("item_id", .uint64), DBusArgument("group", .string),
+                        DBusArgument("entry", .string),
+                        DBusArgument("reason", .string),
+                    ]),
             ],
             properties: [
                 DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },
@@ -148,6 +280,96 @@ extension Daemon {
                     entry: item.groupID == nil ? nil : item.entry.id, appName: item.content.appName,
                     summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule)
             }
+        }
+    }
+
+    // MARK: - Checks
+
+    /// Refuses a call that changes another app's item.
+    private func checkOwner(_ caller: Caller, itemID: UInt64) throws {
+        guard let owner = queue.sync(execute: { scheduler.item(itemID)?.owner }) else { return }
+        guard caller.owns(owner) else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied,
+                message: "item \(itemID) belongs to \(owner), not \(caller.appID)")
+        }
+    }
+
+    private func requireUser(_ caller: Caller, _ what: String) throws {
+        guard caller.isUser else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied, message: "only the user (the chime command) may \(what)")
+        }
+    }
+
+    private func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws {
+        let outcome = try await evaluate(strategy, caller: caller, group: group)
+        guard outcome == .allowed else { throw Self.denial(outcome, app: caller.appID, group: group) }
+    }
+
+    /// A group named by a caller: an app names its own groups; the user names `OWNER/GROUP`, or a group
+    /// id that only one owner has.
+    func groupKey(_ text: String, caller: Caller) throws -> GroupKey {
+        guard caller.isUser else { return GroupKey(owner: caller.appID, id: text) }
+        if let slash = text.lastIndex(of: "/") {
+            return GroupKey(owner: String(text[..<slash]), id: String(text[text.index(after: slash)...]))
+        }
+        let matches = queue.sync { scheduler.groupSettings.keys.filter { $0.id == text } }
+        if matches.count > 1, !matches.contains(GroupKey(owner: "", id: text)) {
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidArgument,
+                message: "several apps have a group \(text): name one as APP/\(text) ("
+                    + matches.map(\.description).sorted().joined(separator: ", ") + ")")
+        }
+        return matches.count == 1 ? matches[0] : GroupKey(owner: "", id: text)
+    }
+
+    /// What a caller may know about its permissions, and the outcome of a request.
+    private func authorization(caller: Caller, group: String, outcome: PermissionOutcome?) -> WireRecord {
+        queue.sync {
+            var r = WireRecord()
+            if let outcome {
+                switch outcome {
+                case .allowed: r.set("outcome", "allowed")
+                case .deniedOnGroupLevel(let s):
+                    r.set("outcome", "deniedOnGroupLevel")
+                    r.set("status", s.rawValue)
+                case .deniedOnSystemLevel(let s):
+                    r.set("outcome", "deniedOnSystemLevel")
+                    r.set("status", s.rawValue)
+                }
+            }
+            let consent: AppConsent = caller.isUser ? .allowed : interaction.consents[caller.appID] ?? .undetermined
+            r.set("system", consent.status.rawValue)
+            if !group.isEmpty {
+                let status = interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] ?? .notAsked
+                r.set("group", status.status.rawValue)
+            }
+            r.set("server-present", serverOwner != nil)
+            return r
+        }
+    }
+}
+
+/// A strategy as calls give it: `permission` (s, the text form: `ask-system-permission-if-needed`,
+/// `schedule-if-system-allowed`, or `group=ask-once,system=ask` …) and the question's texts
+/// `prompt-title`, `prompt-message`, `prompt-allow`, `prompt-deny` (s).
+enum PermissionWire {
+    static let keys: Set<String> = ["permission", "prompt-title", "prompt-message", "prompt-allow", "prompt-deny"]
+
+    static func strategy(_ fields: WireFields) throws(DBusError) -> PermissionStrategy? {
+        guard let text = try fields.string("permission") else { return nil }
+        var prompt = PermissionPrompt()
+        if let title = try fields.string("prompt-title") { prompt.title = title }
+        if let message = try fields.string("prompt-message") { prompt.message = message }
+        if let allow = try fields.string("prompt-allow") { prompt.allowLabel = allow }
+        if let deny = try fields.string("prompt-deny") { prompt.denyLabel = deny }
+        do {
+            let strategy = try PermissionStrategy(parsing: text, prompt: prompt)
+            try strategy.validate()
+            return strategy
+        } catch {
+            throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "options key \"permission\": \(error)")
         }
     }
 }

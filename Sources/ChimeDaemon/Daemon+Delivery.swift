@@ -294,11 +294,19 @@ extension Daemon {
     /// The server's NotificationClosed: recorded in the item's history, and a popup chimed would close at
     /// its end date is forgotten.
     func popupClosed(notificationID: UInt32, reason: UInt32) {
-        guard delivery.shown.removeValue(forKey: notificationID) != nil else { return }
+        if questionClosed(notificationID: notificationID) { return }
+        guard let shown = delivery.shown.removeValue(forKey: notificationID) else { return }
         scheduler.popupClosed(notificationID: notificationID)
         let now = clock.now()
         let why = NotificationServer.closeReason(reason)
         logger.debug("notification \(notificationID) closed by the server: \(why)")
+        // The owning app hears of it on its own connections.
+        for target in interaction.appConnections[shown.owner] ?? [] {
+            try? connection?.emitSignal(
+                path: ChimeBus.path, interface: ChimeBus.interface, member: "NotificationClosed",
+                [.uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(why)],
+                destination: target)
+        }
         persist({ try $0.closed(notificationID: notificationID, reason: why, now: now) }) { _ in }
     }
 
@@ -309,6 +317,7 @@ extension Daemon {
         if let owner {
             serverMissing = false
             logger.info("notification server present", metadata: ["owner": "\(owner)"])
+            learnAboutServer()
             pump()
         } else {
             logger.info("no notification server on the bus")
@@ -325,8 +334,23 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// The content as the server gets it: the row's content with the actions of its category added.
+    /// The content as the server gets it: the row's content with the actions of its category added; on a
+    /// server without action buttons, only the default action, with the choices named in the body.
     func presented(_ row: OutboxRecord) -> NotificationContent {
+        var content = withCategory(row)
+        let hasButtons = serverInfo.capabilities.isEmpty || serverInfo.capabilities.contains("actions")
+        let choices = content.actions.filter { $0.key != "default" }
+        if !hasButtons, !choices.isEmpty {
+            content.actions.removeAll { $0.key != "default" }
+            let names = choices.map(\.label).joined(separator: ", ")
+            content.body +=
+                (content.body.isEmpty ? "" : "\n\n") + "Choices (this notification server shows no buttons): \(names)"
+        }
+        return content
+    }
+
+    /// The row's content with the actions of its category added.
+    private func withCategory(_ row: OutboxRecord) -> NotificationContent {
         var content = row.content ?? NotificationContent(summary: "")
         guard let id = row.category,
             let category = categories[row.group?.owner ?? scheduler.item(row.itemID)?.owner ?? ""]?.first(where: {

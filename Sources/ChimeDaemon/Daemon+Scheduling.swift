@@ -31,7 +31,8 @@ extension Daemon {
             }
             var row = OutboxRecord(
                 itemID: due.item.id, group: due.item.groupKey, occurrence: due.occurrence, number: due.number,
-                late: due.late, content: nil, endDate: due.item.entry.endDate)
+                late: due.late, content: nil, endDate: due.item.entry.endDate, category: due.item.entry.category,
+                replacesID: due.item.replacesID)
             switch resolution {
             case .ready(let content): row.content = content
             case .runCommand, .askApp: row.source = due.item.entry.content

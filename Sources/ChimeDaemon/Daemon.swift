@@ -76,6 +76,9 @@ public final class Daemon: Service, @unchecked Sendable {
     var reloadTimer: DispatchSourceTimer?
     /// Categories of actions, by owner.
     var categories: [String: [ActionCategory]] = [:]
+    var interaction = InteractionState()
+    var serverInfo = ServerInfo()
+    let callers = CallerDirectory()
     /// The signals chimed handles, trapped in `start()`.
     var signals: UnixSignalsSequence?
 
@@ -150,6 +153,7 @@ public final class Daemon: Service, @unchecked Sendable {
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.serverOwnerChanged(owner)
         }
+        try await subscribeToServerSignals(on: connection)
         _ = try await connection.subscribe(NotificationServer.closedRule) { [weak self] message in
             guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
                 case .uint32(let reason) = message.body[1]
@@ -183,6 +187,8 @@ public final class Daemon: Service, @unchecked Sendable {
             for popup in state.popups { scheduler.trackPopup(popup) }
             for shown in state.shown { delivery.remember(shown) }
             categories = state.categories
+            interaction.consents = state.consents
+            interaction.groupAuthorizations = state.groupAuthorizations
             delivery.outbox = state.outbox
             if !state.items.isEmpty || !state.outbox.isEmpty {
                 logger.info(

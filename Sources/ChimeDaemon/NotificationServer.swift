@@ -56,6 +56,9 @@ public struct NotificationServer: Sendable {
         if let category = content.category {
             hints.append(DBusDictEntry(.string("category"), .variant(.string(category))))
         }
+        if let desktopEntry = content.desktopEntry {
+            hints.append(DBusDictEntry(.string("desktop-entry"), .variant(.string(desktopEntry))))
+        }
         if let sound = content.sound {
             hints.append(DBusDictEntry(.string("sound-name"), .variant(.string(sound))))
         }
@@ -78,6 +81,18 @@ public struct NotificationServer: Sendable {
             destination: Self.name, path: Self.path, interface: Self.interface, member: "GetCapabilities",
             timeout: callTimeout)
         return try reply.first.map { (v) throws(DBusError) in try v.decode([String].self) } ?? []
+    }
+
+    /// The server's name, vendor, version and specification version (`GetServerInformation`).
+    public func information() async throws(DBusError) -> (
+        name: String, vendor: String, version: String, specVersion: String
+    ) {
+        let reply = try await connection.call(
+            destination: Self.name, path: Self.path, interface: Self.interface, member: "GetServerInformation",
+            timeout: callTimeout)
+        let strings = reply.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        guard strings.count == 4 else { throw DBusError(.failed, "GetServerInformation did not answer four strings") }
+        return (strings[0], strings[1], strings[2], strings[3])
     }
 
     /// Whether an error means "there is no server", as opposed to "the server refused".

@@ -3,6 +3,7 @@ import ChimeProtocol
 import DBusKit
 import Foundation
 
+@_exported import struct ChimeProtocol.AppInfo
 @_exported import enum ChimeProtocol.ChimeBus
 @_exported import enum ChimeProtocol.ContentProviderBus
 @_exported import struct ChimeProtocol.GroupInfo
@@ -68,9 +69,13 @@ public final class ChimeClient: Sendable {
 
     /// Replaces a group's whole timeline (or, with `dryRun`, only says what would change); returns the
     /// change of every entry.
+    /// `permission` is evaluated first (the user may be asked; the call waits for the answer); nil asks for
+    /// the system permission if it was never given.
     @discardableResult
-    public func reschedule(_ group: TimelineGroup, dryRun: Bool = false) async throws(ChimeError) -> [EntryChange] {
-        var options = WireRecord()
+    public func reschedule(
+        _ group: TimelineGroup, permission: PermissionStrategy? = nil, dryRun: Bool = false
+    ) async throws(ChimeError) -> [EntryChange] {
+        var options = permission.map(Self.permissionOptions) ?? WireRecord()
         if dryRun { options.set("dry-run", true) }
         return try await records(
             "Reschedule",
@@ -103,7 +108,7 @@ public final class ChimeClient: Sendable {
         return try await records("History", [options.value]) { (f) throws(DBusError) in try HistoryRecord(f) }
     }
 
-    private func records<T>(
+    func records<T>(
         _ member: String, _ body: [DBusValue], _ make: (WireFields) throws(DBusError) -> T
     ) async throws(ChimeError) -> [T] {
         let reply = try await call(member, body)
@@ -116,10 +121,14 @@ public final class ChimeClient: Sendable {
         }
     }
 
-    private func call(_ member: String, _ body: [DBusValue]) async throws(ChimeError) -> [DBusValue] {
+    func call(_ member: String, _ body: [DBusValue], timeout: Duration = .seconds(120)) async throws(ChimeError)
+        -> [DBusValue]
+    {
         do {
+            // Long enough for a question the user is asked (a permission) to be answered.
             return try await connection.call(
-                destination: ChimeBus.name, path: ChimeBus.path, interface: ChimeBus.interface, member: member, body)
+                destination: ChimeBus.name, path: ChimeBus.path, interface: ChimeBus.interface, member: member, body,
+                timeout: timeout)
         } catch {
             throw ChimeError(error)
         }
@@ -172,4 +181,133 @@ public struct ChimeError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+/// Interaction: actions, snoozes, categories and permissions.
+extension ChimeClient {
+    /// An action chosen on one of this app's notifications.
+    public struct ActionEvent: Hashable, Sendable {
+        public var itemID: UInt64
+        public var group: String?
+        public var entry: String?
+        public var action: String
+        public var userInfo: [String: String]
+    }
+
+    /// Shows an item's notification again after `seconds`; returns the snooze's item id.
+    @discardableResult
+    public func snooze(_ id: UInt64, seconds: UInt32) async throws(ChimeError) -> UInt64 {
+        let reply = try await call("Snooze", [.uint64(id), .uint32(seconds)])
+        guard case .uint64(let snooze)? = reply.first else { throw ChimeError(.protocolError, "Snooze returned no id") }
+        return snooze
+    }
+
+    /// Registers this app's categories of actions (replacing the ones it had).
+    public func registerCategories(_ categories: [ActionCategory]) async throws(ChimeError) {
+        _ = try await call(
+            "RegisterCategories", [.array(element: WireRecord.type, categories.map(CategoryWire.encode))])
+    }
+
+    /// The actions chosen on this app's notifications while it was not connected; each is handed over once.
+    public func takeActions() async throws(ChimeError) -> [ActionEvent] {
+        try await records("TakeActions", []) { (f) throws(DBusError) in try Self.event(f) }
+    }
+
+    /// Actions chosen on this app's notifications from now on, as chimed sends them to this connection.
+    public func actionEvents() async throws(ChimeError) -> AsyncStream<ActionEvent> {
+        let (stream, continuation) = AsyncStream<ActionEvent>.makeStream()
+        do {
+            let subscription = try await connection.subscribe(
+                DBusMatchRule(sender: ChimeBus.name, interface: ChimeBus.interface, member: "ActionInvoked")
+            ) { message in
+                guard message.body.count == 5, case .uint64(let item) = message.body[0],
+                    case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
+                    case .string(let action) = message.body[3]
+                else { return }
+                let info = (try? message.body[4].decode([String: String].self)) ?? [:]
+                continuation.yield(
+                    ActionEvent(
+                        itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry,
+                        action: action, userInfo: info))
+            }
+            continuation.onTermination = { _ in subscription.cancel() }
+        } catch {
+            throw ChimeError(error)
+        }
+        return stream
+    }
+
+    /// Asks for permission as `strategy` says (the user may be asked; this waits for the answer) and
+    /// returns the outcome: `allowed`, `deniedOnGroupLevel` or `deniedOnSystemLevel`, with the status.
+    public func requestPermission(
+        _ strategy: PermissionStrategy = .askSystemPermissionIfNeeded, group: String? = nil
+    ) async throws(ChimeError) -> (outcome: String, status: String?) {
+        let reply = try await call(
+            "RequestPermission", [.string(group ?? ""), Self.permissionOptions(strategy).value],
+            timeout: .seconds(180))
+        do {
+            let fields = try WireFields(reply.first ?? WireRecord().value, what: "permission")
+            return (try fields.string("outcome") ?? "", try fields.string("status"))
+        } catch {
+            throw ChimeError(.protocolError, error.message)
+        }
+    }
+
+    /// This app's system authorization and a group's, as chimed holds them now.
+    public func authorization(group: String? = nil) async throws(ChimeError) -> (system: String, group: String?) {
+        let reply = try await call("GetAuthorization", [.string(group ?? "")])
+        do {
+            let fields = try WireFields(reply.first ?? WireRecord().value, what: "authorization")
+            return (try fields.string("system") ?? "", try fields.string("group"))
+        } catch {
+            throw ChimeError(.protocolError, error.message)
+        }
+    }
+
+    /// The apps chimed knows, with their consent (the user only).
+    public func apps() async throws(ChimeError) -> [AppInfo] {
+        try await records("ListApps", []) { (f) throws(DBusError) in try AppInfo(f) }
+    }
+
+    /// Allows, denies or forgets an app's permission (`allow`, `deny`, `reset`; the user only).
+    public func setConsent(_ word: String, app: String) async throws(ChimeError) {
+        _ = try await call("SetAppConsent", [.string(app), .string(word)])
+    }
+
+    /// Turns a group on or off.
+    public func setGroupEnabled(_ group: String, _ enabled: Bool) async throws(ChimeError) {
+        _ = try await call("SetGroupEnabled", [.string(group), .boolean(enabled)])
+    }
+
+    /// chimed's status: the server, its capabilities, whether it is paused, and counts.
+    public func status() async throws(ChimeError) -> [String: DBusValue] {
+        let reply = try await call("Status", [])
+        guard case .dictionary(_, _, let entries)? = reply.first else {
+            throw ChimeError(.protocolError, "Status returned no record")
+        }
+        var result: [String: DBusValue] = [:]
+        for entry in entries {
+            if case .string(let key) = entry.key, case .variant(let value) = entry.value { result[key] = value }
+        }
+        return result
+    }
+
+    static func permissionOptions(_ strategy: PermissionStrategy) -> WireRecord {
+        var options = WireRecord()
+        options.set("permission", strategy.text)
+        if case .askPermission(_, let prompt) = strategy.group {
+            options.set("prompt-title", prompt.title)
+            options.set("prompt-message", prompt.message)
+            options.set("prompt-allow", prompt.allowLabel)
+            options.set("prompt-deny", prompt.denyLabel)
+        }
+        return options
+    }
+
+    static func event(_ fields: WireFields) throws(DBusError) -> ActionEvent {
+        ActionEvent(
+            itemID: try fields.uint64("item") ?? 0, group: try fields.string("group"),
+            entry: try fields.string("entry"),
+            action: try fields.string("action") ?? "", userInfo: try fields.stringMap("user-info") ?? [:])
+    }
 }

@@ -25,6 +25,8 @@ public enum ChimeBus {
         public static let conflict = "io.chime.Chime1.Error.Conflict"
         /// chimed could not store the change; nothing was changed.
         public static let storage = "io.chime.Chime1.Error.Storage"
+        /// The caller may not do this: another app's item or group, or a permission the user withheld.
+        public static let permissionDenied = "io.chime.Chime1.Error.PermissionDenied"
     }
 }
 

@@ -12,7 +12,7 @@ import Foundation
 public enum ContentWire {
     public static let keys: Set<String> = [
         "summary", "subtitle", "body", "app-name", "icon", "sound", "urgency", "expire-timeout", "actions",
-        "category", "user-info",
+        "category", "user-info", "desktop-entry",
     ]
 
     public static func encode(_ content: NotificationContent) -> DBusValue {
@@ -30,6 +30,7 @@ public enum ContentWire {
             record.set("actions", .array(element: .structure([.string, .string]), pairs))
         }
         record.set("category", content.category)
+        record.set("desktop-entry", content.desktopEntry)
         if !content.userInfo.isEmpty {
             record.set(
                 "user-info",
@@ -58,6 +59,7 @@ public enum ContentWire {
         content.sound = try fields.string("sound")
         content.category = try fields.string("category")
         content.userInfo = try fields.stringMap("user-info") ?? [:]
+        content.desktopEntry = try fields.string("desktop-entry")
         if let raw = try fields.value("urgency", .byte) {
             guard case .byte(let b) = raw, let urgency = Urgency(rawValue: b) else {
                 throw invalid("\(fields.what) key \"urgency\" must be 0 (low), 1 (normal) or 2 (critical)")

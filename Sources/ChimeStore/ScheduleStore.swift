@@ -91,10 +91,20 @@ public final class ScheduleStore: Sendable {
             for row in try Row.fetchAll(db, sql: "SELECT owner, definition FROM category ORDER BY owner, id") {
                 categories[row["owner"], default: []].append(try Coding.decode(ActionCategory.self, row["definition"]))
             }
+            var consents: [String: AppConsent] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT app, consent FROM appConsent") {
+                if let consent = AppConsent(rawValue: row["consent"]) { consents[row["app"]] = consent }
+            }
+            var authorizations: [GroupKey: GroupAuthorization] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT owner, groupID, status FROM groupAuthorization") {
+                if let status = GroupAuthorization(rawValue: row["status"]) {
+                    authorizations[GroupKey(owner: row["owner"], id: row["groupID"])] = status
+                }
+            }
             let largest = UInt64(try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM item") ?? 0)
             return StoredState(
                 groups: groups, items: items, outbox: outbox, shown: shown, categories: categories,
-                largestItemID: largest)
+                consents: consents, groupAuthorizations: authorizations, largestItemID: largest)
         }
     }
 
@@ -103,6 +113,10 @@ public final class ScheduleStore: Sendable {
         try writer.read { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
+            if let owner = query.owner {
+                conditions.append("owner = ?")
+                arguments += [owner]
+            }
             if let group = query.group {
                 conditions.append("owner = ? AND groupID = ?")
                 arguments += [group.owner, group.id]
@@ -274,6 +288,38 @@ public final class ScheduleStore: Sendable {
                 try db.execute(
                     sql: "INSERT INTO category (owner, id, definition) VALUES (?, ?, ?)",
                     arguments: [owner, category.id, try Coding.encode(category)])
+            }
+        }
+    }
+
+    // MARK: - Permissions
+
+    /// Stores an app's consent; nil forgets it (the app will be asked again).
+    public func setConsent(_ consent: AppConsent?, app: String, now: Date) throws {
+        try writer.write { db in
+            if let consent {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO appConsent (app, consent, updatedUsec) VALUES (?, ?, ?)",
+                    arguments: [app, consent.rawValue, Time.usec(now)])
+            } else {
+                try db.execute(sql: "DELETE FROM appConsent WHERE app = ?", arguments: [app])
+            }
+        }
+    }
+
+    /// Stores a group's authorization; nil forgets it.
+    public func setAuthorization(_ status: GroupAuthorization?, group: GroupKey, now: Date) throws {
+        try writer.write { db in
+            if let status {
+                try db.execute(
+                    sql: """
+                        INSERT OR REPLACE INTO groupAuthorization (owner, groupID, status, updatedUsec)
+                        VALUES (?, ?, ?, ?)
+                        """, arguments: [group.owner, group.id, status.rawValue, Time.usec(now)])
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM groupAuthorization WHERE owner = ? AND groupID = ?",
+                    arguments: [group.owner, group.id])
             }
         }
     }

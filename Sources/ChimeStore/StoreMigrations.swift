@@ -141,6 +141,18 @@ enum StoreMigrations {
                 t.column("atUsec", .integer).notNull()
             }
             try db.create(index: "pendingAction_owner", on: "pendingAction", columns: ["owner", "seq"])
+            try db.create(table: "appConsent") { t in
+                t.column("app", .text).primaryKey()
+                t.column("consent", .text).notNull()
+                t.column("updatedUsec", .integer).notNull()
+            }
+            try db.create(table: "groupAuthorization") { t in
+                t.column("owner", .text).notNull()
+                t.column("groupID", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("updatedUsec", .integer).notNull()
+                t.primaryKey(["owner", "groupID"])
+            }
         }
         return migrator
     }

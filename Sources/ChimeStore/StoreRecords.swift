@@ -142,6 +142,10 @@ public struct StoredState: Sendable {
     public var shown: [ShownNotification]
     /// Categories of actions, by owner.
     public var categories: [String: [ActionCategory]]
+    /// Each app's consent to schedule notifications (apps not listed: undetermined).
+    public var consents: [String: AppConsent]
+    /// Each group's authorization (groups not listed: not asked).
+    public var groupAuthorizations: [GroupKey: GroupAuthorization]
     /// The largest item id ever stored (0 when none), so ids are never reused.
     public var largestItemID: UInt64
 
@@ -229,6 +233,8 @@ public struct HistoryEntry: Hashable, Sendable {
 public struct HistoryQuery: Hashable, Sendable {
     /// At most this many entries, newest first.
     public var limit: Int
+    /// Only this app's items' (nil: everyone's).
+    public var owner: String?
     /// Only this group's.
     public var group: GroupKey?
     /// Only this item's.
@@ -236,8 +242,11 @@ public struct HistoryQuery: Hashable, Sendable {
     /// Only entries at or after this instant.
     public var since: Date?
 
-    public init(limit: Int = 100, group: GroupKey? = nil, itemID: UInt64? = nil, since: Date? = nil) {
+    public init(
+        limit: Int = 100, owner: String? = nil, group: GroupKey? = nil, itemID: UInt64? = nil, since: Date? = nil
+    ) {
         self.limit = limit
+        self.owner = owner
         self.group = group
         self.itemID = itemID
         self.since = since

@@ -11,7 +11,8 @@ struct Chime: AsyncParsableCommand {
             Exit status: 0 on success, 1 when chimed or the bus failed, 2 for bad input.
             """,
         subcommands: [
-            Send.self, Pending.self, Cancel.self, Groups.self, Reschedule.self, Remove.self, History.self, Next.self,
+            Send.self, Pending.self, Cancel.self, Snooze.self, Groups.self, Reschedule.self, Remove.self,
+            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self,
         ])
 }
 

@@ -88,7 +88,7 @@ import Testing
         (
             "[logs]\nlevel = \"info\"", 1,
             "unknown section [logs]; did you mean [log]? Known sections: [log], [delivery], [missed], [quiet-hours], "
-                + "[flood]"
+                + "[flood], [limits]"
         ),
         (
             "[delivery]\n\nserver-timeout = -1", 3,

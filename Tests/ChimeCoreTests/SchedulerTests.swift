@@ -492,3 +492,42 @@ extension SchedulerStep {
         #expect(fired == expected.sorted())
     }
 }
+
+/// The built-in verbs the scheduler carries out: Stop Repeat and Skip Next.
+@Suite struct VerbSchedulerTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-11-22T00:00:00+01:00
+    let t0 = Date(timeIntervalSince1970: 1_795_302_000)
+
+    func daily(_ s: inout Scheduler) throws -> UInt64 {
+        let r = try Recurrence.parse(
+            .phrase("every day at 9:00"), now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: berlin)
+        let id = s.allocateID()
+        _ = s.add(
+            ScheduledItem(id: id, content: .init(summary: "daily"), fireDate: t0 + 9 * 3600, recurrence: r), now: t0)
+        return id
+    }
+
+    @Test func stopRepeatFinishesTheItemAsStoppedAndNothingFiresAgain() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let id = try daily(&s)
+        _ = s.step(now: t0 + 9 * 3600)
+        let stopped = s.stop(id, now: t0 + 10 * 3600)
+        let step = try #require(stopped)
+        #expect(step.finished.map(\.finished) == [.stopped])
+        #expect(step.deadline == nil)
+        #expect(s.stop(id, now: t0 + 10 * 3600) == nil)
+        #expect(s.step(now: t0 + 30 * 86_400).due.isEmpty)
+    }
+
+    @Test func skipNextSkipsExactlyOneOccurrence() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        let id = try daily(&s)
+        let skipped = s.skipNext(id, now: t0 + 3600)
+        let step = try #require(skipped)
+        #expect(step.missed.map(\.first) == [t0 + 9 * 3600])
+        #expect(step.updated.map(\.fireDate) == [t0 + 33 * 3600])
+        #expect(step.deadline == t0 + 33 * 3600)
+        #expect(s.step(now: t0 + 33 * 3600).due.map(\.number) == [2])
+    }
+}

@@ -80,8 +80,22 @@ final class Session: @unchecked Sendable {
             level + ["--state-dir", stateDirectory, "--config", configFile, "--groups-dir", groupsDirectory],
             environment: environment, directory: bus.directory)
         try await bus.waitForName("io.chime.Chime1", using: observer)
+        if allowTestApp {
+            // The tests schedule as an app (this test process): the user allows it, as a user would.
+            let allowed = try await chime(["app", "allow", Self.testAppID])
+            guard allowed.status == 0 else { throw TestFailure("chime app allow failed: \(allowed.stderr)") }
+        }
         return chimed
     }
+
+    /// Whether `startChimed` allows this test process to schedule notifications.
+    var allowTestApp = true
+
+    /// The app id chimed gives this test process: its executable's name.
+    static let testAppID: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return (exe as NSString).lastPathComponent
+    }()
 
     /// Runs the chime CLI against this bus and waits for it to exit.
     func chime(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {

@@ -81,6 +81,12 @@ public struct Scheduler: Sendable {
     /// How many items are pending.
     public var count: Int { items.count }
 
+    /// How many items an owner has, pending and retired.
+    public func count(owner: String) -> Int {
+        items.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+            + retired.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+    }
+
     /// Whether `id` is pending.
     public func contains(_ id: UInt64) -> Bool { items[id] != nil }
 
@@ -152,6 +158,42 @@ public struct Scheduler: Sendable {
         liveSequence.removeValue(forKey: id)
         if let key = item.groupKey { groups[key]?.entries.removeValue(forKey: item.entry.id) }
         return (item, step(now: now))
+    }
+
+    /// Ends a pending item's repeats (Stop Repeat): it is finished as `stopped`; nil when it is not pending.
+    public mutating func stop(_ id: UInt64, now: Date) -> SchedulerStep? {
+        guard let item = items.removeValue(forKey: id) else { return nil }
+        liveSequence.removeValue(forKey: id)
+        var result = step(now: now)
+        finish(item, .stopped, into: &result)
+        return result
+    }
+
+    /// Skips a pending item's next occurrence (Skip Next): it is counted, recorded as missed (skipped), and
+    /// the item moves on to the one after; nil when it is not pending.
+    public mutating func skipNext(_ id: UInt64, now: Date) -> SchedulerStep? {
+        guard var item = items[id] else { return nil }
+        let skipped = item.fireDate
+        item.state.occurrences += 1
+        item.state.lastFired = skipped
+        var result = SchedulerStep()
+        result.missed.append(MissedOccurrences(item: item, first: skipped, last: skipped, count: 1, handling: .skipped))
+        items.removeValue(forKey: id)
+        liveSequence.removeValue(forKey: id)
+        if let reason = advance(&item, after: max(now, skipped), now: now) {
+            finish(item, reason, into: &result)
+        } else {
+            insert(item)
+            result.updated.append(item)
+        }
+        let rest = step(now: now)
+        result.due = rest.due
+        result.missed += rest.missed
+        result.updated += rest.updated
+        result.finished += rest.finished
+        result.closePopups = rest.closePopups
+        result.deadline = rest.deadline
+        return result
     }
 
     /// Replaces an item's state (after its content was resolved, a pool moved on).

@@ -1,0 +1,302 @@
+import ChimeCore
+import ChimeProtocol
+import ChimeStore
+import DBusKit
+import Dispatch
+import Foundation
+
+/// What chimed keeps about apps and their answers (on `queue`).
+struct InteractionState {
+    /// The live connections of each app, so its action events go to it alone.
+    var appConnections: [String: Set<String>] = [:]
+    var connectionWatches: [String: DBusSubscription] = [:]
+    /// Each app's consent, and each group's authorization, as stored.
+    var consents: [String: AppConsent] = [:]
+    var groupAuthorizations: [GroupKey: GroupAuthorization] = [:]
+    /// Questions shown as notifications, waiting for their answer, by notification id.
+    var questions: [UInt32: @Sendable (Bool?) -> Void] = [:]
+    /// Activation tokens the server sent just before an action, by notification id.
+    var tokens: [UInt32: String] = [:]
+    /// Each app's calls, for `[limits] calls-per-second`.
+    var rates: [String: RateBucket] = [:]
+}
+
+/// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events
+/// for the owning app, kept for it while it is not running.
+extension Daemon {
+    /// The server's signals about shown notifications.
+    func subscribeToServerSignals(on connection: DBusConnection) async throws {
+        let rule = { (member: String) in
+            DBusMatchRule(
+                sender: NotificationServer.name, interface: NotificationServer.interface, member: member,
+                path: NotificationServer.path)
+        }
+        _ = try await connection.subscribe(rule("ActionInvoked")) { [weak self] message in
+            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
+                case .string(let key) = message.body[1]
+            else { return }
+            self.actionInvoked(notificationID: id, key: key, reply: nil)
+        }
+        _ = try await connection.subscribe(rule("ActivationToken")) { [weak self] message in
+            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
+                case .string(let token) = message.body[1]
+            else { return }
+            self.interaction.tokens[id] = token
+        }
+        // KDE's inline reply: the text typed into a text-input action.
+        _ = try await connection.subscribe(rule("NotificationReplied")) { [weak self] message in
+            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
+                case .string(let text) = message.body[1]
+            else { return }
+            self.actionInvoked(notificationID: id, key: "inline-reply", reply: text)
+        }
+    }
+
+    /// An action chosen on a notification (on `queue`).
+    func actionInvoked(notificationID: UInt32, key: String, reply: String?) {
+        if let answer = interaction.questions.removeValue(forKey: notificationID) {
+            answer(key == "allow" ? true : key == "deny" ? false : nil)
+            return
+        }
+        guard let shown = delivery.shown[notificationID] else {
+            logger.debug("action \(key) on notification \(notificationID), which chimed did not show")
+            return
+        }
+        let token = interaction.tokens.removeValue(forKey: notificationID)
+        let category = shown.category.flatMap { id in categories[shown.owner]?.first { $0.id == id } }
+        var chosen = key
+        if key == "default", let mapped = category?.defaultAction { chosen = mapped }
+        if key == "inline-reply", let textInput = category?.actions.first(where: { $0.options.contains(.textInput) }) {
+            chosen = textInput.id
+        }
+        let definition = category?.actions.first { $0.id == chosen }
+        logger.info(
+            "action \(chosen) chosen on notification \(notificationID)", metadata: ["item": "\(shown.itemID)"])
+        if let verb = BuiltInVerb(key: chosen) {
+            carryOut(verb, key: chosen, on: shown)
+        } else if let command = definition?.command {
+            runActionCommand(command, key: chosen, shown: shown)
+        } else {
+            var extra: [String: String] = [:]
+            if let token { extra["activation-token"] = token }
+            if let reply { extra["reply"] = reply }
+            forward(
+                key: chosen, shown: shown, extra: extra,
+                foreground: definition?.options.contains(.foreground) ?? false)
+        }
+    }
+
+    /// Stop Repeat, Snooze, Skip Next, Dismiss: carried out with no app running.
+    private func carryOut(_ verb: BuiltInVerb, key: String, on shown: ShownNotification) {
+        let now = clock.now()
+        // A snooze acts on the item it brings back.
+        let target = scheduler.item(shown.itemID)?.snoozeOf ?? shown.itemID
+        var outcome: String
+        switch verb {
+        case .stopRepeat:
+            // Pending snoozes of the item go too: stopped means no more of it.
+            for snooze in scheduler.pending where snooze.snoozeOf == target {
+                if let step = scheduler.stop(snooze.id, now: now) { perform(step) }
+            }
+            if let step = scheduler.stop(target, now: now) {
+                perform(step)
+                outcome = "stopped its repeats"
+            } else {
+                outcome = "nothing left to stop"
+            }
+        case .snooze(let seconds):
+            let until = now.addingTimeInterval(seconds)
+            outcome = "snoozed until \(Time.iso(until))"
+            snooze(shown, until: until, target: target)
+        case .skipNext:
+            if let step = scheduler.skipNext(target, now: now) {
+                outcome = "skipped the next occurrence"
+                perform(step)
+            } else {
+                outcome = "nothing pending to skip"
+            }
+        case .dismiss:
+            outcome = "dismissed"
+            if let server {
+                Task { try? await server.close(notificationID: shown.notificationID) }
+            }
+        }
+        logger.info("\(key): \(outcome)", metadata: ["item": "\(target)"])
+        let recorded = outcome
+        persist({ try $0.recordAction(itemID: target, key: key, outcome: recorded, now: now) }) { _ in }
+    }
+
+    /// Brings a shown notification back at `until`, with the same actions, replacing its own popup.
+    func snooze(_ shown: ShownNotification, until: Date, target: UInt64) {
+        let content = shown.content ?? scheduler.item(shown.itemID)?.content ?? NotificationContent(summary: "")
+        let id = scheduler.allocateID()
+        var snooze = ScheduledItem(id: id, content: content, fireDate: until, owner: shown.owner)
+        snooze.snoozeOf = target
+        snooze.replacesID = shown.notificationID
+        let item = snooze
+        let now = clock.now()
+        persist({ try $0.insert(item, now: now) }) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success: self.perform(self.scheduler.add(item, now: self.clock.now()))
+            case .failure(let error): self.logger.error("cannot store the snooze of item \(target): \(error)")
+            }
+        }
+    }
+
+    /// Snoozes an item's latest notification (or, if none is shown, its content) from the CLI or D-Bus;
+    /// returns the snooze's item id once it is stored.
+    public func snooze(itemID: UInt64, seconds: TimeInterval, caller: Caller) async throws -> UInt64 {
+        let (snooze, latest) = try queue.sync { () throws -> (ScheduledItem, ShownNotification?) in
+            let latest = delivery.shown.values.filter { $0.itemID == itemID }.max {
+                $0.notificationID < $1.notificationID
+            }
+            guard let item = scheduler.item(itemID) ?? latest.flatMap({ scheduler.item($0.itemID) }) ?? nil
+            else {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.notFound, message: "no item \(itemID); list them with `chime pending`")
+            }
+            guard caller.owns(item.owner) else {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.permissionDenied, message: "item \(itemID) belongs to another app")
+            }
+            let shown =
+                latest
+                ?? ShownNotification(
+                    notificationID: 0, itemID: itemID, owner: item.owner, group: item.groupID, content: item.content,
+                    occurrence: clock.now())
+            let id = scheduler.allocateID()
+            let content = shown.content ?? item.content
+            var snooze = ScheduledItem(
+                id: id, content: content, fireDate: clock.now().addingTimeInterval(seconds), owner: item.owner)
+            snooze.snoozeOf = item.snoozeOf ?? itemID
+            snooze.replacesID = latest?.notificationID
+            return (snooze, latest)
+        }
+        let now = clock.now()
+        try await persisted { try $0.insert(snooze, now: now) }
+        try await persisted {
+            try $0.recordAction(
+                itemID: snooze.snoozeOf ?? itemID, key: "snooze",
+                outcome: "snoozed until \(Time.iso(snooze.fireDate)) (item \(snooze.id))", now: now)
+        }
+        queue.sync {
+            perform(scheduler.add(snooze, now: clock.now()))
+            if let latest, let server {
+                Task { try? await server.close(notificationID: latest.notificationID) }
+            }
+        }
+        return snooze.id
+    }
+
+    /// A command configured for the action in a group file.
+    private func runActionCommand(_ command: [String], key: String, shown: ShownNotification) {
+        let logger = self.logger
+        let now = clock.now()
+        Task {
+            let result = await CommandRunner.run(command, timeout: 30)
+            let outcome: String
+            switch result {
+            case .success: outcome = "ran \(command[0])"
+            case .failure(let failure): outcome = "\(command[0]) failed: \(failure)"
+            }
+            logger.info("\(key): \(outcome)", metadata: ["item": "\(shown.itemID)"])
+            self.persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _ in }
+        }
+    }
+
+    /// An app's own action: sent to the app as ActionInvoked when it is connected; a foreground action
+    /// activates an app that is not running; otherwise kept until the app asks (TakeActions).
+    private func forward(key: String, shown: ShownNotification, extra: [String: String], foreground: Bool) {
+        var userInfo = shown.content?.userInfo ?? [:]
+        for (k, v) in extra { userInfo[k] = v }
+        let now = clock.now()
+        let targets = interaction.appConnections[shown.owner] ?? []
+        let outcome: String
+        if !targets.isEmpty || shown.owner.isEmpty {
+            let body: [DBusValue] = [
+                .uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(key),
+                Self.stringMap(userInfo),
+            ]
+            // To the app's own connections; the user's items have no app, so anyone may listen.
+            for target in shown.owner.isEmpty ? [nil] : targets.sorted().map(Optional.some) {
+                try? connection?.emitSignal(
+                    path: ChimeBus.path, interface: ChimeBus.interface, member: "ActionInvoked", body,
+                    destination: target)
+            }
+            outcome = shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)"
+        } else if foreground, let desktopEntry = shown.content?.desktopEntry, let connection {
+            outcome = "activated \(desktopEntry)"
+            let token = extra["activation-token"]
+            Task {
+                do {
+                    try await Self.activate(
+                        desktopEntry: desktopEntry, action: key, itemID: shown.itemID, token: token,
+                        connection: connection)
+                } catch {
+                    self.logger.warning("cannot activate \(desktopEntry) for action \(key): \(error)")
+                    self.keep(key: key, shown: shown, userInfo: userInfo, now: now)
+                }
+            }
+        } else {
+            outcome = "kept for \(shown.owner) until it asks"
+            keep(key: key, shown: shown, userInfo: userInfo, now: now)
+        }
+        persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _ in }
+    }
+
+    private func keep(key: String, shown: ShownNotification, userInfo: [String: String], now: Date) {
+        let action = PendingAction(
+            owner: shown.owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
+            userInfo: userInfo, date: now)
+        persist({ try $0.queue(action) }) { _ in }
+    }
+
+    /// `org.freedesktop.Application.ActivateAction` on the app's desktop id, which D-Bus activation starts.
+    static func activate(
+        desktopEntry: String, action: String, itemID: UInt64, token: String?, connection: DBusConnection
+    ) async throws {
+        // The specification's path: the id with dots as slashes, and dashes as underscores.
+        let path = try DBusObjectPath(
+            "/" + desktopEntry.replacingOccurrences(of: ".", with: "/").replacingOccurrences(of: "-", with: "_"))
+        var platform: [DBusDictEntry] = []
+        if let token { platform.append(DBusDictEntry(.string("activation-token"), .variant(.string(token)))) }
+        _ = try await connection.call(
+            destination: desktopEntry, path: path, interface: "org.freedesktop.Application", member: "ActivateAction",
+            [
+                .string(action), .array(element: .variant, [.variant(.uint64(itemID))]),
+                .dictionary(key: .string, value: .variant, platform),
+            ])
+    }
+
+    static func stringMap(_ map: [String: String]) -> DBusValue {
+        .dictionary(
+            key: .string, value: .string,
+            map.sorted { $0.key < $1.key }.map { DBusDictEntry(.string($0.key), .string($0.value)) })
+    }
+
+    // MARK: - Callers
+
+    /// The caller of a method call, remembered as a live connection of its app.
+    func caller(of call: DBusMethodCall) async throws -> Caller {
+        guard let connection = queue.sync(execute: { self.connection }) else {
+            throw DBusError(.failed, "chimed is stopping")
+        }
+        let caller = try await callers.caller(call.sender, on: connection)
+        let known = queue.sync { interaction.appConnections[caller.appID]?.contains(caller.uniqueName) ?? false }
+        if !known, !caller.isUser {
+            queue.sync { _ = interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName) }
+            let watch = try? await connection.watchNameOwner(caller.uniqueName) { [weak self] owner in
+                guard let self, owner == nil else { return }
+                self.interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
+                if self.interaction.appConnections[caller.appID]?.isEmpty == true {
+                    self.interaction.appConnections.removeValue(forKey: caller.appID)
+                }
+                self.interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
+                self.callers.forget(caller.uniqueName)
+            }
+            if let watch { queue.sync { interaction.connectionWatches[caller.uniqueName] = watch } }
+        }
+        return caller
+    }
+}

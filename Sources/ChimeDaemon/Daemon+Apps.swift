@@ -1,0 +1,101 @@
+import ChimeConfig
+import ChimeCore
+import ChimeProtocol
+import ChimeStore
+import DBusKit
+import Foundation
+
+/// Per-app limits, categories, the list of apps, and chimed's status.
+extension Daemon {
+    /// Refuses an app that calls faster than `[limits] calls-per-second` allows.
+    func checkRate(_ caller: Caller) throws {
+        guard !caller.isUser else { return }
+        let allowed = queue.sync { () -> Bool in
+            let now = clock.now()
+            var bucket =
+                interaction.rates[caller.appID]
+                ?? RateBucket(tokens: Double(settings.callBurst), updated: now)
+            bucket.refill(now: now, rate: settings.callsPerSecond, capacity: Double(settings.callBurst))
+            let ok = bucket.tokens >= 1
+            if ok { bucket.tokens -= 1 }
+            interaction.rates[caller.appID] = bucket
+            return ok
+        }
+        guard allowed else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.quotaExceeded,
+                message: "\(caller.appID) calls chimed more than \(settings.callsPerSecond) times a second; slow down")
+        }
+    }
+
+    /// Refuses a change that would give an app more items than `[limits] entries-per-app`.
+    func checkQuota(_ caller: Caller, adding: Int) throws {
+        guard !caller.isUser, adding > 0 else { return }
+        let (count, limit) = queue.sync { (scheduler.count(owner: caller.appID), settings.entriesPerApp) }
+        guard count + adding <= limit else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.quotaExceeded,
+                message: "\(caller.appID) would have \(count + adding) items, more than the \(limit) an app may have; "
+                    + "remove some first")
+        }
+    }
+
+    /// Replaces an app's categories of actions.
+    func setCategories(_ list: [ActionCategory], owner: String) async throws {
+        try await persisted { try $0.setCategories(list, owner: owner) }
+        queue.sync { categories[owner] = list.isEmpty ? nil : list }
+        logger.info("\(owner.isEmpty ? "the user" : owner) registered \(list.count) categories of actions")
+    }
+
+    /// Every app chimed knows: with items, groups, a consent, or a connection.
+    func apps() -> [AppInfo] {
+        queue.sync {
+            var names = Set(interaction.consents.keys).union(interaction.appConnections.keys)
+            for item in scheduler.pending where !item.owner.isEmpty { names.insert(item.owner) }
+            for key in scheduler.groupSettings.keys where !key.owner.isEmpty { names.insert(key.owner) }
+            return names.sorted().map { app in
+                AppInfo(
+                    app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
+                    items: scheduler.pending.filter { $0.owner == app }.count,
+                    groups: scheduler.groupSettings.keys.filter { $0.owner == app }.count,
+                    connected: !(interaction.appConnections[app]?.isEmpty ?? true))
+            }
+        }
+    }
+
+    /// The server and what chimed holds: `server-present` (b), `server-name`, `server-vendor`,
+    /// `server-version`, `spec-version` (s), `capabilities` (as), `paused` (b, when the server says),
+    /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `version` (s).
+    func status() async -> WireRecord {
+        let paused = await serverPaused()
+        return queue.sync {
+            var r = WireRecord()
+            r.set("version", ChimeBus.version)
+            r.set("server-present", serverOwner != nil)
+            if serverOwner != nil {
+                r.set("server-name", serverInfo.name)
+                r.set("server-vendor", serverInfo.vendor)
+                r.set("server-version", serverInfo.version)
+                r.set("spec-version", serverInfo.specVersion)
+                r.set("capabilities", strings: serverInfo.capabilities)
+            }
+            if let paused { r.set("paused", paused) }
+            r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
+            r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
+            r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
+            r.set("apps", .uint32(UInt32(clamping: Set(scheduler.pending.map(\.owner)).subtracting([""]).count)))
+            return r
+        }
+    }
+}
+
+/// A token bucket for one app's calls.
+struct RateBucket {
+    var tokens: Double
+    var updated: Date
+
+    mutating func refill(now: Date, rate: Double, capacity: Double) {
+        tokens = min(capacity, tokens + max(0, now.timeIntervalSince(updated)) * rate)
+        updated = now
+    }
+}

@@ -1,0 +1,230 @@
+import ChimeCore
+import ChimeProtocol
+import ChimeStore
+import DBusKit
+import Dispatch
+import Foundation
+
+/// What chimed knows of the notification server (on `queue`).
+struct ServerInfo: Sendable {
+    var name = ""
+    var vendor = ""
+    var version = ""
+    var specVersion = ""
+    var capabilities: [String] = []
+}
+
+/// Permissions: the group level, then the system level (the user's consent per app), evaluated by
+/// `PermissionRequest`; questions are interactive notifications chimed shows itself.
+extension Daemon {
+    /// How long a question waits for its answer before it counts as unanswered.
+    static let questionTimeout: TimeInterval = 60
+
+    /// Evaluates `strategy` for the caller and `group`; the user's own tool is always allowed.
+    func evaluate(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws -> PermissionOutcome {
+        if caller.isUser { return .allowed }
+        var request = queue.sync { () -> PermissionRequest in
+            var authorizations: [String: GroupAuthorization] = [:]
+            for (key, status) in interaction.groupAuthorizations where key.owner == caller.appID {
+                authorizations[key.id] = status
+            }
+            let facts = PermissionFacts(
+                groupAuthorizations: authorizations,
+                appConsent: interaction.consents[caller.appID] ?? .undetermined, serverPresent: serverOwner != nil)
+            return PermissionRequest(strategy: strategy, app: caller.appID, group: group, facts: facts)
+        }
+        // A group the user turned off stays off, whatever the app's strategy, until the user turns it on
+        // (or the app's strategy is allow-automatically, which overrides on purpose).
+        if let group,
+            queue.sync(execute: { interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] })
+                == .denied, strategy.group == .bypass
+        {
+            return .deniedOnGroupLevel(.deniedPreviously)
+        }
+        var step = request.start()
+        while true {
+            try await save(step.changes, app: caller.appID)
+            if let outcome = step.outcome { return outcome }
+            guard let question = step.question else { return .deniedOnSystemLevel(.undetermined) }
+            step = request.answer(await ask(question, app: caller.appID))
+        }
+    }
+
+    /// Stores the answers a step produced, before its question or outcome.
+    private func save(_ changes: [PermissionChange], app: String) async throws {
+        guard !changes.isEmpty else { return }
+        let now = clock.now()
+        try await persisted { store in
+            for change in changes {
+                switch change {
+                case .group(let id, let status):
+                    try store.setAuthorization(status, group: GroupKey(owner: app, id: id), now: now)
+                case .app(let app, let consent):
+                    try store.setConsent(consent, app: app, now: now)
+                }
+            }
+        }
+        queue.sync {
+            for change in changes {
+                switch change {
+                case .group(let id, let status): interaction.groupAuthorizations[GroupKey(owner: app, id: id)] = status
+                case .app(let app, let consent): interaction.consents[app] = consent
+                }
+            }
+        }
+    }
+
+    /// Shows a question with Allow and Don't Allow; nil when it was closed, expired, or could not be shown.
+    func ask(_ question: PermissionQuestion, app: String) async -> Bool? {
+        var content: NotificationContent
+        switch question {
+        case .group(let id, let prompt):
+            content = NotificationContent(
+                appName: app, summary: prompt.title, body: prompt.message,
+                actions: [
+                    NotificationAction(key: "allow", label: prompt.allowLabel),
+                    NotificationAction(key: "deny", label: prompt.denyLabel),
+                ])
+            content.userInfo = ["group": id]
+        case .system(let app):
+            content = NotificationContent(
+                appName: "chime", summary: "\(app) wants to schedule notifications",
+                body: "Allow \(app) to show you notifications at the times it chooses?",
+                actions: [
+                    NotificationAction(key: "allow", label: "Allow"),
+                    NotificationAction(key: "deny", label: "Don't Allow"),
+                ])
+        }
+        content.expireTimeout = 0
+        guard let server = queue.sync(execute: { self.server }) else { return nil }
+        let id: UInt32
+        do {
+            id = try await server.notify(content)
+        } catch {
+            logger.warning("cannot ask \"\(content.summary)\": \(error)")
+            return nil
+        }
+        logger.info("asking \"\(content.summary)\"", metadata: ["notification": "\(id)"])
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
+            let once = Once(continuation)
+            queue.sync { interaction.questions[id] = { once.resume($0) } }
+            queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
+                if self?.interaction.questions.removeValue(forKey: id) != nil { once.resume(nil) }
+            }
+        }
+        logger.info(
+            "\"\(content.summary)\": \(answer.map { $0 ? "allowed" : "not allowed" } ?? "no answer")")
+        Task { try? await server.close(notificationID: id) }
+        return answer
+    }
+
+    /// A question closed without a choice (on `queue`).
+    func questionClosed(notificationID: UInt32) -> Bool {
+        guard let answer = interaction.questions.removeValue(forKey: notificationID) else { return false }
+        answer(nil)
+        return true
+    }
+
+    /// The error a denied outcome answers with.
+    static func denial(_ outcome: PermissionOutcome, app: String, group: String?) -> DBusError {
+        let message: String
+        switch outcome {
+        case .allowed:
+            message = "allowed"
+        case .deniedOnGroupLevel(let status):
+            message =
+                "deniedOnGroupLevel (\(status.rawValue)): the user has not allowed group \(group ?? "?") of \(app); "
+                + "`chime group enable \(app)/\(group ?? "?")` turns it on"
+        case .deniedOnSystemLevel(let status):
+            message =
+                "deniedOnSystemLevel (\(status.rawValue)): the user has not allowed \(app) to schedule notifications; "
+                + "`chime app allow \(app)` allows it"
+        }
+        return DBusError(name: ChimeBus.ErrorName.permissionDenied, message: message)
+    }
+
+    // MARK: - The user's switches
+
+    /// Sets (or, with nil, forgets) an app's consent: `chime app allow|deny|reset`.
+    public func setConsent(_ consent: AppConsent?, app: String) async throws {
+        let now = clock.now()
+        try await persisted { try $0.setConsent(consent, app: app, now: now) }
+        queue.sync { interaction.consents[app] = consent }
+    }
+
+    /// Turns a group on or off: off removes everything it has pending and blocks reschedules until it is
+    /// on again; on puts its entries back.
+    public func setGroupEnabled(_ key: GroupKey, enabled: Bool) async throws {
+        let now = clock.now()
+        try await persisted { try $0.setAuthorization(enabled ? .allowed : .denied, group: key, now: now) }
+        let group = queue.sync { () -> TimelineGroup? in
+            interaction.groupAuthorizations[key] = enabled ? .allowed : .denied
+            guard var settings = scheduler.groupSettings[key] else { return nil }
+            settings.enabled = enabled
+            let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
+            return TimelineGroup(id: key.id, owner: key.owner, settings: settings, entries: entries)
+        }
+        if let group {
+            let source = queue.sync { groupSources[key] ?? .api }
+            _ = try await reschedule(group, dryRun: false, source: source)
+        }
+    }
+
+    // MARK: - The server
+
+    /// Reads the server's name and capabilities when it appears.
+    func learnAboutServer() {
+        guard let server else { return }
+        Task {
+            let capabilities = (try? await server.capabilities()) ?? []
+            let information = try? await server.information()
+            queue.async {
+                self.serverInfo.capabilities = capabilities
+                if let information {
+                    self.serverInfo.name = information.name
+                    self.serverInfo.vendor = information.vendor
+                    self.serverInfo.version = information.version
+                    self.serverInfo.specVersion = information.specVersion
+                }
+                self.logger.info(
+                    "notification server: \(self.serverInfo.name) \(self.serverInfo.version), capabilities: \(capabilities.joined(separator: " "))"
+                )
+            }
+        }
+    }
+
+    /// Whether the user paused notifications on the server (dunst's `paused`, or an `Inhibited`
+    /// property where the server has one); nil when the server says neither.
+    func serverPaused() async -> Bool? {
+        guard let connection = queue.sync(execute: { self.connection }) else { return nil }
+        for (interface, property) in [("org.dunstproject.cmd0", "paused"), (NotificationServer.interface, "Inhibited")]
+        {
+            if let reply = try? await connection.call(
+                destination: NotificationServer.name, path: NotificationServer.path,
+                interface: "org.freedesktop.DBus.Properties", member: "Get", [.string(interface), .string(property)],
+                timeout: .seconds(2)),
+                case .variant(.boolean(let paused))? = reply.first
+            {
+                return paused
+            }
+        }
+        return nil
+    }
+}
+
+/// Resumes a continuation once, whichever of the answer and the timeout comes first.
+final class Once: @unchecked Sendable {
+    // @unchecked Sendable: `continuation` is taken under `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Bool?, Never>?
+
+    init(_ continuation: CheckedContinuation<Bool?, Never>) { self.continuation = continuation }
+
+    func resume(_ value: Bool?) {
+        let c = lock.withLock { () -> CheckedContinuation<Bool?, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        c?.resume(returning: value)
+    }
+}
