@@ -122,7 +122,7 @@ extension Daemon {
                 let item = scheduler.item(row.itemID)
                 let until = row.endDate.flatMap { $0 > now ? $0 : nil }
                 let record = ShownNotification(
-                    notificationID: notificationID, itemID: row.itemID, owner: row.group?.owner ?? item?.owner ?? "",
+                    notificationID: notificationID, itemID: row.itemID, owner: row.owner,
                     group: row.group?.id, entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
                     content: content, occurrence: row.occurrence, until: until)
                 shown = record
@@ -353,7 +353,7 @@ extension Daemon {
     private func withCategory(_ row: OutboxRecord) -> NotificationContent {
         var content = row.content ?? NotificationContent(summary: "")
         guard let id = row.category,
-            let category = categories[row.group?.owner ?? scheduler.item(row.itemID)?.owner ?? ""]?.first(where: {
+            let category = categories[row.owner]?.first(where: {
                 $0.id == id
             })
         else { return content }

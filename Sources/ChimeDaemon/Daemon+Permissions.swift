@@ -104,10 +104,11 @@ extension Daemon {
             logger.warning("cannot ask \"\(content.summary)\": \(error)")
             return nil
         }
-        logger.info("asking \"\(content.summary)\"", metadata: ["notification": "\(id)"])
+        let summary = content.summary
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             let once = Once(continuation)
             queue.sync { interaction.questions[id] = { once.resume($0) } }
+            logger.info("asking \"\(summary)\"", metadata: ["notification": "\(id)"])
             queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
                 if self?.interaction.questions.removeValue(forKey: id) != nil { once.resume(nil) }
             }

@@ -31,6 +31,22 @@ public final class ChimeClient: Sendable {
         }
     }
 
+    /// Connects as the app `appID` (a reverse-DNS name such as `org.example.Pizza`): the connection owns
+    /// that name on the bus, which is how chimed tells which app is calling (a Flatpak app is known by its
+    /// sandbox instead).
+    public static func connect(_ address: DBusConnection.Address = .session, owning appID: String)
+        async throws(ChimeError) -> ChimeClient
+    {
+        let client = try await connect(address)
+        do {
+            try await client.connection.requestName(appID)
+        } catch {
+            client.close()
+            throw ChimeError(.failed, "cannot own the name \(appID) on the bus: \(error.message)")
+        }
+        return client
+    }
+
     /// Closes the connection.
     public func close() { connection.close() }
 

@@ -200,7 +200,7 @@ public final class ScheduleStore: Sendable {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        row.kind.rawValue, Int64(row.itemID), row.group?.owner, row.group?.id,
+                        row.kind.rawValue, Int64(row.itemID), row.owner, row.groupID,
                         Time.usec(row.occurrence), row.number, row.late, try row.content.map(Coding.encode),
                         try row.source.map(Coding.encode), row.endDate.map(Time.usec), Time.usec(now), row.category,
                         row.replacesID.map { Int64($0) },
@@ -435,7 +435,8 @@ public final class ScheduleStore: Sendable {
         let end: Int64? = row["endUsec"]
         return OutboxRecord(
             seq: UInt64(row["seq"] as Int64), kind: OutboxRecord.Kind(rawValue: row["kind"]) ?? .occurrence,
-            itemID: UInt64(row["itemID"] as Int64), group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) },
+            itemID: UInt64(row["itemID"] as Int64), owner: row["owner"] ?? "",
+            group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) },
             occurrence: Time.date(row["occurrenceUsec"]), number: row["number"], late: row["late"],
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date),

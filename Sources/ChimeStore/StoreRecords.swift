@@ -36,7 +36,11 @@ public struct OutboxRecord: Hashable, Sendable {
     public var seq: UInt64
     public var kind: Kind
     public var itemID: UInt64
-    public var group: GroupKey?
+    /// The owning app ("" for the user's).
+    public var owner: String
+    /// The group, when the item belongs to one.
+    public var group: GroupKey? { groupID.map { GroupKey(owner: owner, id: $0) } }
+    public var groupID: String?
     public var occurrence: Date
     public var number: Int
     public var late: Bool
@@ -52,16 +56,17 @@ public struct OutboxRecord: Hashable, Sendable {
     public var replacesID: UInt32?
 
     public init(
-        seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, group: GroupKey?, occurrence: Date, number: Int,
-        late: Bool, content: NotificationContent?, source: ContentSource? = nil, endDate: Date? = nil,
-        category: String? = nil, replacesID: UInt32? = nil
+        seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, owner: String = "", group: GroupKey?,
+        occurrence: Date, number: Int, late: Bool, content: NotificationContent?, source: ContentSource? = nil,
+        endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil
     ) {
+        self.owner = group?.owner ?? owner
+        self.groupID = group?.id
         self.category = category
         self.replacesID = replacesID
         self.seq = seq
         self.kind = kind
         self.itemID = itemID
-        self.group = group
         self.occurrence = occurrence
         self.number = number
         self.late = late

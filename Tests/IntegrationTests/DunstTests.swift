@@ -81,4 +81,48 @@ import Testing
             #expect(invoked.elements == [ActionInvoked(notification: id, key: "later")])
         }
     }
+
+    /// The seed's case on a real server: a repeating "Pizza Time" with Stop Repeat and Snooze buttons.
+    /// Choosing Stop Repeat on the popup ends the repeats; Snooze brings the popup back after its time.
+    @Test func stopRepeatAndSnoozeChosenOnRealPopups() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
+            s.dunst = dunst
+            s.chimed = try await s.startChimed()
+            let sent = try await s.chime([
+                "send", "--every", "every 2 seconds", "-A", "stop-repeat=Stop Repeat", "-A", "snooze:2s=Snooze 2 s",
+                "Pizza Time",
+            ])
+            #expect(sent.status == 0, "chime send failed: \(sent.stderr)")
+            try await s.delivered.wait(forCount: 1, timeout: .seconds(10))
+            try await dunst.waitForDisplayed(atLeast: 1)
+            let screenshot = s.bus.directory.appendingPathComponent("pizza.png")
+            try await dunst.screenshot(to: screenshot)
+            #expect(try await XvfbDisplay.colorCount(ofImage: screenshot) > 1, "the screen is blank")
+            try Self.keep(screenshot, as: "dunst-pizza-time.png")
+
+            // Snooze on the first popup: it comes back two seconds later, replacing itself.
+            let first = s.delivered.elements[0]
+            try await dunst.invokeAction(key: "snooze:2s", notificationID: first.notification)
+            try await s.chimed!.waitForStderr(containing: "snooze:2s: snoozed until")
+            let snoozedAt = Date()
+            let snooze = try #require(
+                try await s.chimeJSON(["pending"]).first { ($0["rule"] as? String) == nil }?["id"] as? Int)
+            try await s.delivered.wait("the snooze came back", timeout: .seconds(10)) {
+                $0.contains { $0.item == UInt64(snooze) }
+            }
+            #expect(Date().timeIntervalSince(snoozedAt) >= 1.9)
+            #expect(s.delivered.elements.first { $0.item == UInt64(snooze) }?.notification == first.notification)
+
+            // Stop Repeat on the newest popup of the repeating item: no more popups.
+            let latest = try #require(s.delivered.elements.last { $0.item == first.item })
+            try await dunst.invokeAction(key: "stop-repeat", notificationID: latest.notification)
+            try await s.chimed!.waitForStderr(containing: "stop-repeat: stopped its repeats")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            // One more period, watched: nothing new arrives.
+            let count = s.delivered.elements.count
+            try? await s.delivered.wait("a popup after Stop Repeat", timeout: .seconds(3)) { $0.count > count }
+            #expect(s.delivered.elements.count == count)
+        }
+    }
 }

@@ -308,7 +308,7 @@ import Testing
         try await Session.run { s in
             let client = try await s.client()
             let id = try await client.schedule(NotificationContent(summary: "Read me"))
-            try await s.server!.notifyCalls.wait(forCount: 1)
+            try await s.awaitDelivered(notification: 1)
             // The user dismisses it: the server says so with reason 2.
             _ = try await s.observer.call(
                 destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",

@@ -20,6 +20,9 @@ final class Session: @unchecked Sendable {
     var chimed: ManagedProcess?
     var clients: [ChimeClient] = []
     var extraProcesses: [ManagedProcess] = []
+    /// chimed's Delivered signals: (item, notification id), in order.
+    let delivered = Recorder<(item: UInt64, notification: UInt32)>()
+    var deliveredSubscription: DBusSubscription?
     /// Added to chimed's environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
     var chimedEnvironment: [String: String] = [:]
 
@@ -44,6 +47,15 @@ final class Session: @unchecked Sendable {
             throw error
         }
         do {
+            let delivered = session.delivered
+            session.deliveredSubscription = try await session.observer.subscribe(
+                DBusMatchRule(sender: "io.chime.Chime1", interface: "io.chime.Chime1", member: "Delivered")
+            ) { message in
+                guard message.body.count == 2, case .uint64(let item) = message.body[0],
+                    case .uint32(let notification) = message.body[1]
+                else { return }
+                delivered.append((item, notification))
+            }
             try FileManager.default.createDirectory(atPath: session.groupsDirectory, withIntermediateDirectories: true)
             try session.link(zone: zone)
             if let settings { try settings.write(toFile: session.configFile, atomically: true, encoding: .utf8) }
@@ -118,6 +130,33 @@ final class Session: @unchecked Sendable {
         return client
     }
 
+    /// A client of the app `appID` (its connection owns that name), optionally allowed by the user first.
+    func app(_ appID: String, allowed: Bool = true) async throws -> ChimeClient {
+        if allowed {
+            let result = try await chime(["app", "allow", appID])
+            guard result.status == 0 else { throw TestFailure("chime app allow failed: \(result.stderr)") }
+        }
+        let client = try await ChimeClient.connect(.bus(bus.address), owning: appID)
+        clients.append(client)
+        return client
+    }
+
+    /// Has the mock notification server emit a signal, as a real server would.
+    func serverEmits(_ member: String, _ signature: String, _ arguments: [DBusValue]) async throws {
+        _ = try await observer.call(
+            destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.DBus.Mock", member: "EmitSignal",
+            [
+                .string("org.freedesktop.Notifications"), .string(member), .string(signature),
+                .array(element: .variant, arguments.map(DBusValue.variant)),
+            ])
+    }
+
+    /// The user chooses action `key` on notification `id`.
+    func choose(_ key: String, on id: UInt32) async throws {
+        try await serverEmits("ActionInvoked", "us", [.uint32(id), .string(key)])
+    }
+
     /// Writes a group file (atomically, as editors do).
     func writeGroup(_ name: String, _ text: String) throws {
         try text.write(
@@ -139,7 +178,13 @@ final class Session: @unchecked Sendable {
         if tellChimed { chimed?.kill(SIGUSR2) }
     }
 
+    /// Waits until chimed has delivered (and so knows) notification `id`.
+    func awaitDelivered(notification id: UInt32) async throws {
+        try await delivered.wait("chimed delivered notification \(id)") { $0.contains { $0.notification == id } }
+    }
+
     func stop() async {
+        deliveredSubscription?.cancel()
         for client in clients { client.close() }
         if let chimed { await chimed.stop() }
         for process in extraProcesses { await process.stop() }

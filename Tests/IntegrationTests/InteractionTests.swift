@@ -1,0 +1,319 @@
+import ChimeKit
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Interaction end to end with python-dbusmock as the server: built-in verbs, app actions, categories,
+/// permissions, ownership and quotas. The user's choices on a popup are the mock's ActionInvoked signals.
+@Suite(.serialized) struct InteractionTests {
+    /// Asks `chime ARGS --json` again (each run takes a few milliseconds) until `matches` holds.
+    static func awaitListing(_ s: Session, _ arguments: [String], _ what: String, matches: ([[String: Any]]) -> Bool)
+        async throws
+    {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if matches(try await s.chimeJSON(arguments)) { return }
+        }
+        throw TestFailure(
+            "chime \(arguments.joined(separator: " ")) never showed \(what); chimed said:\n\(s.chimed?.stderr.suffix(2000) ?? "")"
+        )
+    }
+
+    @Test func stopRepeatEndsARepeatingItem() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime([
+                "send", "--every", "every 2 seconds", "-A", "stop-repeat=Stop Repeat", "-A", "snooze:10m=Snooze 10 min",
+                "Pizza Time",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            #expect(calls.elements[0].actions == ["stop-repeat", "Stop Repeat", "snooze:10m", "Snooze 10 min"])
+            let item = try #require(try await s.chimeJSON(["pending"]).first?["id"] as? Int)
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("stop-repeat", on: 1)
+            try await s.chimed!.waitForStderr(containing: "stop-repeat: stopped its repeats")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            let history = try await s.chimeJSON(["history", "--item", "\(item)"])
+            #expect(history.first?["event"] as? String == "action")
+            #expect(history.first?["detail"] as? String == "stop-repeat: stopped its repeats")
+            #expect(history.contains { $0["event"] as? String == "finished" && $0["detail"] as? String == "stopped" })
+        }
+    }
+
+    @Test func snoozeBringsTheNotificationBackOnceWithItsActionsReplacingItsPopup() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime(["send", "-A", "snooze:2s=Snooze 2 s", "-A", "open=Open", "Pizza Time", "Hot"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            try await s.awaitDelivered(notification: 1)
+            let chosen = Date()
+            try await s.choose("snooze:2s", on: 1)
+            try await s.chimed!.waitForStderr(containing: "snooze:2s: snoozed until")
+            // It waits in pending meanwhile.
+            #expect(try await s.chimeJSON(["pending"]).map { $0["summary"] as? String } == ["Pizza Time"])
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            let again = calls.elements[1]
+            #expect(again.received.timeIntervalSince(chosen) >= 2)
+            #expect(again.summary == "Pizza Time" && again.body == "Hot")
+            #expect(again.actions == calls.elements[0].actions)
+            #expect(again.replacesID == 1)
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+        }
+    }
+
+    @Test func anAppActionReachesTheAppAndIsKeptWhileTheAppIsGone() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Pizza")
+            let events = try await app.actionEvents()
+            var content = NotificationContent(
+                summary: "Pizza", actions: [NotificationAction(key: "order", label: "Order")])
+            content.userInfo = ["table": "7"]
+            let id = try await app.schedule(content)
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("order", on: 1)
+            var iterator = events.makeAsyncIterator()
+            let event = try #require(await iterator.next())
+            #expect(event.itemID == id && event.action == "order" && event.userInfo == ["table": "7"])
+
+            // The app quits; an action chosen meanwhile waits for it.
+            let later = try await app.schedule(
+                NotificationContent(summary: "Later", actions: [.init(key: "eat", label: "Eat")]))
+            try await s.awaitDelivered(notification: 2)
+            app.close()
+            try await Self.awaitListing(s, ["apps"], "the app gone") { apps in
+                apps.contains { $0["app"] as? String == "org.example.Pizza" && $0["connected"] as? Bool == false }
+            }
+            try await s.choose("eat", on: 2)
+            try await Self.awaitListing(s, ["history", "--item", "\(later)"], "the kept action") { history in
+                history.contains { ($0["detail"] as? String)?.hasPrefix("eat: kept for org.example.Pizza") == true }
+            }
+            let back = try await s.app("org.example.Pizza", allowed: false)
+            let kept = try await back.takeActions()
+            #expect(kept.map(\.action) == ["eat"])
+            #expect(kept.map(\.itemID) == [later])
+            #expect(try await back.takeActions().isEmpty)
+        }
+    }
+
+    @Test func theSystemQuestionAnsweredAllowThenDontAllow() async throws {
+        try await Session.run { s in
+            let calls = s.server!.notifyCalls
+            // A new app asks: chimed shows its question and the call waits for the answer.
+            let newApp = try await s.app("org.example.New", allowed: false)
+            async let scheduled = newApp.schedule(NotificationContent(summary: "Hello from a new app"))
+            try await calls.wait(forCount: 1)
+            #expect(calls.elements[0].summary == "org.example.New wants to schedule notifications")
+            #expect(calls.elements[0].actions == ["allow", "Allow", "deny", "Don't Allow"])
+            try await s.chimed!.waitForStderr(containing: "asking \"org.example.New wants")
+            try await s.choose("allow", on: 1)
+            _ = try await scheduled
+            try await calls.wait(forCount: 2)
+            #expect(calls.elements[1].summary == "Hello from a new app")
+            let apps = try await s.chimeJSON(["apps"])
+            #expect(apps.first { $0["app"] as? String == "org.example.New" }?["consent"] as? String == "allowed")
+
+            let other = try await s.app("org.example.Nope", allowed: false)
+            async let refused = other.schedule(NotificationContent(summary: "Should not show"))
+            try await calls.wait(forCount: 3)
+            try await s.chimed!.waitForStderr(containing: "asking \"org.example.Nope wants")
+            try await s.choose("deny", on: 3)
+            do {
+                _ = try await refused
+                Issue.record("scheduling was allowed after Don't Allow")
+            } catch let error as ChimeError {
+                #expect(error.dbusName == "io.chime.Chime1.Error.PermissionDenied")
+                #expect(error.message.hasPrefix("deniedOnSystemLevel (denied-now)"))
+            }
+            // Asked once: the next call is refused without a question.
+            await #expect(throws: ChimeError.self) { try await other.schedule(NotificationContent(summary: "Again")) }
+            #expect(calls.elements.count == 3)
+            // The user changes their mind.
+            #expect(try await s.chime(["app", "allow", "org.example.Nope"]).status == 0)
+            _ = try await other.schedule(NotificationContent(summary: "Now allowed"))
+            try await calls.wait(forCount: 4)
+        }
+    }
+
+    @Test func aGroupQuestionWithTheAppsTextsAndOnceMeansOnce() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Quotes")
+            let strategy = PermissionStrategy(
+                group: .askPermission(
+                    .once,
+                    PermissionPrompt(
+                        title: "Daily quotes?", message: "One quote every morning.", allowLabel: "Yes please",
+                        denyLabel: "No thanks")),
+                system: .askPermission)
+            let group = TimelineGroup(
+                id: "morning",
+                entries: [
+                    TimelineEntry(
+                        id: "quote", trigger: .rule(.phrase("every day at 9:00"), timeZone: nil),
+                        content: .fixed(NotificationContent(summary: "Quote")))
+                ])
+            async let answer = app.reschedule(group, permission: strategy)
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1)
+            #expect(calls.elements[0].summary == "Daily quotes?")
+            #expect(calls.elements[0].actions == ["allow", "Yes please", "deny", "No thanks"])
+            try await s.chimed!.waitForStderr(containing: "asking \"Daily quotes?\"")
+            try await s.choose("deny", on: 1)
+            do {
+                _ = try await answer
+                Issue.record("the reschedule was allowed after No thanks")
+            } catch let error as ChimeError {
+                #expect(error.message.hasPrefix("deniedOnGroupLevel (denied-now)"))
+            }
+            await #expect(throws: ChimeError.self) { try await app.reschedule(group, permission: strategy) }
+            #expect(calls.elements.count == 1)
+            #expect(try await app.authorization(group: "morning") == ("allowed", "denied-previously"))
+        }
+    }
+
+    @Test func oneAppCannotSeeOrChangeAnothersItemsAndGroups() async throws {
+        try await Session.run { s in
+            let a = try await s.app("org.example.A")
+            let b = try await s.app("org.example.B")
+            let item = try await a.schedule(NotificationContent(summary: "A's"), at: Date().addingTimeInterval(3600))
+            try await a.reschedule(
+                TimelineGroup(
+                    id: "g",
+                    entries: [
+                        TimelineEntry(
+                            id: "e", trigger: .at(Date().addingTimeInterval(3600)),
+                            content: .fixed(NotificationContent(summary: "A's group")))
+                    ]))
+            #expect(try await b.pending().isEmpty)
+            #expect(try await b.groups().isEmpty)
+            do {
+                try await b.cancel(item)
+                Issue.record("B cancelled A's item")
+            } catch let error as ChimeError {
+                #expect(error.dbusName == "io.chime.Chime1.Error.PermissionDenied")
+            }
+            await #expect(throws: ChimeError.self) { try await b.removeGroup("g") }
+            #expect(try await a.pending().count == 2)
+            // The user's tool sees both apps' and names A's group as APP/GROUP.
+            #expect(try await s.chimeJSON(["pending"]).count == 2)
+            #expect(try await s.chime(["remove", "org.example.A/g"]).status == 0)
+            #expect(try await a.groups().isEmpty)
+        }
+    }
+
+    @Test func quotasOnItemsAndOnCallsPerApp() async throws {
+        try await Session.run(settings: "[limits]\nentries-per-app = 3\ncalls-per-second = 0.5\ncall-burst = 6\n") {
+            s in
+            let app = try await s.app("org.example.Busy")
+            let far = Date().addingTimeInterval(3600)
+            for n in 0..<3 { _ = try await app.schedule(NotificationContent(summary: "n\(n)"), at: far) }
+            do {
+                _ = try await app.schedule(NotificationContent(summary: "one too many"), at: far)
+                Issue.record("a fourth item was accepted")
+            } catch let error as ChimeError {
+                #expect(error.dbusName == "io.chime.Chime1.Error.QuotaExceeded")
+                #expect(error.message.contains("more than the 3 an app may have"))
+            }
+            // Four calls so far, one refused; two more use up the burst of six.
+            _ = try await app.pending()
+            _ = try await app.pending()
+            do {
+                _ = try await app.pending()
+                Issue.record("a seventh quick call was accepted")
+            } catch let error as ChimeError {
+                #expect(error.dbusName == "io.chime.Chime1.Error.QuotaExceeded")
+                #expect(error.message.contains("times a second"))
+            }
+            // The user's tool is not limited.
+            #expect(try await s.chime(["send", "--in", "1h", "mine"]).status == 0)
+        }
+    }
+
+    @Test func categoriesAddTheirActionsAndTheDefaultActionMapsAClick() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Pizza")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "pizza",
+                    actions: [
+                        CategoryAction(id: "stop-repeat", title: "Stop Repeat", options: [.destructive]),
+                        CategoryAction(id: "order", title: "Order now", options: [.foreground]),
+                    ], defaultAction: "order")
+            ])
+            let events = try await app.actionEvents()
+            try await app.reschedule(
+                TimelineGroup(
+                    id: "friday",
+                    entries: [
+                        TimelineEntry(
+                            id: "pizza", trigger: .at(Date().addingTimeInterval(0.5)),
+                            content: .fixed(NotificationContent(summary: "Pizza Friday")), category: "pizza")
+                    ]))
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1)
+            #expect(
+                calls.elements[0].actions == [
+                    "default", "Order now", "stop-repeat", "Stop Repeat", "order", "Order now",
+                ])
+            // A click on the popup itself is the category's default action.
+            try await s.choose("default", on: 1)
+            var iterator = events.makeAsyncIterator()
+            let event = try #require(await iterator.next())
+            #expect(event.action == "order" && event.group == "friday" && event.entry == "pizza")
+        }
+    }
+
+    @Test func aServerWithoutActionButtonsGetsTheChoicesInTheBody() async throws {
+        try await Session.run(withServer: false) { s in
+            s.server = try await MockNotificationServer.start(on: s.bus, observer: s.observer, capabilities: "body")
+            try await s.chimed!.waitForStderr(containing: "capabilities: body")
+            #expect(try await s.chime(["send", "-A", "a=Alpha", "-A", "b=Beta", "Choose", "Which one?"]).status == 0)
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1)
+            #expect(calls.elements[0].actions.isEmpty)
+            #expect(
+                calls.elements[0].body
+                    == "Which one?\n\nChoices (this notification server shows no buttons): Alpha, Beta")
+        }
+    }
+
+    @Test func theUserTurnsAnAppsGroupOffAndOnAgain() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Quotes")
+            let group = TimelineGroup(
+                id: "daily",
+                entries: [
+                    TimelineEntry(
+                        id: "q", trigger: .rule(.phrase("every day at 9:00"), timeZone: nil),
+                        content: .fixed(NotificationContent(summary: "Quote")))
+                ])
+            try await app.reschedule(group)
+            #expect(try await app.pending().count == 1)
+            #expect(try await s.chime(["group", "disable", "daily"]).status == 0)
+            #expect(try await app.pending().isEmpty)
+            do {
+                try await app.reschedule(group)
+                Issue.record("a disabled group was rescheduled")
+            } catch let error as ChimeError {
+                #expect(error.message.hasPrefix("deniedOnGroupLevel (denied-previously)"))
+            }
+            await #expect(throws: ChimeError.self) { try await app.setGroupEnabled("daily", true) }
+            #expect(try await s.chime(["group", "enable", "daily"]).status == 0)
+            #expect(try await app.pending().count == 1)
+        }
+    }
+
+    @Test func statusNamesTheServerAndItsCapabilities() async throws {
+        try await Session.run { s in
+            try await s.chimed!.waitForStderr(containing: "capabilities:")
+            let result = try await s.chime(["status", "--json"])
+            #expect(result.status == 0)
+            let status = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            #expect(status?["server-name"] as? String == "mock-notify")
+            #expect((status?["capabilities"] as? [String])?.contains("actions") == true)
+            #expect(status?["pending"] as? Int == 0)
+        }
+    }
+}
