@@ -30,7 +30,8 @@ extension Daemon {
                 }
             }
             var row = OutboxRecord(
-                itemID: due.item.id, owner: due.item.owner, group: due.item.groupKey, occurrence: due.occurrence, number: due.number,
+                itemID: due.item.id, owner: due.item.owner, group: due.item.groupKey, occurrence: due.occurrence,
+                number: due.number,
                 late: due.late, content: nil, endDate: due.item.entry.endDate, category: due.item.entry.category,
                 replacesID: due.item.replacesID)
             switch resolution {
