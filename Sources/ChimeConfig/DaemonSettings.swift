@@ -188,8 +188,10 @@ public struct DaemonSettings: Hashable, Sendable {
         }
         if section.has("burst") {
             let burst = try? section.integer("burst", example: "10")
-            guard let burst, (1...1000).contains(burst) else {
-                throw section.fail("burst", "[flood] burst must be a whole number of notifications from 1 to 1000")
+            guard let burst, (1...FloodControl.maximumBurst).contains(burst) else {
+                throw section.fail(
+                    "burst",
+                    "[flood] burst must be a whole number of notifications from 1 to \(FloodControl.maximumBurst)")
             }
             flood.burst = burst
         }

@@ -8,7 +8,7 @@ import Foundation
 /// file and line instead of an entry that silently never fires.
 public enum GroupFile {
     /// The keys of the file itself, above the first `[[entry]]`.
-    static let groupKeys = ["app-name", "missed", "late-window", "enabled", "entry"]
+    static let groupKeys = ["app-name", "missed", "late-window", "enabled", "entry", "category"]
 
     /// Parses the text of a group file.
     ///
@@ -51,7 +51,10 @@ public enum GroupFile {
             idLines[entry.id] = table["id"]?.line
             entries.append(entry)
         }
-        let group = TimelineGroup(id: groupID, owner: "", settings: settings, entries: entries)
+        // An entry may name a category another group file declares: the user's categories are shared.
+        let categories = try categoryTables(root, file: file)
+        let group = TimelineGroup(
+            id: groupID, owner: "", settings: settings, entries: entries, categories: categories)
         // Every part was checked above with its line; this catches what only the whole group can say.
         do {
             try group.validate()
@@ -97,6 +100,59 @@ public enum GroupFile {
             let file = base + name
             return (file, Result { () throws(ConfigError) in try load(path: file, now: now, timeZone: timeZone) })
         }
+    }
+
+    /// The `[category.NAME]` sections: each with `default`, `minimal` and `[[category.NAME.action]]`
+    /// tables (`id`, `title`, `options`, `run`).
+    private static func categoryTables(_ root: TableReader, file: String) throws(ConfigError) -> [ActionCategory] {
+        guard let all = try root.subtable("category", name: "category.NAME") else { return [] }
+        var categories: [ActionCategory] = []
+        for (name, _) in all.table.fields {
+            guard let reader = try all.subtable(name, name: "category.\(name)") else { continue }
+            try reader.rejectUnknownKeys(["default", "minimal", "action"])
+            var actions: [CategoryAction] = []
+            if let value = reader.table["action"] {
+                let shape = "write each action as a section that starts with [[category.\(name).action]]"
+                guard case .array(let elements) = value.kind else { throw reader.fail("action", shape) }
+                for element in elements {
+                    guard case .table(let table) = element.kind else {
+                        throw reader.fail(at: element, key: "action", shape)
+                    }
+                    let action = TableReader(file: file, table: table, name: "[[category.\(name).action]]")
+                    try action.rejectUnknownKeys(["id", "title", "options", "run"])
+                    guard let id = try action.string("id", example: "\"stop-repeat\""),
+                        let title = try action.string("title", example: "\"Stop Repeat\"")
+                    else {
+                        throw action.fail(
+                            nil, "an action needs an id and a title, e.g. id = \"open\" and title = \"Open\"")
+                    }
+                    var options = Set<CategoryAction.Option>()
+                    for word in try action.strings("options", example: "[\"foreground\"]") ?? [] {
+                        guard let option = CategoryAction.Option(rawValue: word) else {
+                            throw action.fail(
+                                "options",
+                                "unknown option \"\(word)\"; use destructive, foreground, authentication-required "
+                                    + "or text-input")
+                        }
+                        options.insert(option)
+                    }
+                    actions.append(
+                        CategoryAction(
+                            id: id, title: title, options: options,
+                            command: try action.strings("run", example: "[\"xdg-open\", \"https://example.org\"]")))
+                }
+            }
+            let category = ActionCategory(
+                id: name, actions: actions, defaultAction: try reader.string("default", example: "\"open\""),
+                minimalActions: try reader.strings("minimal", example: "[\"open\"]"))
+            do {
+                try category.validate()
+            } catch {
+                throw ConfigError(file: file, line: all.table[name]?.line, reason: error.message)
+            }
+            categories.append(category)
+        }
+        return categories
     }
 
     /// The `[[entry]]` tables, in file order.

@@ -34,8 +34,12 @@ struct TableReader {
             if let hint = misplaced(field.key) {
                 reason += "; \(hint) (keys below a [section] line belong to that section)"
             } else {
-                if let close = Self.closest(to: field.key, in: known) { reason += "; did you mean \(close)?" }
-                reason += " Known keys: \(known.joined(separator: ", "))"
+                if let close = Self.closest(to: field.key, in: known) {
+                    reason += "; did you mean \(close)? "
+                } else {
+                    reason += "; "
+                }
+                reason += "Known keys: \(known.joined(separator: ", "))"
             }
             throw fail(field.key, reason)
         }

@@ -25,6 +25,38 @@ public enum Urgency: UInt8, Codable, Sendable, CaseIterable {
     }
 }
 
+/// A value of a notification hint, in the types notify-send's `-h TYPE:NAME:VALUE` names.
+public enum NotificationHint: Codable, Hashable, Sendable {
+    case string(String)
+    case int(Int32)
+    case double(Double)
+    case byte(UInt8)
+    case boolean(Bool)
+
+    /// Parses notify-send's `TYPE:NAME:VALUE` (types `string`, `int`, `double`, `byte`, `boolean`).
+    public static func parse(_ text: String) throws(ContentError) -> (name: String, value: NotificationHint) {
+        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, !parts[1].isEmpty else {
+            throw ContentError("the hint \"\(text)\" is not TYPE:NAME:VALUE (e.g. string:x-app:note, int:value:50)")
+        }
+        let value: NotificationHint?
+        switch parts[0] {
+        case "string": value = .string(parts[2])
+        case "int": value = Int32(parts[2]).map(NotificationHint.int)
+        case "double": value = Double(parts[2]).map(NotificationHint.double)
+        case "byte": value = UInt8(parts[2]).map(NotificationHint.byte)
+        case "boolean", "bool": value = ["true": true, "false": false][parts[2]].map(NotificationHint.boolean)
+        default:
+            throw ContentError(
+                "the hint type \"\(parts[0])\" is not one of string, int, double, byte, boolean")
+        }
+        guard let value else {
+            throw ContentError("the hint value \"\(parts[2])\" is not a \(parts[0])")
+        }
+        return (parts[1], value)
+    }
+}
+
 /// One action button: the key reported back when it is chosen, and the label shown.
 public struct NotificationAction: Codable, Hashable, Sendable {
     public var key: String
@@ -59,12 +91,15 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     /// The app's desktop entry (`org.example.App`), sent as the `desktop-entry` hint; a foreground action
     /// chosen while the app is not running activates it through this id.
     public var desktopEntry: String?
+    /// More hints for the server, by name (`x-kde-…`, `value`, …); the named fields above win over these.
+    public var hints: [String: NotificationHint]
 
     public init(
         appName: String = "", summary: String, subtitle: String? = nil, body: String = "", icon: String = "",
         sound: String? = nil, urgency: Urgency? = nil, expireTimeout: Int32 = -1, actions: [NotificationAction] = [],
-        category: String? = nil, userInfo: [String: String] = [:]
+        category: String? = nil, userInfo: [String: String] = [:], hints: [String: NotificationHint] = [:]
     ) {
+        self.hints = hints
         self.appName = appName
         self.summary = summary
         self.subtitle = subtitle
@@ -80,7 +115,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case appName, summary, subtitle, body, icon, sound, urgency, expireTimeout, actions, category, userInfo
-        case desktopEntry
+        case desktopEntry, hints
     }
 
     /// Reads stored content; keys added in later versions may be missing.
@@ -99,6 +134,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
             category: try c.decodeIfPresent(String.self, forKey: .category),
             userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
         desktopEntry = try c.decodeIfPresent(String.self, forKey: .desktopEntry)
+        hints = try c.decodeIfPresent([String: NotificationHint].self, forKey: .hints) ?? [:]
     }
 
     /// The body as a server shows it: the subtitle, when there is one, as its first line.
@@ -125,6 +161,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         guard (subtitle?.utf8.count ?? 0) <= Self.maximumSummaryLength else {
             throw ContentError("the subtitle is longer than \(Self.maximumSummaryLength) bytes; shorten it")
         }
+        guard hints.count <= 32 else { throw ContentError("\(hints.count) hints is more than the 32 allowed") }
         let userInfoBytes = userInfo.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         guard userInfoBytes <= Self.maximumUserInfoBytes else {
             throw ContentError("the user info is larger than \(Self.maximumUserInfoBytes) bytes; keep less in it")

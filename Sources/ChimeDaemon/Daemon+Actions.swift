@@ -19,6 +19,13 @@ struct InteractionState {
     var tokens: [UInt32: String] = [:]
     /// Each app's calls, for `[limits] calls-per-second`.
     var rates: [String: RateBucket] = [:]
+    /// Whether the user's session is locked (logind's LockedHint), and the actions that need
+    /// authentication, chosen meanwhile, waiting for it to be unlocked.
+    var sessionLocked = false
+    /// Popups chimed asked the server to close: their NotificationClosed says so, whatever reason code the
+    /// server gives.
+    var closing: Set<UInt32> = []
+    var waitingForUnlock: [(notificationID: UInt32, key: String, reply: String?)] = []
 }
 
 /// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events
@@ -70,6 +77,17 @@ extension Daemon {
             chosen = textInput.id
         }
         let definition = category?.actions.first { $0.id == chosen }
+        if definition?.options.contains(.authenticationRequired) == true, interaction.sessionLocked {
+            interaction.waitingForUnlock.append((notificationID, key, reply))
+            logger.info("action \(chosen) needs the session unlocked; it waits", metadata: ["item": "\(shown.itemID)"])
+            let now = clock.now()
+            let waiting = chosen
+            persist({
+                try $0.recordAction(
+                    itemID: shown.itemID, key: waiting, outcome: "waiting for the session to be unlocked", now: now)
+            }) { _ in }
+            return
+        }
         logger.info(
             "action \(chosen) chosen on notification \(notificationID)", metadata: ["item": "\(shown.itemID)"])
         if let verb = BuiltInVerb(key: chosen) {
@@ -83,6 +101,18 @@ extension Daemon {
             forward(
                 key: chosen, shown: shown, extra: extra,
                 foreground: definition?.options.contains(.foreground) ?? false)
+        }
+    }
+
+    /// logind's LockedHint changed: actions that waited for the unlock are carried out now.
+    func sessionLockChanged(locked: Bool) {
+        interaction.sessionLocked = locked
+        logger.info("the session is \(locked ? "locked" : "unlocked")")
+        guard !locked else { return }
+        let waiting = interaction.waitingForUnlock
+        interaction.waitingForUnlock = []
+        for action in waiting {
+            actionInvoked(notificationID: action.notificationID, key: action.key, reply: action.reply)
         }
     }
 
@@ -117,9 +147,10 @@ extension Daemon {
             }
         case .dismiss:
             outcome = "dismissed"
-            if let server {
-                Task { try? await server.close(notificationID: shown.notificationID) }
-            }
+            closeNotification(shown.notificationID)
+        }
+        if ServerQuirks.of(serverInfo.name).keepsPopupAfterAction, verb != .dismiss {
+            closeNotification(shown.notificationID)
         }
         logger.info("\(key): \(outcome)", metadata: ["item": "\(target)"])
         let recorded = outcome
@@ -144,6 +175,21 @@ extension Daemon {
         }
     }
 
+    /// Asks the server to close a popup, remembering that chimed did (on `queue`).
+    func closeNotification(_ id: UInt32) {
+        guard let server else { return }
+        interaction.closing.insert(id)
+        let quirks = ServerQuirks.of(serverInfo.name)
+        let logger = self.logger
+        Task {
+            do {
+                try await server.close(notificationID: id, asInt32: quirks.closeTakesInt32)
+            } catch {
+                logger.warning("the server did not close notification \(id): \(error)")
+            }
+        }
+    }
+
     /// Snoozes an item's latest notification (or, if none is shown, its content) from the CLI or D-Bus;
     /// returns the snooze's item id once it is stored.
     public func snooze(itemID: UInt64, seconds: TimeInterval, caller: Caller) async throws -> UInt64 {
@@ -151,25 +197,22 @@ extension Daemon {
             let latest = delivery.shown.values.filter { $0.itemID == itemID }.max {
                 $0.notificationID < $1.notificationID
             }
-            guard let item = scheduler.item(itemID) ?? latest.flatMap({ scheduler.item($0.itemID) }) ?? nil
-            else {
+            // A one-off that fired is known only by its popup; a pending item by the scheduler.
+            let item = scheduler.item(itemID)
+            guard let content = latest?.content ?? item?.content, let owner = item?.owner ?? latest?.owner else {
                 throw DBusError(
-                    name: ChimeBus.ErrorName.notFound, message: "no item \(itemID); list them with `chime pending`")
+                    name: ChimeBus.ErrorName.notFound,
+                    message:
+                        "no item \(itemID) pending or shown lately; list them with `chime pending` or `chime history`")
             }
-            guard caller.owns(item.owner) else {
+            guard caller.owns(owner) else {
                 throw DBusError(
                     name: ChimeBus.ErrorName.permissionDenied, message: "item \(itemID) belongs to another app")
             }
-            let shown =
-                latest
-                ?? ShownNotification(
-                    notificationID: 0, itemID: itemID, owner: item.owner, group: item.groupID, content: item.content,
-                    occurrence: clock.now())
             let id = scheduler.allocateID()
-            let content = shown.content ?? item.content
             var snooze = ScheduledItem(
-                id: id, content: content, fireDate: clock.now().addingTimeInterval(seconds), owner: item.owner)
-            snooze.snoozeOf = item.snoozeOf ?? itemID
+                id: id, content: content, fireDate: clock.now().addingTimeInterval(seconds), owner: owner)
+            snooze.snoozeOf = item?.snoozeOf ?? itemID
             snooze.replacesID = latest?.notificationID
             return (snooze, latest)
         }
@@ -182,9 +225,7 @@ extension Daemon {
         }
         queue.sync {
             perform(scheduler.add(snooze, now: clock.now()))
-            if let latest, let server {
-                Task { try? await server.close(notificationID: latest.notificationID) }
-            }
+            if let latest { closeNotification(latest.notificationID) }
         }
         return snooze.id
     }
@@ -224,7 +265,9 @@ extension Daemon {
                     path: ChimeBus.path, interface: ChimeBus.interface, member: "ActionInvoked", body,
                     destination: target)
             }
-            outcome = shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)"
+            outcome =
+                (shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)")
+                + (extra["activation-token"] == nil ? "" : " with an activation token")
         } else if foreground, let desktopEntry = shown.content?.desktopEntry, let connection {
             outcome = "activated \(desktopEntry)"
             let token = extra["activation-token"]

@@ -38,8 +38,8 @@ struct DeliveryState {
 
     /// One Notify: a row on its own, or a digest standing for several.
     enum Notification {
-        /// A row, with the content as it is sent (actions of its category added).
-        case single(OutboxRecord, NotificationContent)
+        /// A row, with the content as it is sent (actions of its category added) and what was left out.
+        case single(OutboxRecord, NotificationContent, String?)
         case digest(Digest, [OutboxRecord])
     }
 
@@ -79,7 +79,10 @@ extension Daemon {
             let rows = Dictionary(delivery.outbox.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
             delivery.plan =
                 plan.send.compactMap { entry in
-                    rows[entry.seq].map { DeliveryState.Notification.single($0, presented($0)) }
+                    rows[entry.seq].map { row in
+                        let (content, note) = presented(row)
+                        return DeliveryState.Notification.single(row, content, note)
+                    }
                 }
                 + plan.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
             armGate(plan.wakeAt)
@@ -90,7 +93,7 @@ extension Daemon {
         let content: NotificationContent
         var replacesID: UInt32 = 0
         switch next {
-        case .single(let row, let presented):
+        case .single(let row, let presented, _):
             content = presented
             replacesID = row.replacesID ?? 0
         case .digest(let digest, _): content = digest.content
@@ -111,10 +114,12 @@ extension Daemon {
         let rows: [OutboxRecord]
         let digestName: String?
         var shown: ShownNotification?
+        var note: String?
         switch notification {
-        case .single(let row, let content):
+        case .single(let row, let content, let leftOut):
             rows = [row]
             digestName = nil
+            note = leftOut
             logger.info(
                 "delivered \"\(content.summary)\"",
                 metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
@@ -150,9 +155,11 @@ extension Daemon {
         let delivered = Set(rows.map(\.seq))
         delivery.outbox.removeAll { delivered.contains($0.seq) }
         let record = shown
-        persist({ try $0.delivered(rows, notificationID: notificationID, digest: digestName, shown: record, now: now) })
-        {
-            [weak self] result in
+        let leftOut = note
+        persist({
+            try $0.delivered(
+                rows, notificationID: notificationID, digest: digestName, shown: record, note: leftOut, now: now)
+        }) { [weak self] result in
             if case .failure(let error) = result {
                 // The popup is shown; at worst it is shown once more after a restart.
                 self?.logger.error("cannot record a delivery: \(error)")
@@ -174,7 +181,7 @@ extension Daemon {
         }
         let rows: [OutboxRecord]
         switch notification {
-        case .single(let row, _): rows = [row]
+        case .single(let row, _, _): rows = [row]
         case .digest(_, let digested): rows = digested
         }
         logger.error("the notification server refused a notification: \(error)")
@@ -273,17 +280,12 @@ extension Daemon {
     func closePopups(_ popups: [ShownPopup]) {
         guard !popups.isEmpty, let server else { return }
         let now = clock.now()
+        _ = server
         for popup in popups {
             logger.info(
                 "closing notification \(popup.notificationID): its end date passed",
                 metadata: ["item": "\(popup.itemID)"])
-            Task { [logger] in
-                do {
-                    try await server.close(notificationID: popup.notificationID)
-                } catch {
-                    logger.warning("the server did not close notification \(popup.notificationID): \(error)")
-                }
-            }
+            closeNotification(popup.notificationID)
         }
         for popup in popups { delivery.shown.removeValue(forKey: popup.notificationID) }
         persist({ store in
@@ -295,10 +297,12 @@ extension Daemon {
     /// its end date is forgotten.
     func popupClosed(notificationID: UInt32, reason: UInt32) {
         if questionClosed(notificationID: notificationID) { return }
+        let byChimed = interaction.closing.remove(notificationID) != nil
         guard let shown = delivery.shown.removeValue(forKey: notificationID) else { return }
         scheduler.popupClosed(notificationID: notificationID)
         let now = clock.now()
-        let why = NotificationServer.closeReason(reason)
+        // Closed because chimed asked, whatever code the server reports (some say "expired").
+        let why = NotificationServer.closeReason(byChimed ? 3 : reason)
         logger.debug("notification \(notificationID) closed by the server: \(why)")
         // The owning app hears of it on its own connections.
         for target in interaction.appConnections[shown.owner] ?? [] {
@@ -334,40 +338,48 @@ extension Daemon {
 }
 
 extension Daemon {
-    /// The content as the server gets it: the row's content with the actions of its category added; on a
-    /// server without action buttons, only the default action, with the choices named in the body.
-    func presented(_ row: OutboxRecord) -> NotificationContent {
-        var content = withCategory(row)
-        let hasButtons = serverInfo.capabilities.isEmpty || serverInfo.capabilities.contains("actions")
+    /// The content as the server gets it, and what had to be left out for this server (for the history).
+    ///
+    /// The row's content gets the actions of its category: destructive ones last (no server marks them,
+    /// so they at least stand apart), a text-input action as KDE's inline reply where the server has it.
+    /// A server without action buttons gets the default action only, with the choices named in the body.
+    func presented(_ row: OutboxRecord) -> (content: NotificationContent, note: String?) {
+        var content = row.content ?? NotificationContent(summary: "")
+        var notes: [String] = []
+        let capabilities = serverInfo.capabilities
+        let known = !capabilities.isEmpty
+        if let id = row.category, let category = categories[row.owner]?.first(where: { $0.id == id }) {
+            let present = Set(content.actions.map(\.key))
+            let shown = category.shownActions(fewButtons: settings.maximumActions.map { $0 <= 2 } ?? false)
+            let ordered =
+                shown.filter { !$0.options.contains(.destructive) } + shown.filter { $0.options.contains(.destructive) }
+            for action in ordered where !present.contains(action.id) {
+                if action.options.contains(.textInput) {
+                    if known, !capabilities.contains("inline-reply") {
+                        notes.append("\(action.title): the server takes no typed reply")
+                        continue
+                    }
+                    content.actions.append(NotificationAction(key: "inline-reply", label: action.title))
+                    content.hints["x-kde-reply-placeholder-text"] = .string(action.title)
+                    continue
+                }
+                content.actions.append(NotificationAction(key: action.id, label: action.title))
+            }
+            // The specification's "default" action is a click on the notification itself; chimed maps it
+            // to the category's default action when one comes in.
+            if let key = category.defaultAction, !content.actions.contains(where: { $0.key == "default" }) {
+                let title = category.actions.first { $0.id == key }?.title ?? "Open"
+                content.actions.insert(NotificationAction(key: "default", label: title), at: 0)
+            }
+        }
         let choices = content.actions.filter { $0.key != "default" }
-        if !hasButtons, !choices.isEmpty {
+        if known, !capabilities.contains("actions"), !choices.isEmpty {
             content.actions.removeAll { $0.key != "default" }
             let names = choices.map(\.label).joined(separator: ", ")
             content.body +=
                 (content.body.isEmpty ? "" : "\n\n") + "Choices (this notification server shows no buttons): \(names)"
+            notes.append("no action buttons on this server; the choices are named in the body")
         }
-        return content
-    }
-
-    /// The row's content with the actions of its category added.
-    private func withCategory(_ row: OutboxRecord) -> NotificationContent {
-        var content = row.content ?? NotificationContent(summary: "")
-        guard let id = row.category,
-            let category = categories[row.owner]?.first(where: {
-                $0.id == id
-            })
-        else { return content }
-        let present = Set(content.actions.map(\.key))
-        for action in category.shownActions(fewButtons: settings.maximumActions.map { $0 <= 2 } ?? false)
-        where !present.contains(action.id) {
-            content.actions.append(NotificationAction(key: action.id, label: action.title))
-        }
-        // The specification's "default" action is a click on the notification itself; chimed maps it to
-        // the category's default action when one comes in.
-        if let key = category.defaultAction, !content.actions.contains(where: { $0.key == "default" }) {
-            let title = category.actions.first { $0.id == key }?.title ?? "Open"
-            content.actions.insert(NotificationAction(key: "default", label: title), at: 0)
-        }
-        return content
+        return (content, notes.isEmpty ? nil : notes.joined(separator: "; "))
     }
 }

@@ -100,6 +100,8 @@ extension Daemon {
         let (now, zone) = queue.sync { (clock.now(), scheduler.systemTimeZone) }
         let results = GroupFile.loadDirectory(directory, now: now, timeZone: zone)
         var present = Set<GroupKey>()
+        var fileCategories = queue.sync { configCategories }
+        fileCategories = fileCategories.filter { file, _ in results.contains { $0.file == file } }
         for (file, result) in results {
             let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             present.insert(GroupKey(owner: "", id: id))
@@ -109,6 +111,7 @@ extension Daemon {
                 logger.error(
                     "\(error)\(running ? "; group \(id) keeps running as it was" : "; group \(id) not loaded")")
             case .success(let group):
+                fileCategories[file] = group.categories
                 let key = GroupKey(owner: group.owner, id: group.id)
                 if queue.sync(execute: { groupSources[key] == .api }) {
                     logger.error(
@@ -123,6 +126,19 @@ extension Daemon {
                 } catch {
                     logger.error("\(file): \(error)")
                 }
+            }
+        }
+        // The user's categories are those the group files declare (a broken file keeps its last good ones).
+        let declared = fileCategories.sorted { $0.key < $1.key }.flatMap(\.value)
+        let changed = queue.sync { () -> Bool in
+            defer { configCategories = fileCategories }
+            return (categories[""] ?? []) != declared
+        }
+        if changed {
+            do {
+                try await setCategories(declared, owner: "")
+            } catch {
+                logger.error("cannot store the categories of the group files: \(error)")
             }
         }
         let gone = queue.sync { groupSources.filter { $0.value == .config && !present.contains($0.key) }.map(\.key) }

@@ -73,9 +73,12 @@ public final class Daemon: Service, @unchecked Sendable {
     var clockMonitor: ClockChangeMonitor?
     var fileWatcher: FileWatcher?
     var sleepMonitor: SleepMonitor?
+    var lockMonitor: SessionLockMonitor?
     var reloadTimer: DispatchSourceTimer?
     /// Categories of actions, by owner.
     var categories: [String: [ActionCategory]] = [:]
+    /// The categories each group file declared when it was last read without error.
+    var configCategories: [String: [ActionCategory]] = [:]
     var interaction = InteractionState()
     var serverInfo = ServerInfo()
     let callers = CallerDirectory()
@@ -164,7 +167,14 @@ public final class Daemon: Service, @unchecked Sendable {
             let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
                 self?.sleepChanged(goingToSleep: sleeping)
             }
-            queue.sync { sleepMonitor = monitor }
+            let lock = await SessionLockMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] locked in
+                self?.sessionLockChanged(locked: locked)
+            }
+            queue.sync {
+                sleepMonitor = monitor
+                lockMonitor = lock
+                interaction.sessionLocked = lock?.initiallyLocked ?? false
+            }
         }
         return connection
     }
@@ -342,6 +352,7 @@ public final class Daemon: Service, @unchecked Sendable {
             clockMonitor?.cancel()
             fileWatcher?.cancel()
             sleepMonitor?.cancel()
+            lockMonitor?.cancel()
             connection?.close()
             connection = nil
         }

@@ -36,7 +36,13 @@ public struct NotificationServer: Sendable {
     ///
     /// The specification's argument is `u`; some servers (python-dbusmock's template among them) declare
     /// `i` and refuse `u`, so a refusal of the signature is answered by asking again with `i`.
-    public func close(notificationID: UInt32) async throws(DBusError) {
+    public func close(notificationID: UInt32, asInt32: Bool = false) async throws(DBusError) {
+        if asInt32 {
+            _ = try await connection.call(
+                destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
+                [.int32(Int32(bitPattern: notificationID))], timeout: callTimeout)
+            return
+        }
         do {
             _ = try await connection.call(
                 destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
@@ -50,6 +56,18 @@ public struct NotificationServer: Sendable {
 
     static func notifyArguments(_ content: NotificationContent, replacesID: UInt32) -> [DBusValue] {
         var hints: [DBusDictEntry] = []
+        let named: Set<String> = ["urgency", "category", "desktop-entry", "sound-name"]
+        for (name, hint) in content.hints.sorted(by: { $0.key < $1.key }) where !named.contains(name) {
+            let value: DBusValue =
+                switch hint {
+                case .string(let s): .string(s)
+                case .int(let i): .int32(i)
+                case .double(let d): .double(d)
+                case .byte(let b): .byte(b)
+                case .boolean(let b): .boolean(b)
+                }
+            hints.append(DBusDictEntry(.string(name), .variant(value)))
+        }
         if let urgency = content.urgency {
             hints.append(DBusDictEntry(.string("urgency"), .variant(.byte(urgency.rawValue))))
         }

@@ -12,7 +12,7 @@ import Foundation
 public enum ContentWire {
     public static let keys: Set<String> = [
         "summary", "subtitle", "body", "app-name", "icon", "sound", "urgency", "expire-timeout", "actions",
-        "category", "user-info", "desktop-entry",
+        "category", "user-info", "desktop-entry", "hints",
     ]
 
     public static func encode(_ content: NotificationContent) -> DBusValue {
@@ -31,6 +31,23 @@ public enum ContentWire {
         }
         record.set("category", content.category)
         record.set("desktop-entry", content.desktopEntry)
+        if !content.hints.isEmpty {
+            record.set(
+                "hints",
+                .dictionary(
+                    key: .string, value: .variant,
+                    content.hints.sorted { $0.key < $1.key }.map { name, hint in
+                        let value: DBusValue =
+                            switch hint {
+                            case .string(let s): .string(s)
+                            case .int(let i): .int32(i)
+                            case .double(let d): .double(d)
+                            case .byte(let b): .byte(b)
+                            case .boolean(let b): .boolean(b)
+                            }
+                        return DBusDictEntry(.string(name), .variant(value))
+                    }))
+        }
         if !content.userInfo.isEmpty {
             record.set(
                 "user-info",
@@ -60,6 +77,21 @@ public enum ContentWire {
         content.category = try fields.string("category")
         content.userInfo = try fields.stringMap("user-info") ?? [:]
         content.desktopEntry = try fields.string("desktop-entry")
+        if case .dictionary(_, _, let entries)? = try fields.value("hints", WireRecord.type) {
+            for entry in entries {
+                guard case .string(let name) = entry.key else { continue }
+                switch entry.value.unwrappingVariant {
+                case .string(let s): content.hints[name] = .string(s)
+                case .int32(let i): content.hints[name] = .int(i)
+                case .double(let d): content.hints[name] = .double(d)
+                case .byte(let b): content.hints[name] = .byte(b)
+                case .boolean(let b): content.hints[name] = .boolean(b)
+                case let other:
+                    throw invalid(
+                        "\(fields.what) hint \"\(name)\" has type \(other.type); hints are s, i, d, y or b")
+                }
+            }
+        }
         if let raw = try fields.value("urgency", .byte) {
             guard case .byte(let b) = raw, let urgency = Urgency(rawValue: b) else {
                 throw invalid("\(fields.what) key \"urgency\" must be 0 (low), 1 (normal) or 2 (critical)")

@@ -216,7 +216,8 @@ public final class ScheduleStore: Sendable {
     /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `shown` is
     /// remembered so that an action chosen on it, or its end date, can be acted on also after a restart.
     public func delivered(
-        _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, shown: ShownNotification?, now: Date
+        _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, shown: ShownNotification?,
+        note: String? = nil, now: Date
     ) throws {
         try writer.write { db in
             for row in rows {
@@ -229,7 +230,8 @@ public final class ScheduleStore: Sendable {
                         detail: "in the \(digest) notification \(notificationID)")
                 } else {
                     try Self.record(
-                        db, now, .delivered, itemID: row.itemID, detail: "notification \(notificationID)\(late)")
+                        db, now, .delivered, itemID: row.itemID,
+                        detail: "notification \(notificationID)\(late)\(note.map { " (\($0))" } ?? "")")
                 }
             }
             if let shown {

@@ -146,8 +146,8 @@ import Testing
             "[flood]\nrate = 1001", 2,
             "[flood] rate must be a number of notifications per second above 0 and at most 1000"
         ),
-        ("[flood]\nburst = 0", 2, "[flood] burst must be a whole number of notifications from 1 to 1000"),
-        ("[flood]\nburst = 2.5", 2, "[flood] burst must be a whole number of notifications from 1 to 1000"),
+        ("[flood]\nburst = 0", 2, "[flood] burst must be a whole number of notifications from 1 to 10000"),
+        ("[flood]\nburst = 2.5", 2, "[flood] burst must be a whole number of notifications from 1 to 10000"),
         (
             "[flood]\nrate = 5\nburts = 10", 3,
             "unknown key burts in [flood]; did you mean burst? Known keys: rate, burst"

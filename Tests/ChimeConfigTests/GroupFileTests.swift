@@ -17,7 +17,7 @@ private let brokenFiles: [(text: String, expected: String)] = [
     (
         "app-nam = \"x\"",
         "g.toml:1: unknown key app-nam in the group file; did you mean app-name? "
-            + "Known keys: app-name, missed, late-window, enabled, entry"
+            + "Known keys: app-name, missed, late-window, enabled, entry, category"
     ),
     (
         entryStart + daily + "summary = \"s\"\nbdoy = \"x\"",

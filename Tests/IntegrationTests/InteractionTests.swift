@@ -255,7 +255,7 @@ import Testing
             try await calls.wait(forCount: 1)
             #expect(
                 calls.elements[0].actions == [
-                    "default", "Order now", "stop-repeat", "Stop Repeat", "order", "Order now",
+                    "default", "Order now", "order", "Order now", "stop-repeat", "Stop Repeat",
                 ])
             // A click on the popup itself is the category's default action.
             try await s.choose("default", on: 1)
@@ -314,6 +314,195 @@ import Testing
             #expect(status?["server-name"] as? String == "mock-notify")
             #expect((status?["capabilities"] as? [String])?.contains("actions") == true)
             #expect(status?["pending"] as? Int == 0)
+        }
+    }
+}
+
+/// The rest of interaction: group-file commands, a locked session, inline replies, server quirks, the
+/// CLI's snooze, Skip Next, and callers of another user.
+@Suite(.serialized) struct MoreInteractionTests {
+    @Test func aGroupFileActionRunsItsCommand() async throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("chime-ordered-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: marker) }
+        let file = """
+            [[entry]]
+            id = "pizza"
+            at = "\(GroupTests.local(Date().addingTimeInterval(1.5), zone: TimeZone(identifier: "Europe/Berlin")!))"
+            summary = "Pizza Time"
+            category = "pizza"
+
+            [category.pizza]
+            [[category.pizza.action]]
+            id = "order"
+            title = "Order"
+            run = ["touch", "\(marker.path)"]
+            """
+        try await Session.run(groups: ["friday.toml": file]) { s in
+            try await s.awaitDelivered(notification: 1)
+            #expect(s.server!.notifyCalls.elements[0].actions == ["order", "Order"])
+            try await s.choose("order", on: 1)
+            try await s.chimed!.waitForStderr(containing: "order: ran touch")
+            #expect(FileManager.default.fileExists(atPath: marker.path))
+        }
+    }
+
+    @Test func anActionNeedingAuthenticationWaitsForTheUnlock() async throws {
+        try await Session.run(startChimed: false) { s in
+            let logind = try ManagedProcess(
+                "/usr/bin/python3", ["-m", "dbusmock", "--template", "logind"],
+                environment: ["DBUS_SYSTEM_BUS_ADDRESS": s.bus.address], directory: s.bus.directory)
+            s.extraProcesses.append(logind)
+            try await s.bus.waitForName("org.freedesktop.login1", using: s.observer)
+            func logindCall(_ path: DBusObjectPath, _ interface: String, _ member: String, _ body: [DBusValue])
+                async throws
+            {
+                _ = try await s.observer.call(
+                    destination: "org.freedesktop.login1", path: path, interface: interface, member: member, body)
+            }
+            try await logindCall(
+                "/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "AddSession",
+                [.string("c1"), .string("seat0"), .uint32(getuid()), .string("me"), .boolean(true)])
+            let session: DBusObjectPath = "/org/freedesktop/login1/session/c1"
+            try await logindCall(session, "org.freedesktop.login1.Session", "SetLockedHint", [.boolean(true)])
+            s.chimedEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = s.bus.address
+            s.chimed = try await s.startChimed()
+            try await s.chimed!.waitForStderr(containing: "watching whether session")
+            let app = try await s.app("org.example.Bank")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "pay", actions: [CategoryAction(id: "pay", title: "Pay", options: [.authenticationRequired])])
+            ])
+            let events = try await app.actionEvents()
+            try await app.reschedule(
+                TimelineGroup(
+                    id: "bills",
+                    entries: [
+                        TimelineEntry(
+                            id: "rent", trigger: .at(Date().addingTimeInterval(0.5)),
+                            content: .fixed(NotificationContent(summary: "Rent is due")), category: "pay")
+                    ]))
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("pay", on: 1)
+            try await s.chimed!.waitForStderr(containing: "action pay needs the session unlocked; it waits")
+            try await logindCall(session, "org.freedesktop.login1.Session", "SetLockedHint", [.boolean(false)])
+            var iterator = events.makeAsyncIterator()
+            let event = try #require(await iterator.next())
+            #expect(event.action == "pay" && event.group == "bills")
+        }
+    }
+
+    @Test func aTextInputActionIsAnInlineReplyWhereTheServerHasOne() async throws {
+        try await Session.run(capabilities: "actions body inline-reply") { s in
+            let app = try await s.app("org.example.Chat")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "message", actions: [CategoryAction(id: "reply", title: "Reply", options: [.textInput])])
+            ])
+            let events = try await app.actionEvents()
+            try await app.reschedule(
+                TimelineGroup(
+                    id: "chat",
+                    entries: [
+                        TimelineEntry(
+                            id: "ping", trigger: .at(Date().addingTimeInterval(0.5)),
+                            content: .fixed(NotificationContent(summary: "Sam: lunch?")), category: "message")
+                    ]))
+            try await s.awaitDelivered(notification: 1)
+            let call = s.server!.notifyCalls.elements[0]
+            #expect(call.actions == ["inline-reply", "Reply"])
+            #expect(call.hints["x-kde-reply-placeholder-text"] == .string("Reply"))
+            try await s.serverEmits("NotificationReplied", "us", [.uint32(1), .string("yes, 12:30")])
+            var iterator = events.makeAsyncIterator()
+            let event = try #require(await iterator.next())
+            #expect(event.action == "reply" && event.userInfo["reply"] == "yes, 12:30")
+        }
+    }
+
+    @Test func withoutInlineRepliesATextInputActionIsLeftOutAndSaidSo() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Chat")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "message",
+                    actions: [
+                        CategoryAction(id: "reply", title: "Reply", options: [.textInput]),
+                        CategoryAction(id: "read", title: "Mark read"),
+                    ])
+            ])
+            let id = try await app.schedule(
+                NotificationContent(summary: "Sam: lunch?"),
+                trigger: TriggerWire(at: Date().addingTimeInterval(0.3)))
+            _ = id
+            try await app.reschedule(
+                TimelineGroup(
+                    id: "chat",
+                    entries: [
+                        TimelineEntry(
+                            id: "ping", trigger: .at(Date().addingTimeInterval(0.5)),
+                            content: .fixed(NotificationContent(summary: "Sam: dinner?")), category: "message")
+                    ]))
+            try await s.awaitDelivered(notification: 2)
+            #expect(s.server!.notifyCalls.elements[1].actions == ["read", "Mark read"])
+            let history = try await s.chimeJSON(["history", "--group", "org.example.Chat/chat"])
+            let delivered = try #require(history.first { $0["event"] as? String == "delivered" })
+            #expect((delivered["detail"] as? String)?.contains("Reply: the server takes no typed reply") == true)
+        }
+    }
+
+    @Test func chimeSnoozeClosesThePopupAndTheCloseIsRecordedAsChimedsDespiteTheMocksCode() async throws {
+        try await Session.run { s in
+            #expect(try await s.chime(["send", "-A", "open=Open", "Tea", "Steeped"]).status == 0)
+            try await s.awaitDelivered(notification: 1)
+            let item = try #require(s.delivered.elements.first?.item)
+            let snoozed = try await s.chime(["snooze", "\(item)", "2s"])
+            #expect(snoozed.status == 0, "\(snoozed.stderr)")
+            let snooze = try #require(UInt64(snoozed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            // The mock reports the close as expired (1); chimed knows it asked.
+            try await s.server!.closeCalls.wait(forCount: 1)
+            try await InteractionTests.awaitListing(s, ["history", "--item", "\(item)"], "the close") { history in
+                history.contains {
+                    $0["event"] as? String == "closed"
+                        && $0["detail"] as? String == "closed by a call to CloseNotification"
+                }
+            }
+            try await s.delivered.wait("the snooze came back", timeout: .seconds(10)) {
+                $0.contains { $0.item == snooze }
+            }
+            let again = try #require(s.server!.notifyCalls.elements.last)
+            #expect(again.summary == "Tea" && again.actions == ["open", "Open"] && again.replacesID == 1)
+        }
+    }
+
+    @Test func skipNextSkipsOneOccurrence() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime([
+                "send", "--every", "every 2 seconds", "-A", "skip-next=Skip the next one", "Water break",
+            ])
+            #expect(sent.status == 0)
+            try await s.awaitDelivered(notification: 1)
+            let before = try #require(GroupTests.date(try await s.chimeJSON(["pending"]).first?["at"] as? String))
+            try await s.choose("skip-next", on: 1)
+            try await s.chimed!.waitForStderr(containing: "skip-next: skipped the next occurrence")
+            let after = try #require(GroupTests.date(try await s.chimeJSON(["pending"]).first?["at"] as? String))
+            #expect(after.timeIntervalSince(before) >= 2)
+        }
+    }
+
+    @Test func aCallerOfAnotherUserIsRefused() async throws {
+        try await Session.run(allowOtherUsers: true) { s in
+            let intruder = try ManagedProcess(
+                "/usr/bin/setpriv",
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/gdbus", "call", "--address",
+                    s.bus.address, "--dest", "io.chime.Chime1", "--object-path", "/io/chime/Chime1", "--method",
+                    "io.chime.Chime1.ListPending", "{}",
+                ], directory: s.bus.directory)
+            let status = await intruder.waitForExit()
+            #expect(status != 0)
+            #expect(intruder.stderr.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(intruder.stderr)")
+            #expect(intruder.stderr.contains("calls from user 65534 are refused"))
+            // chimed still serves its own user.
+            #expect(try await s.chime(["pending"]).status == 0)
         }
     }
 }

@@ -35,10 +35,11 @@ final class Session: @unchecked Sendable {
     /// afterwards, also when `body` fails. `settings` is written to chime.toml and `groups` (file name →
     /// text) to the groups folder before chimed starts.
     static func run(
-        withServer: Bool = true, settings: String? = nil, groups: [String: String] = [:],
-        zone: String = "Europe/Berlin", startChimed: Bool = true, _ body: (Session) async throws -> Void
+        withServer: Bool = true, capabilities: String = "actions body body-markup persistence",
+        settings: String? = nil, groups: [String: String] = [:], zone: String = "Europe/Berlin",
+        startChimed: Bool = true, allowOtherUsers: Bool = false, _ body: (Session) async throws -> Void
     ) async throws {
-        let bus = try await TestBus.start()
+        let bus = try await TestBus.start(allowOtherUsers: allowOtherUsers)
         let session: Session
         do {
             session = Session(bus: bus, observer: try await bus.connect())
@@ -61,7 +62,8 @@ final class Session: @unchecked Sendable {
             if let settings { try settings.write(toFile: session.configFile, atomically: true, encoding: .utf8) }
             for (name, text) in groups { try session.writeGroup(name, text) }
             if withServer {
-                session.server = try await MockNotificationServer.start(on: bus, observer: session.observer)
+                session.server = try await MockNotificationServer.start(
+                    on: bus, observer: session.observer, capabilities: capabilities)
             }
             if startChimed { session.chimed = try await session.startChimed() }
             try await body(session)

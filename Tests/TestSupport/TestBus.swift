@@ -13,7 +13,8 @@ public final class TestBus: @unchecked Sendable {
     public let directory: URL
     let daemon: ManagedProcess
 
-    public static func start() async throws -> TestBus {
+    /// `allowOtherUsers` lets processes of any user connect (to test that chimed refuses them).
+    public static func start(allowOtherUsers: Bool = false) async throws -> TestBus {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
         let services = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -26,6 +27,7 @@ public final class TestBus: @unchecked Sendable {
           <listen>unix:dir=\(directory.path)</listen>
           <servicedir>\(services.path)</servicedir>
           <policy context="default">
+            \(allowOtherUsers ? "<allow user=\"*\"/>" : "")
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>
             <allow own="*"/>

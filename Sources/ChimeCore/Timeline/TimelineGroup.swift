@@ -12,12 +12,18 @@ public struct TimelineGroup: Codable, Hashable, Sendable {
     public var owner: String
     public var settings: GroupSettings
     public var entries: [TimelineEntry]
+    /// Categories of actions the group declares (group files do; apps register theirs over D-Bus).
+    public var categories: [ActionCategory]
 
-    public init(id: String, owner: String = "", settings: GroupSettings = GroupSettings(), entries: [TimelineEntry]) {
+    public init(
+        id: String, owner: String = "", settings: GroupSettings = GroupSettings(), entries: [TimelineEntry],
+        categories: [ActionCategory] = []
+    ) {
         self.id = id
         self.owner = owner
         self.settings = settings
         self.entries = entries
+        self.categories = categories
     }
 
     /// The most entries one group may hold.

@@ -1,0 +1,20 @@
+/// What known notification servers do differently from the specification, each seen on that server.
+struct ServerQuirks: Hashable, Sendable {
+    /// `CloseNotification` is declared with an `i` id instead of the specification's `u`.
+    var closeTakesInt32 = false
+    /// A popup closed by `CloseNotification` is reported closed with reason 1 (expired) instead of 3.
+    var reportsCallCloseAsExpired = false
+    /// Choosing an action leaves the popup open (the specification leaves it to the server).
+    var keepsPopupAfterAction = false
+
+    /// By the name `GetServerInformation` gives.
+    static let known: [String: ServerQuirks] = [
+        // python-dbusmock's notification_daemon template (its source declares CloseNotification 'i' and
+        // emits NotificationClosed(id, 1) for it).
+        "mock-notify": ServerQuirks(closeTakesInt32: true, reportsCallCloseAsExpired: true),
+        // dunst 1.9: the popup stays after `dunstctl action` or a menu choice.
+        "dunst": ServerQuirks(keepsPopupAfterAction: true),
+    ]
+
+    static func of(_ serverName: String) -> ServerQuirks { known[serverName] ?? ServerQuirks() }
+}
