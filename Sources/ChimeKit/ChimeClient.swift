@@ -253,6 +253,37 @@ extension ChimeClient {
         return stream
     }
 
+    /// One of this app's notifications closed: the item, its group and entry, and the reason.
+    public struct ClosedEvent: Hashable, Sendable {
+        public var itemID: UInt64
+        public var group: String?
+        public var entry: String?
+        public var reason: String
+    }
+
+    /// This app's notifications closing from now on (expired, dismissed, closed by a call).
+    public func closedEvents() async throws(ChimeError) -> AsyncStream<ClosedEvent> {
+        let (stream, continuation) = AsyncStream<ClosedEvent>.makeStream()
+        do {
+            let subscription = try await connection.subscribe(
+                DBusMatchRule(sender: ChimeBus.name, interface: ChimeBus.interface, member: "NotificationClosed")
+            ) { message in
+                guard message.body.count == 4, case .uint64(let item) = message.body[0],
+                    case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
+                    case .string(let reason) = message.body[3]
+                else { return }
+                continuation.yield(
+                    ClosedEvent(
+                        itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry,
+                        reason: reason))
+            }
+            continuation.onTermination = { _ in subscription.cancel() }
+        } catch {
+            throw ChimeError(error)
+        }
+        return stream
+    }
+
     /// Asks for permission as `strategy` says (the user may be asked; this waits for the answer) and
     /// returns the outcome: `allowed`, `deniedOnGroupLevel` or `deniedOnSystemLevel`, with the status.
     public func requestPermission(

@@ -125,4 +125,24 @@ import Testing
             #expect(s.delivered.elements.count == count)
         }
     }
+
+    /// dunst's own pause switch (`dunstctl set-paused`) shows in `chime status`.
+    @Test func dunstsPauseShowsInStatus() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
+            s.dunst = dunst
+            s.chimed = try await s.startChimed()
+            func status() async throws -> [String: Any] {
+                let result = try await s.chime(["status", "--json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+            }
+            try await s.chimed!.waitForStderr(containing: "capabilities:")
+            let before = try await status()
+            #expect(before["server-name"] as? String == "dunst")
+            #expect(before["paused"] as? Bool == false)
+            try await dunst.dunstctl(["set-paused", "true"])
+            #expect(try await status()["paused"] as? Bool == true)
+        }
+    }
 }

@@ -506,3 +506,144 @@ import Testing
         }
     }
 }
+
+/// What goes to an app beyond its actions, and the user's remaining switches.
+@Suite(.serialized) struct AppEventTests {
+    @Test func aForegroundActionActivatesTheAppThroughItsDesktopEntryWhenItIsNotRunning() async throws {
+        try await Session.run { s in
+            // The app's desktop side: org.freedesktop.Application at its desktop id, as D-Bus activation gives.
+            let desktop = try await s.bus.connect()
+            defer { desktop.close() }
+            let activations = Recorder<[DBusValue]>()
+            try desktop.export(
+                [
+                    DBusInterface(
+                        "org.freedesktop.Application",
+                        methods: [
+                            DBusMethod(
+                                "ActivateAction",
+                                inputs: [
+                                    DBusArgument("action_name", .string), DBusArgument("parameter", .array(.variant)),
+                                    DBusArgument("platform_data", .dictionary(key: .string, value: .variant)),
+                                ]
+                            ) { call in
+                                activations.append(call.arguments)
+                                return []
+                            }
+                        ])
+                ], at: "/org/example/PizzaDesktop")
+            try await desktop.requestName("org.example.PizzaDesktop")
+
+            let app = try await s.app("org.example.Pizza")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "pizza", actions: [CategoryAction(id: "order", title: "Order", options: [.foreground])])
+            ])
+            var content = NotificationContent(summary: "Pizza Time")
+            content.desktopEntry = "org.example.PizzaDesktop"
+            let id = try await app.reschedule(
+                TimelineGroup(
+                    id: "friday",
+                    entries: [
+                        TimelineEntry(
+                            id: "pizza", trigger: .at(Date().addingTimeInterval(0.5)), content: .fixed(content),
+                            category: "pizza")
+                    ]))
+            _ = id
+            try await s.awaitDelivered(notification: 1)
+            #expect(s.server!.notifyCalls.elements[0].hints["desktop-entry"] == .string("org.example.PizzaDesktop"))
+            app.close()
+            try await InteractionTests.awaitListing(s, ["apps"], "the app gone") { apps in
+                apps.contains { $0["app"] as? String == "org.example.Pizza" && $0["connected"] as? Bool == false }
+            }
+            try await s.serverEmits("ActivationToken", "us", [.uint32(1), .string("token-42")])
+            try await s.choose("order", on: 1)
+            try await activations.wait(forCount: 1)
+            let call = activations.elements[0]
+            #expect(call[0] == .string("order"))
+            guard case .dictionary(_, _, let platform) = call[2] else {
+                Issue.record("no platform data")
+                return
+            }
+            #expect(
+                platform.contains { $0.key == .string("activation-token") && $0.value == .variant(.string("token-42")) }
+            )
+        }
+    }
+
+    @Test func theAppHearsOfItsNotificationClosingAndGetsTheActivationToken() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Chat")
+            let closed = try await app.closedEvents()
+            let actions = try await app.actionEvents()
+            let first = try await app.schedule(
+                NotificationContent(summary: "One", actions: [NotificationAction(key: "open", label: "Open")]))
+            try await s.awaitDelivered(notification: 1)
+            try await s.serverEmits("NotificationClosed", "uu", [.uint32(1), .uint32(2)])
+            var closedIterator = closed.makeAsyncIterator()
+            let event = try #require(await closedIterator.next())
+            #expect(event.itemID == first && event.reason == "dismissed by the user")
+
+            _ = try await app.schedule(
+                NotificationContent(summary: "Two", actions: [NotificationAction(key: "open", label: "Open")]))
+            try await s.awaitDelivered(notification: 2)
+            try await s.serverEmits("ActivationToken", "us", [.uint32(2), .string("xdg-token")])
+            try await s.choose("open", on: 2)
+            var actionIterator = actions.makeAsyncIterator()
+            let action = try #require(await actionIterator.next())
+            #expect(action.userInfo["activation-token"] == "xdg-token")
+        }
+    }
+
+    @Test func withTwoButtonsACategoryShowsItsMinimalActions() async throws {
+        try await Session.run(settings: "[delivery]\nmax-actions = 2\n") { s in
+            let app = try await s.app("org.example.Mail")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "mail",
+                    actions: [
+                        CategoryAction(id: "reply", title: "Reply"), CategoryAction(id: "archive", title: "Archive"),
+                        CategoryAction(id: "spam", title: "Spam", options: [.destructive]),
+                    ], minimalActions: ["archive"])
+            ])
+            try await app.reschedule(
+                TimelineGroup(
+                    id: "inbox",
+                    entries: [
+                        TimelineEntry(
+                            id: "new", trigger: .at(Date().addingTimeInterval(0.5)),
+                            content: .fixed(NotificationContent(summary: "New mail")), category: "mail")
+                    ]))
+            try await s.awaitDelivered(notification: 1)
+            #expect(s.server!.notifyCalls.elements[0].actions == ["archive", "Archive"])
+        }
+    }
+
+    @Test func theUserDeniesAnAppAndResetsItSoItIsAskedAgain() async throws {
+        try await Session.run { s in
+            #expect(try await s.chime(["app", "deny", "org.example.Nag"]).status == 0)
+            let nag = try await s.app("org.example.Nag", allowed: false)
+            do {
+                _ = try await nag.schedule(NotificationContent(summary: "Buy now"))
+                Issue.record("a denied app scheduled")
+            } catch let error as ChimeError {
+                #expect(error.message.hasPrefix("deniedOnSystemLevel (denied-previously)"))
+            }
+            #expect(s.server!.notifyCalls.elements.isEmpty)
+            #expect(try await s.chime(["app", "reset", "org.example.Nag"]).status == 0)
+            async let asked = nag.schedule(NotificationContent(summary: "Buy now"))
+            try await s.server!.notifyCalls.wait(forCount: 1)
+            #expect(s.server!.notifyCalls.elements[0].summary == "org.example.Nag wants to schedule notifications")
+            try await s.chimed!.waitForStderr(containing: "asking \"org.example.Nag wants")
+            try await s.choose("deny", on: 1)
+            do {
+                _ = try await asked
+                Issue.record("scheduling went through after Don't Allow")
+            } catch let error as ChimeError {
+                #expect(error.message.hasPrefix("deniedOnSystemLevel (denied-now)"))
+            }
+            let apps = try await s.chimeJSON(["apps"])
+            #expect(apps.first { $0["app"] as? String == "org.example.Nag" }?["consent"] as? String == "denied")
+        }
+    }
+}
