@@ -304,8 +304,10 @@ extension Daemon {
         // Closed because chimed asked, whatever code the server reports (some say "expired").
         let why = NotificationServer.closeReason(byChimed ? 3 : reason)
         logger.debug("notification \(notificationID) closed by the server: \(why)")
-        // The owning app hears of it on its own connections.
-        for target in interaction.appConnections[shown.owner] ?? [] {
+        // The owning app hears of it on its own connections; the user's items have no app, so anyone may
+        // listen (`chime send --wait` does).
+        let targets: [String?] = shown.owner.isEmpty ? [nil] : (interaction.appConnections[shown.owner] ?? []).sorted()
+        for target in targets {
             try? connection?.emitSignal(
                 path: ChimeBus.path, interface: ChimeBus.interface, member: "NotificationClosed",
                 [.uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(why)],

@@ -177,11 +177,13 @@ extension Daemon {
             throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: "the item is due after its end (until)")
         }
         let id = queue.sync { scheduler.allocateID() }
-        let item = ScheduledItem(
+        var item = ScheduledItem(
             id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
+        item.replacesID = trigger.replacesID
+        let stored = item
         do {
-            try await persisted { try $0.insert(item, now: now) }
+            try await persisted { try $0.insert(stored, now: now) }
         } catch {
             logger.error("cannot store a new item: \(error)")
             throw DBusError(

@@ -233,18 +233,8 @@ extension ChimeClient {
     public func actionEvents() async throws(ChimeError) -> AsyncStream<ActionEvent> {
         let (stream, continuation) = AsyncStream<ActionEvent>.makeStream()
         do {
-            let subscription = try await connection.subscribe(
-                DBusMatchRule(sender: ChimeBus.name, interface: ChimeBus.interface, member: "ActionInvoked")
-            ) { message in
-                guard message.body.count == 5, case .uint64(let item) = message.body[0],
-                    case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
-                    case .string(let action) = message.body[3]
-                else { return }
-                let info = (try? message.body[4].decode([String: String].self)) ?? [:]
-                continuation.yield(
-                    ActionEvent(
-                        itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry,
-                        action: action, userInfo: info))
+            let subscription = try await connection.subscribe(Self.rule("ActionInvoked")) { message in
+                if let event = Self.actionEvent(message) { continuation.yield(event) }
             }
             continuation.onTermination = { _ in subscription.cancel() }
         } catch {
@@ -265,23 +255,65 @@ extension ChimeClient {
     public func closedEvents() async throws(ChimeError) -> AsyncStream<ClosedEvent> {
         let (stream, continuation) = AsyncStream<ClosedEvent>.makeStream()
         do {
-            let subscription = try await connection.subscribe(
-                DBusMatchRule(sender: ChimeBus.name, interface: ChimeBus.interface, member: "NotificationClosed")
-            ) { message in
-                guard message.body.count == 4, case .uint64(let item) = message.body[0],
-                    case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
-                    case .string(let reason) = message.body[3]
-                else { return }
-                continuation.yield(
-                    ClosedEvent(
-                        itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry,
-                        reason: reason))
+            let subscription = try await connection.subscribe(Self.rule("NotificationClosed")) { message in
+                if let event = Self.closedEvent(message) { continuation.yield(event) }
             }
             continuation.onTermination = { _ in subscription.cancel() }
         } catch {
             throw ChimeError(error)
         }
         return stream
+    }
+
+    /// An action or a close, in the order chimed sent them.
+    public enum ItemEvent: Hashable, Sendable {
+        case action(ActionEvent)
+        case closed(ClosedEvent)
+    }
+
+    /// This app's action and close events from now on, in one stream, in the order chimed sent them (both
+    /// subscriptions are served by the connection's one queue in message order).
+    public func itemEvents() async throws(ChimeError) -> AsyncStream<ItemEvent> {
+        let (stream, continuation) = AsyncStream<ItemEvent>.makeStream()
+        do {
+            let actions = try await connection.subscribe(Self.rule("ActionInvoked")) { message in
+                if let event = Self.actionEvent(message) { continuation.yield(.action(event)) }
+            }
+            let closes = try await connection.subscribe(Self.rule("NotificationClosed")) { message in
+                if let event = Self.closedEvent(message) { continuation.yield(.closed(event)) }
+            }
+            continuation.onTermination = { _ in
+                actions.cancel()
+                closes.cancel()
+            }
+        } catch {
+            throw ChimeError(error)
+        }
+        return stream
+    }
+
+    static func rule(_ member: String) -> DBusMatchRule {
+        DBusMatchRule(sender: ChimeBus.name, interface: ChimeBus.interface, member: member)
+    }
+
+    static func actionEvent(_ message: DBusMessage) -> ActionEvent? {
+        guard message.body.count == 5, case .uint64(let item) = message.body[0],
+            case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
+            case .string(let action) = message.body[3]
+        else { return nil }
+        let info = (try? message.body[4].decode([String: String].self)) ?? [:]
+        return ActionEvent(
+            itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry, action: action,
+            userInfo: info)
+    }
+
+    static func closedEvent(_ message: DBusMessage) -> ClosedEvent? {
+        guard message.body.count == 4, case .uint64(let item) = message.body[0],
+            case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
+            case .string(let reason) = message.body[3]
+        else { return nil }
+        return ClosedEvent(
+            itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry, reason: reason)
     }
 
     /// Asks for permission as `strategy` says (the user may be asked; this waits for the answer) and

@@ -121,17 +121,23 @@ public enum ContentWire {
 /// `tz` (s, an IANA zone; without it the rule follows the system zone). `until` (x) ends it, `count` (u)
 /// limits how often it fires. An empty dictionary means now.
 public struct TriggerWire: Hashable, Sendable {
-    public static let keys: Set<String> = ["at", "every", "rrule", "dtstart", "on-calendar", "tz", "until", "count"]
+    public static let keys: Set<String> = [
+        "at", "every", "rrule", "dtstart", "on-calendar", "tz", "until", "count", "replaces-id",
+    ]
 
     public var at: Date?
     public var rule: WrittenRule?
     public var timeZone: String?
     public var until: Date?
     public var count: Int?
+    /// The notification (a server's id) the first popup replaces, like notify-send's `--replace-id`.
+    public var replacesID: UInt32?
 
     public init(
-        at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil
+        at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil,
+        replacesID: UInt32? = nil
     ) {
+        self.replacesID = replacesID
         self.at = at
         self.rule = rule
         self.timeZone = timeZone
@@ -158,6 +164,7 @@ public struct TriggerWire: Hashable, Sendable {
         record.set("tz", timeZone)
         record.set("until", until)
         if let count { record.set("count", .uint32(UInt32(clamping: count))) }
+        if let replacesID { record.set("replaces-id", .uint32(replacesID)) }
     }
 
     /// Reads and checks a trigger; the message of a refusal names the key.
@@ -204,6 +211,7 @@ public struct TriggerWire: Hashable, Sendable {
             guard count > 0 else { throw invalid("\(fields.what) key \"count\" must be at least 1") }
             trigger.count = Int(count)
         }
+        trigger.replacesID = try fields.uint32("replaces-id")
         return trigger
     }
 

@@ -117,6 +117,29 @@ struct Send: AsyncParsableCommand {
     var category: String?
 
     @Option(
+        name: [.customShort("h"), .customLong("hint")],
+        help: ArgumentHelp(
+            "A hint for the server, TYPE:NAME:VALUE (types string, int, double, byte, boolean). Repeatable.",
+            valueName: "TYPE:NAME:VALUE"))
+    var hints: [String] = []
+
+    @Flag(name: [.customShort("e"), .long], help: "Ask the server not to keep it in its history (the transient hint).")
+    var transient = false
+
+    @Option(
+        name: [.customShort("r"), .customLong("replace-id")],
+        help: ArgumentHelp("Replace the server's notification ID instead of showing a new one.", valueName: "ID"))
+    var replaceID: UInt32?
+
+    @Flag(name: [.customShort("p"), .customLong("print-id")], help: "Print the item's id.")
+    var printID = false
+
+    @Flag(
+        name: [.customShort("w"), .long],
+        help: "Wait until the notification is closed, printing the key of each action chosen on it.")
+    var wait = false
+
+    @Option(
         name: [.customShort("A"), .customLong("action")],
         help: ArgumentHelp("An action button, KEY=LABEL (or LABEL, keyed by its position). Repeatable."))
     var actions: [String] = []
@@ -135,7 +158,7 @@ struct Send: AsyncParsableCommand {
             throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", code: 2)
         }
         if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", code: 2) }
-        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz)
+        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz, replacesID: replaceID)
         if let until {
             do {
                 trigger.until = try TimeInput.parseTime(until, now: Date(), timeZone: .current)
@@ -147,7 +170,36 @@ struct Send: AsyncParsableCommand {
             guard count > 0 else { throw fail("--count must be at least 1", code: 2) }
             trigger.count = count
         }
-        _ = try await withClient { (client) throws(ChimeError) in try await client.schedule(content, trigger: trigger) }
+        if wait {
+            try await scheduleAndWait(content, trigger: trigger)
+            return
+        }
+        let id = try await withClient { (client) throws(ChimeError) in
+            try await client.schedule(content, trigger: trigger)
+        }
+        if printID { print(id) }
+    }
+
+    /// notify-send's `--wait`: the events are subscribed to before the item exists, so none is missed.
+    func scheduleAndWait(_ content: NotificationContent, trigger: TriggerWire) async throws {
+        let client = try await connectedClient()
+        defer { client.close() }
+        do {
+            let events = try await client.itemEvents()
+            let id = try await client.schedule(content, trigger: trigger)
+            // Each line goes out at once, also into a pipe or a file: a script reads them as they come.
+            func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            if printID { emit(String(id)) }
+            for await event in events {
+                switch event {
+                case .action(let action) where action.itemID == id: emit(action.action)
+                case .closed(let closed) where closed.itemID == id: return
+                default: continue
+                }
+            }
+        } catch {
+            throw fail(error.message, code: status(for: error))
+        }
     }
 
     func makeContent() throws -> NotificationContent {
@@ -162,6 +214,15 @@ struct Send: AsyncParsableCommand {
             content.urgency = level
         }
         if let expireTime { content.expireTimeout = expireTime }
+        do {
+            for text in hints {
+                let (name, value) = try NotificationHint.parse(text)
+                content.hints[name] = value
+            }
+        } catch {
+            throw fail("-h: \(error.message)", code: 2)
+        }
+        if transient { content.hints["transient"] = .boolean(true) }
         content.actions = actions.enumerated().map { index, text in
             if let eq = text.firstIndex(of: "=") {
                 return NotificationAction(key: String(text[..<eq]), label: String(text[text.index(after: eq)...]))

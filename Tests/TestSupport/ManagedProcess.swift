@@ -109,6 +109,14 @@ public final class ManagedProcess: @unchecked Sendable {
         ) { self.stderr.contains(text) }
     }
 
+    /// Waits until stdout contains `text` (checked whenever the file grows), or throws after `timeout`.
+    public func waitForStdout(containing text: String, timeout: Duration = .seconds(20)) async throws {
+        try await Await.condition(
+            "stdout of \(URL(fileURLWithPath: executable).lastPathComponent) contains \(text)",
+            timeout: timeout, watching: stdoutURL
+        ) { self.stdout.contains(text) }
+    }
+
     /// Cleans up the output files.
     public func removeFiles() {
         try? FileManager.default.removeItem(at: stdoutURL)
