@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeProtocol
 import DBusKit
 
 /// A client of the freedesktop `org.freedesktop.Notifications` interface, over DBusKit.
@@ -58,15 +59,7 @@ public struct NotificationServer: Sendable {
         var hints: [DBusDictEntry] = []
         let named: Set<String> = ["urgency", "category", "desktop-entry", "sound-name"]
         for (name, hint) in content.hints.sorted(by: { $0.key < $1.key }) where !named.contains(name) {
-            let value: DBusValue =
-                switch hint {
-                case .string(let s): .string(s)
-                case .int(let i): .int32(i)
-                case .double(let d): .double(d)
-                case .byte(let b): .byte(b)
-                case .boolean(let b): .boolean(b)
-                }
-            hints.append(DBusDictEntry(.string(name), .variant(value)))
+            hints.append(DBusDictEntry(.string(name), .variant(hint.dbusValue)))
         }
         if let urgency = content.urgency {
             hints.append(DBusDictEntry(.string("urgency"), .variant(.byte(urgency.rawValue))))

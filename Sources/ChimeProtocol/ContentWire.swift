@@ -36,17 +36,10 @@ public enum ContentWire {
                 "hints",
                 .dictionary(
                     key: .string, value: .variant,
-                    content.hints.sorted { $0.key < $1.key }.map { name, hint in
-                        let value: DBusValue =
-                            switch hint {
-                            case .string(let s): .string(s)
-                            case .int(let i): .int32(i)
-                            case .double(let d): .double(d)
-                            case .byte(let b): .byte(b)
-                            case .boolean(let b): .boolean(b)
-                            }
-                        return DBusDictEntry(.string(name), .variant(value))
-                    }))
+                    content.hints.sorted { $0.key < $1.key }.map {
+                        DBusDictEntry(.string($0.key), .variant($0.value.dbusValue))
+                    }
+                ))
         }
         if !content.userInfo.isEmpty {
             record.set(
@@ -228,5 +221,18 @@ public struct TriggerWire: Hashable, Sendable {
         }
         until = entry.endDate
         count = entry.maximumOccurrences
+    }
+}
+
+extension NotificationHint {
+    /// The hint as a D-Bus value, as `Notify` and the `hints` key carry it.
+    public var dbusValue: DBusValue {
+        switch self {
+        case .string(let s): .string(s)
+        case .int(let i): .int32(i)
+        case .double(let d): .double(d)
+        case .byte(let b): .byte(b)
+        case .boolean(let b): .boolean(b)
+        }
     }
 }

@@ -244,13 +244,7 @@ import Testing
             ])
             let events = try await app.actionEvents()
             try await app.reschedule(
-                TimelineGroup(
-                    id: "friday",
-                    entries: [
-                        TimelineEntry(
-                            id: "pizza", trigger: .at(Date().addingTimeInterval(0.5)),
-                            content: .fixed(NotificationContent(summary: "Pizza Friday")), category: "pizza")
-                    ]))
+                oneEntry(group: "friday", entry: "pizza", in: 0.5, summary: "Pizza Friday", category: "pizza"))
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 1)
             #expect(
@@ -374,13 +368,7 @@ import Testing
             ])
             let events = try await app.actionEvents()
             try await app.reschedule(
-                TimelineGroup(
-                    id: "bills",
-                    entries: [
-                        TimelineEntry(
-                            id: "rent", trigger: .at(Date().addingTimeInterval(0.5)),
-                            content: .fixed(NotificationContent(summary: "Rent is due")), category: "pay")
-                    ]))
+                oneEntry(group: "bills", entry: "rent", in: 0.5, summary: "Rent is due", category: "pay"))
             try await s.awaitDelivered(notification: 1)
             try await s.choose("pay", on: 1)
             try await s.chimed!.waitForStderr(containing: "action pay needs the session unlocked; it waits")
@@ -400,13 +388,7 @@ import Testing
             ])
             let events = try await app.actionEvents()
             try await app.reschedule(
-                TimelineGroup(
-                    id: "chat",
-                    entries: [
-                        TimelineEntry(
-                            id: "ping", trigger: .at(Date().addingTimeInterval(0.5)),
-                            content: .fixed(NotificationContent(summary: "Sam: lunch?")), category: "message")
-                    ]))
+                oneEntry(group: "chat", entry: "ping", in: 0.5, summary: "Sam: lunch?", category: "message"))
             try await s.awaitDelivered(notification: 1)
             let call = s.server!.notifyCalls.elements[0]
             #expect(call.actions == ["inline-reply", "Reply"])
@@ -434,13 +416,7 @@ import Testing
                 trigger: TriggerWire(at: Date().addingTimeInterval(0.3)))
             _ = id
             try await app.reschedule(
-                TimelineGroup(
-                    id: "chat",
-                    entries: [
-                        TimelineEntry(
-                            id: "ping", trigger: .at(Date().addingTimeInterval(0.5)),
-                            content: .fixed(NotificationContent(summary: "Sam: dinner?")), category: "message")
-                    ]))
+                oneEntry(group: "chat", entry: "ping", in: 0.5, summary: "Sam: dinner?", category: "message"))
             try await s.awaitDelivered(notification: 2)
             #expect(s.server!.notifyCalls.elements[1].actions == ["read", "Mark read"])
             let history = try await s.chimeJSON(["history", "--group", "org.example.Chat/chat"])
@@ -607,13 +583,7 @@ import Testing
                     ], minimalActions: ["archive"])
             ])
             try await app.reschedule(
-                TimelineGroup(
-                    id: "inbox",
-                    entries: [
-                        TimelineEntry(
-                            id: "new", trigger: .at(Date().addingTimeInterval(0.5)),
-                            content: .fixed(NotificationContent(summary: "New mail")), category: "mail")
-                    ]))
+                oneEntry(group: "inbox", entry: "new", in: 0.5, summary: "New mail", category: "mail"))
             try await s.awaitDelivered(notification: 1)
             #expect(s.server!.notifyCalls.elements[0].actions == ["archive", "Archive"])
         }
@@ -646,4 +616,17 @@ import Testing
             #expect(apps.first { $0["app"] as? String == "org.example.Nag" }?["consent"] as? String == "denied")
         }
     }
+}
+
+/// A group with one one-off entry `seconds` from now, showing `summary` with the actions of `category`.
+func oneEntry(group: String, entry: String, in seconds: TimeInterval, summary: String, category: String)
+    -> TimelineGroup
+{
+    TimelineGroup(
+        id: group,
+        entries: [
+            TimelineEntry(
+                id: entry, trigger: .at(Date().addingTimeInterval(seconds)),
+                content: .fixed(NotificationContent(summary: summary)), category: category)
+        ])
 }
