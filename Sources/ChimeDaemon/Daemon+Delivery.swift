@@ -278,16 +278,15 @@ extension Daemon {
 
     /// Closes popups whose item's end date came.
     func closePopups(_ popups: [ShownPopup]) {
-        guard !popups.isEmpty, let server else { return }
+        guard !popups.isEmpty, server != nil else { return }
         let now = clock.now()
-        _ = server
         for popup in popups {
             logger.info(
                 "closing notification \(popup.notificationID): its end date passed",
                 metadata: ["item": "\(popup.itemID)"])
             closeNotification(popup.notificationID)
+            delivery.shown.removeValue(forKey: popup.notificationID)
         }
-        for popup in popups { delivery.shown.removeValue(forKey: popup.notificationID) }
         persist({ store in
             for popup in popups { try store.closed(notificationID: popup.notificationID, reason: "end date", now: now) }
         }) { _ in }

@@ -67,7 +67,9 @@ struct Send: AsyncParsableCommand {
             DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now. \
             With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
             (preview one with `chime next`).
-            """)
+            """,
+        // -h is notify-send's --hint here, so help is --help only.
+        helpNames: [.long])
 
     @Option(name: .long, help: ArgumentHelp("Deliver at this local time.", valueName: "TIME"))
     var at: String?
