@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "chime", targets: ["chime"]),
         .library(name: "ChimeKit", targets: ["ChimeKit"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
+        .executable(name: "DailyQuote", targets: ["DailyQuote"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -87,6 +88,12 @@ let package = Package(
             dependencies: ["ChimeCore"],
             path: "Benchmarks/TimeEngine"
         ),
+        // The seeds' "Daily Quote" case study on ChimeKit: swift run DailyQuote --help
+        .executableTarget(
+            name: "DailyQuote",
+            dependencies: ["ChimeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/DailyQuote"
+        ),
         .executableTarget(
             name: "chime",
             dependencies: [
@@ -110,7 +117,7 @@ let package = Package(
             name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeStore", "CLinux", "DBusKit", "TestSupport"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"]
+            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote"]
         ),
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
     ]

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 
 echo "== swift format lint"
-swift format lint --strict --recursive Sources Tests Package.swift
+swift format lint --strict --recursive Sources Tests Examples Benchmarks Package.swift
 
 echo "== build"
 swift build --build-tests

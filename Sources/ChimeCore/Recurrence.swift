@@ -32,6 +32,14 @@ public enum Recurrence: Codable, Hashable, Sendable {
             } catch {
                 throw RuleSyntaxError(grammar: "phrase", input: text, offset: 0, token: text, expected: "\(error)")
             }
+        case .dateRule(var rule):
+            guard rule.isWellFormed else {
+                throw RuleSyntaxError(
+                    grammar: "DateBuilder rule", input: "date-rule", offset: 0, token: "",
+                    expected: "a rule whose numbers are in range (a stride of 1 or more, at most 64 days per period)")
+            }
+            if case .named = timeZone { rule.timeZone = timeZone }
+            return .dateRule(rule)
         }
     }
 

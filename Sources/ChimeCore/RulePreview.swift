@@ -8,6 +8,8 @@ public enum WrittenRule: Codable, Hashable, Sendable {
     case onCalendar(String)
     /// The phrase form (docs/rule-phrases.md).
     case phrase(String)
+    /// A resolved DateBuilder rule, as ChimeKit sends `EveryMonth(…).first(.friday).at(…)`.
+    case dateRule(DateRule)
 }
 
 /// What a preview found: occurrences, or the news that the rule can never fire.

@@ -272,7 +272,7 @@ extension Daemon {
                 let first = item.entry.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
                 let upcoming =
                     first
-                    + item.occurrences(after: item.fireDate, count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+                    + item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
                 var rule: String?
                 if item.recurrence != nil, case .rule(let written, _) = item.entry.trigger { rule = written.text }
                 return PendingItem(

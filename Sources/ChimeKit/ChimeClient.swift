@@ -197,6 +197,9 @@ public struct ChimeError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+
+    /// True when a permission strategy, or the user, said no (`io.chime.Chime1.Error.PermissionDenied`).
+    public var isPermissionDenied: Bool { dbusName == ChimeBus.ErrorName.permissionDenied }
 }
 
 /// Interaction: actions, snoozes, categories and permissions.

@@ -110,13 +110,17 @@ public enum ContentWire {
 
 /// When to deliver, as an `a{sv}`. Either `at` (x, microseconds since the Unix epoch, UTC) for a
 /// one-off, or one rule for a repeating item: `every` (s, a phrase), `rrule` (s, RFC 5545, with an
-/// optional `dtstart`, s, local ISO 8601) or `on-calendar` (s, systemd.time(7)), each with an optional
+/// optional `dtstart`, s, local ISO 8601), `on-calendar` (s, systemd.time(7)) or `date-rule` (s, a resolved
+/// DateBuilder rule as JSON, which ChimeKit sends), each with an optional
 /// `tz` (s, an IANA zone; without it the rule follows the system zone). `until` (x) ends it, `count` (u)
 /// limits how often it fires. An empty dictionary means now.
 public struct TriggerWire: Hashable, Sendable {
     public static let keys: Set<String> = [
-        "at", "every", "rrule", "dtstart", "on-calendar", "tz", "until", "count", "replaces-id",
+        "at", "every", "rrule", "dtstart", "on-calendar", "date-rule", "tz", "until", "count", "replaces-id",
     ]
+
+    /// The longest `date-rule` accepted, in bytes (a rule with 64 days per period is far shorter).
+    public static let maximumDateRuleLength = 16_384
 
     public var at: Date?
     public var rule: WrittenRule?
@@ -152,6 +156,7 @@ public struct TriggerWire: Hashable, Sendable {
             record.set("rrule", text)
             record.set("dtstart", dtstart?.description)
         case .onCalendar(let text)?: record.set("on-calendar", text)
+        case .dateRule(let rule)?: record.set("date-rule", Self.json(rule))
         case nil: break
         }
         record.set("tz", timeZone)
@@ -173,6 +178,7 @@ public struct TriggerWire: Hashable, Sendable {
         var rules: [WrittenRule] = []
         if let text = try fields.string("every") { rules.append(.phrase(text)) }
         if let text = try fields.string("on-calendar") { rules.append(.onCalendar(text)) }
+        if let text = try fields.string("date-rule") { rules.append(.dateRule(try dateRule(text, what: fields.what))) }
         let dtstart = try fields.string("dtstart")
         if let text = try fields.string("rrule") {
             var start: LocalDateTime?
@@ -187,7 +193,9 @@ public struct TriggerWire: Hashable, Sendable {
         } else if dtstart != nil {
             throw invalid("\(fields.what) key \"dtstart\" goes with \"rrule\" only")
         }
-        guard rules.count <= 1 else { throw invalid("\(fields.what): give one rule: every, rrule or on-calendar") }
+        guard rules.count <= 1 else {
+            throw invalid("\(fields.what): give one rule: every, rrule, on-calendar or date-rule")
+        }
         trigger.rule = rules.first
         if trigger.rule != nil, trigger.at != nil {
             throw invalid("\(fields.what): give either \"at\" for a one-off or a rule for a repeating item, not both")
@@ -206,6 +214,26 @@ public struct TriggerWire: Hashable, Sendable {
         }
         trigger.replacesID = try fields.uint32("replaces-id")
         return trigger
+    }
+
+    static func json(_ rule: DateRule) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // A DateRule always encodes (plain numbers and strings).
+        return (try? encoder.encode(rule)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+
+    static func dateRule(_ text: String, what: String) throws(DBusError) -> DateRule {
+        guard text.utf8.count <= maximumDateRuleLength else {
+            throw invalid("\(what) key \"date-rule\" is longer than \(maximumDateRuleLength) bytes")
+        }
+        do {
+            return try JSONDecoder().decode(DateRule.self, from: Data(text.utf8))
+        } catch {
+            throw invalid(
+                "\(what) key \"date-rule\" is not a DateBuilder rule as ChimeKit encodes it (\(error)); from other "
+                    + "languages use every, rrule or on-calendar")
+        }
     }
 
     /// The trigger as a timeline entry's, `now` standing in for a missing `at`.

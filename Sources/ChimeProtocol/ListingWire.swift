@@ -173,6 +173,7 @@ extension WrittenRule {
         case .rrule(let text, let dtstart):
             (dtstart.map { "DTSTART:\($0) " } ?? "") + (text.uppercased().hasPrefix("RRULE:") ? text : "RRULE:\(text)")
         case .onCalendar(let text): "OnCalendar=\(text)"
+        case .dateRule(let rule): rule.summary
         }
     }
 }

@@ -130,7 +130,7 @@ public struct DateRule: Codable, Hashable, Sendable {
     static let monthsInCycle = 4800
 
     /// Rejects values (possibly decoded from untrusted JSON) that would overflow or loop.
-    var isWellFormed: Bool {
+    public var isWellFormed: Bool {
         if let count, count < 0 { return false }
         guard time.isValid else { return false }
         switch pattern {

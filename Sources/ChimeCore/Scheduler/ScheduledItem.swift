@@ -90,11 +90,12 @@ public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
     /// The content's fixed part, as listings show it.
     public var content: NotificationContent { entry.content.base }
 
-    /// The occurrences after `after`, at most `count`, within its end date and count.
-    public func occurrences(after: Date, count: Int, systemTimeZone: TimeZone) -> [Date] {
+    /// The occurrences that follow the pending one (`fireDate`), at most `count`, within its end date and
+    /// count (the pending one is counted as one of those left).
+    public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone) -> [Date] {
         var result: [Date] = []
-        var cursor = after
-        let left = entry.maximumOccurrences.map { $0 - state.occurrences } ?? Int.max
+        var cursor = fireDate
+        let left = entry.maximumOccurrences.map { $0 - state.occurrences - 1 } ?? Int.max
         while result.count < min(count, left) {
             guard let next = nextOccurrence(after: cursor, systemTimeZone: systemTimeZone),
                 entry.endDate.map({ next <= $0 }) ?? true

@@ -1,0 +1,66 @@
+extension DateRule {
+    /// The rule in words, for listings: `every month on the first Friday at 20:15, 12 times`,
+    /// `every 2 weeks on Monday, Friday at 09:00 from 2026-12-03`, `every 90 seconds`.
+    public var summary: String {
+        var text: String
+        switch pattern {
+        case .days(let start, let stride, let offsets):
+            if stride % 7 == 0 {
+                let days = Set(offsets.map { LocalDateTime(daysSinceEpoch: start + $0).isoWeekday }).sorted()
+                text = Self.every(stride / 7, "week") + " on " + days.map(Self.weekdayName).joined(separator: ", ")
+            } else {
+                text = Self.every(stride, "day")
+                if offsets != [0] { text += " (days \(offsets.map { "+\($0)" }.joined(separator: ", ")))" }
+            }
+            text += " at \(Self.describe(time))"
+        case .months(let start, let stride, let monthOffsets, let days, let dayOffset):
+            if stride % 12 == 0 {
+                let months = Set(monthOffsets.map { DateBuilderMath.floorMod(start + $0, 12) }).sorted()
+                text =
+                    Self.every(stride / 12, "year") + " in "
+                    + months.map { Self.monthNames[$0] }.joined(separator: ", ")
+            } else {
+                text = Self.every(stride, "month")
+            }
+            text += " on " + days.map(Self.describe).joined(separator: ", ")
+            if dayOffset != 0 { text += " \(dayOffset > 0 ? "+" : "")\(dayOffset) days" }
+            text += " at \(Self.describe(time))"
+        case .interval(_, let seconds):
+            text = Self.every(seconds, "second")
+        }
+        if let from { text += " from \(from.description.prefix(10))" }
+        if let count { text += count == 1 ? ", once" : ", \(count) times" }
+        if let until { text += " until \(until.description)" }
+        if case .named(let zone) = timeZone { text += " (\(zone))" }
+        return text
+    }
+
+    private static func every(_ n: Int, _ unit: String) -> String { n == 1 ? "every \(unit)" : "every \(n) \(unit)s" }
+
+    private static func weekdayName(_ isoWeekday: Int) -> String {
+        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][(isoWeekday - 1) % 7]
+    }
+
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+
+    private static func describe(_ day: DateBuilder.MonthDaySelector) -> String {
+        switch day {
+        case .firstDay: return "the first day"
+        case .lastDay: return "the last day"
+        case .day(let n): return "day \(n)"
+        case .weekday(let ordinal, let weekday):
+            let names = [1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"]
+            return "the \(names[ordinal.rawValue] ?? "\(ordinal.rawValue)th") \(weekdayName(weekday.rawValue))"
+        }
+    }
+
+    private static func describe(_ time: Time) -> String {
+        switch time {
+        case .fixed(let time): return time.description
+        case .random(let from, let to, _): return "a random time between \(from) and \(to)"
+        }
+    }
+}

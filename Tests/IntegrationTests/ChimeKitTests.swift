@@ -1,0 +1,353 @@
+import ChimeKit
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// ChimeKit's NiceNotifications API against chimed on a private bus: the timeline builder and its
+/// `.schedule` overloads, closures made ahead and refreshed, calendar and interval triggers, requests,
+/// permissions, action events, and the Daily Quote example.
+@Suite(.serialized) struct ChimeKitTests {
+    static let appID = "org.example.Kit"
+
+    /// Points ChimeNotifications at the session's bus as `appID` (allowed by the user first when `allowed`),
+    /// and closes its connection afterwards.
+    static func withKit(
+        _ s: Session, appID: String = appID, allowed: Bool = true, horizon: TimeInterval = 7 * 86_400,
+        _ body: () async throws -> Void
+    ) async throws {
+        if allowed {
+            let result = try await s.chime(["app", "allow", appID])
+            guard result.status == 0 else { throw TestFailure("chime app allow failed: \(result.stderr)") }
+        }
+        await ChimeNotifications.configure(.init(bus: .bus(s.bus.address), appID: appID, horizon: horizon))
+        do {
+            try await body()
+        } catch {
+            await ChimeNotifications.configure(.init())
+            throw error
+        }
+        await ChimeNotifications.configure(.init())
+    }
+
+    static func wallClock(_ date: Date, in zone: TimeZone) -> DateComponents {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        return calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: date)
+    }
+
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+
+    @Test func theSeedsFirstFridayTimelineIsOneRepeatingEntry() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let group = try await ChimeNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                    EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(hour: 20, minute: 15)
+                        .schedule(title: "First Friday", body: "Game night")
+                }
+                #expect(group.groupIdentifier.hasPrefix("timeline-"))
+                #expect(group.changes.map(\.kind) == [.added])
+                let pending = try await ChimeNotifications.client().pending(next: 3, group: group.groupIdentifier)
+                let item = try #require(pending.first)
+                #expect(pending.count == 1)
+                #expect(item.summary == "First Friday")
+                #expect(item.rule == "every month on the first Friday at 20:15, 12 times")
+                #expect(item.next.count == 3)
+                // chimed evaluates the floating rule on its own zone (the session's: Berlin).
+                for date in item.next {
+                    let c = Self.wallClock(date, in: Self.berlin)
+                    #expect(c.weekday == 6 && c.day! <= 7 && c.hour == 20 && c.minute == 15, "\(date)")
+                }
+                try await ChimeNotifications.remove(group: group)
+                #expect(try await ChimeNotifications.client().pending(group: group.groupIdentifier).isEmpty)
+            }
+        }
+    }
+
+    @Test func closureContentIsMadePerOccurrenceWithinTheHorizonAndNilSkipsIt() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let made = Recorder<Date>()
+                let group = try await ChimeNotifications.schedule(groupIdentifier: "quotes") {
+                    EveryDay(forDays: 20, starting: .today).at(hour: 9, minute: 0)
+                        .schedule(with: { (date: Date) in
+                            made.append(date)
+                            return NotificationContent(summary: "Quote for \(Int(date.timeIntervalSince1970))")
+                        })
+                    Tomorrow().at(hour: 8, minute: 0).schedule(title: "Fixed", subtitle: "Sub", body: "Body")
+                    EveryDay(forDays: 3, starting: .tomorrow).at(hour: 10, minute: 0).schedule(with: { nil })
+                }
+                let pending = try await ChimeNotifications.client().pending(group: group.groupIdentifier)
+                let quotes = pending.filter { $0.entry?.hasPrefix("entry-1.") == true }
+                // Seven days ahead (the default horizon): 6 or 7 mornings at 09:00, depending on the hour now.
+                #expect((6...7).contains(quotes.count), "\(quotes.map(\.fireDate))")
+                #expect(made.elements.count == quotes.count)
+                for item in quotes {
+                    #expect(item.summary == "Quote for \(Int(item.fireDate.timeIntervalSince1970))")
+                    #expect(item.rule == nil)
+                    let c = Self.wallClock(item.fireDate, in: .current)
+                    #expect(c.hour == 9 && c.minute == 0)
+                    #expect(item.fireDate.timeIntervalSinceNow <= 7 * 86_400)
+                }
+                #expect(pending.filter { $0.entry == "entry-2" }.map(\.summary) == ["Fixed"])
+                #expect(!pending.contains { $0.entry?.hasPrefix("entry-3") == true })
+            }
+        }
+    }
+
+    @Test func closureEntriesAreMadeAgainBeforeTheHorizonRunsOut() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s, horizon: 3) {
+                try await ChimeNotifications.schedule(groupIdentifier: "ticks") {
+                    DateBuilder.Interval(everySeconds: 1).schedule(with: { (date: Date) in
+                        NotificationContent(summary: "tick \(Int(date.timeIntervalSince1970))")
+                    })
+                }
+                // Three seconds are made ahead; more than three arriving means the group was refreshed.
+                let calls = s.server!.notifyCalls
+                try await calls.wait("six ticks", timeout: .seconds(15)) {
+                    Set($0.compactMap(\.summary).filter { $0.hasPrefix("tick ") }).count >= 6
+                }
+                for call in calls.elements {
+                    let second = Int(call.summary?.dropFirst("tick ".count) ?? "") ?? 0
+                    #expect(abs(call.received.timeIntervalSince1970 - Double(second)) < 2, "\(call.summary ?? "")")
+                }
+            }
+        }
+    }
+
+    @Test func calendarTriggersMatchDateComponentsAsUserNotificationsDoes() throws {
+        func event(_ c: DateComponents) throws -> String {
+            try CalendarNotificationTrigger(dateMatching: c, repeats: true).calendarEvent()
+        }
+        #expect(try event(DateComponents(second: 0)) == "*-*-* *:*:00")
+        #expect(try event(DateComponents(hour: 11, minute: 30, second: 0, weekday: 2)) == "Mon *-*-* 11:30:00")
+        #expect(try event(DateComponents(hour: 9)) == "*-*-* 09:00:00")
+        #expect(try event(DateComponents(day: 1)) == "*-*-01 00:00:00")
+        #expect(try event(DateComponents(month: 3, day: 15, hour: 8)) == "*-03-15 08:00:00")
+        #expect(try event(DateComponents(weekday: 1)) == "Sun *-*-* 00:00:00")
+        #expect(
+            try event(DateComponents(timeZone: TimeZone(identifier: "Asia/Tokyo"), year: 2027, month: 1, day: 1))
+                == "2027-01-01 00:00:00 Asia/Tokyo")
+        for bad in [
+            DateComponents(), DateComponents(hour: 24), DateComponents(weekday: 8), DateComponents(weekdayOrdinal: 1),
+        ] {
+            #expect(throws: ChimeError.self) { try event(bad) }
+        }
+    }
+
+    @Test func calendarAndIntervalTriggersReachChimedAndFire() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let client = try await ChimeNotifications.client()
+                let everyMinute = try await ChimeNotifications.directSchedule(
+                    NotificationRequest(
+                        identifier: "minute", content: NotificationContent(summary: "Minute"),
+                        trigger: CalendarNotificationTrigger(dateMatching: DateComponents(second: 0), repeats: true)))
+                let mondays = try await ChimeNotifications.directSchedule(
+                    NotificationRequest(
+                        identifier: "monday", content: NotificationContent(summary: "Monday"),
+                        trigger: CalendarNotificationTrigger(
+                            dateMatching: DateComponents(hour: 11, minute: 30, weekday: 2), repeats: false)))
+                let pending = try await client.pending(next: 3)
+                let minute = try #require(pending.first { $0.id == everyMinute })
+                #expect(minute.rule == "OnCalendar=*-*-* *:*:00")
+                #expect(zip(minute.next, minute.next.dropFirst()).allSatisfy { $1.timeIntervalSince($0) == 60 })
+                #expect(minute.next.allSatisfy { Int($0.timeIntervalSince1970) % 60 == 0 })
+                let monday = try #require(pending.first { $0.id == mondays })
+                #expect(monday.next.count == 1, "not repeating: one occurrence")
+                let c = Self.wallClock(monday.fireDate, in: Self.berlin)
+                #expect(c.weekday == 2 && c.hour == 11 && c.minute == 30)
+
+                // A one-off interval fires once after it; a repeating one keeps firing.
+                let start = Date()
+                try await ChimeNotifications.directSchedule(
+                    NotificationRequest(
+                        identifier: "once", content: NotificationContent(summary: "Once"),
+                        trigger: TimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
+                try await ChimeNotifications.directSchedule(
+                    NotificationRequest(
+                        identifier: "again", content: NotificationContent(summary: "Again"),
+                        trigger: TimeIntervalNotificationTrigger(timeInterval: 1, repeats: true)))
+                let calls = s.server!.notifyCalls
+                try await calls.wait("three repeats", timeout: .seconds(10)) {
+                    $0.filter { $0.summary == "Again" }.count >= 3
+                }
+                let once = calls.elements.filter { $0.summary == "Once" }
+                #expect(once.count == 1)
+                #expect(once.first.map { $0.received.timeIntervalSince(start) >= 1 } == true)
+                #expect(!(try await ChimeNotifications.pendingRequests().contains { $0.identifier == "once" }))
+
+                for trigger: any NotificationTrigger in [
+                    TimeIntervalNotificationTrigger(timeInterval: 0, repeats: false),
+                    TimeIntervalNotificationTrigger(timeInterval: 1.5, repeats: true),
+                    CalendarNotificationTrigger(dateMatching: DateComponents(weekdayOrdinal: 2), repeats: true),
+                ] {
+                    await #expect(throws: ChimeError.self) {
+                        try await ChimeNotifications.directSchedule(
+                            NotificationRequest(
+                                identifier: "bad", content: NotificationContent(summary: "Bad"), trigger: trigger))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func requestsAreListedReplacedAndRemovedByIdentifier() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let later = TimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
+                try await ChimeNotifications.directSchedule(
+                    NotificationRequest(identifier: "tea", content: NotificationContent(summary: "Tea"), trigger: later)
+                )
+                try await ChimeNotifications.directSchedule(
+                    NotificationRequest(
+                        identifier: "tea", content: NotificationContent(summary: "Green tea"), trigger: later))
+                try await ChimeNotifications.directSchedule(
+                    NotificationRequest(
+                        identifier: "coffee", content: NotificationContent(summary: "Coffee"),
+                        trigger: Tomorrow().at(hour: 7, minute: 30)))
+                let pending = try await ChimeNotifications.pendingRequests()
+                #expect(Set(pending.map(\.identifier)) == ["tea", "coffee"])
+                #expect(pending.first { $0.identifier == "tea" }?.summary == "Green tea")
+
+                // The completion-handler forms.
+                try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
+                    ChimeNotifications.removePendingRequests(withIdentifiers: ["tea", "unknown"]) { result in
+                        done.resume(with: result.mapError { $0 as Error })
+                    }
+                }
+                let left = try await withCheckedThrowingContinuation {
+                    (done: CheckedContinuation<[PendingRequest], Error>) in
+                    ChimeNotifications.pendingRequests { done.resume(with: $0.mapError { $0 as Error }) }
+                }
+                #expect(left.map(\.identifier) == ["coffee"])
+
+                await #expect(throws: ChimeError.self) {
+                    try await ChimeNotifications.directSchedule(
+                        NotificationRequest(
+                            identifier: "not an id", content: NotificationContent(summary: "X"), trigger: later))
+                }
+            }
+        }
+    }
+
+    struct Reminders: NotificationGroup {
+        let groupIdentifier = "reminders"
+        var timeline: NotificationsTimeline {
+            NotificationsTimeline {
+                EveryDay().at(hour: 18, minute: 0).schedule(title: "Water the plants").identifier("plants")
+                EveryWeek().weekendStartDay.at(hour: 10, minute: 0).schedule(title: "Weekend").identifier("weekend")
+            }
+        }
+    }
+
+    @Test func aGroupIsRescheduledDisabledAndReportsItsAuthorization() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                #expect(try await ChimeNotifications.SystemAuthorization.current() == .allowed)
+                #expect(
+                    try await ChimeNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .notAsked)
+                let first = try await ChimeNotifications.reschedule(group: Reminders())
+                #expect(first.map(\.kind) == [.added, .added])
+                let again = try await ChimeNotifications.reschedule(group: Reminders())
+                #expect(again.map(\.kind) == [.unchanged, .unchanged])
+
+                try await ChimeNotifications.disable(group: Reminders())
+                #expect(try await ChimeNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .denied)
+                #expect(try await ChimeNotifications.client().pending(group: "reminders").isEmpty)
+                let refused = await #expect(throws: ChimeError.self, "a disabled group is not rescheduled") {
+                    try await ChimeNotifications.reschedule(group: Reminders())
+                }
+                #expect(refused?.isPermissionDenied == true, "\(String(describing: refused))")
+                // allowAutomatically turns it on again, as NiceNotifications' strategy does.
+                try await ChimeNotifications.reschedule(
+                    group: Reminders(),
+                    permissionStrategy: PermissionStrategy(group: .allowAutomatically, system: .askPermission))
+                #expect(try await ChimeNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .allowed)
+                #expect(try await ChimeNotifications.client().pending(group: "reminders").count == 2)
+            }
+            // An app the user never allowed: with scheduleIfSystemAllowed nothing is asked and nothing scheduled.
+            try await Self.withKit(s, appID: "org.example.Stranger", allowed: false) {
+                let system = try await ChimeNotifications.SystemAuthorization.current()
+                #expect(system == .undetermined)
+                let allowed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                    ChimeNotifications.requestPermission(strategy: .scheduleIfSystemAllowed) {
+                        done.resume(returning: $0)
+                    }
+                }
+                #expect(allowed == false)
+                let refused = await #expect(throws: ChimeError.self, "an app the user never allowed schedules nothing")
+                {
+                    try await ChimeNotifications.reschedule(
+                        group: Reminders(), permissionStrategy: .scheduleIfSystemAllowed)
+                }
+                #expect(refused?.isPermissionDenied == true, "\(String(describing: refused))")
+            }
+        }
+    }
+
+    @Test func theAppHearsOfActionsChosenOnItsNotifications() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let client = try await ChimeNotifications.client()
+                try await client.registerCategories([
+                    ActionCategory(id: "tea", actions: [CategoryAction(id: "brew", title: "Brew")])
+                ])
+                let events = try await ChimeNotifications.actionEvents()
+                try await ChimeNotifications.schedule(groupIdentifier: "kitchen") {
+                    ExactlyAt(Date()).schedule(title: "Kettle", body: "Boiled").identifier("kettle").category("tea")
+                }
+                let calls = s.server!.notifyCalls
+                try await calls.wait(forCount: 1, timeout: .seconds(10))
+                #expect(calls.elements[0].actions == ["brew", "Brew"])
+                try await s.awaitDelivered(notification: 1)
+                try await s.choose("brew", on: 1)
+                var iterator = events.makeAsyncIterator()
+                let event = try #require(await iterator.next())
+                #expect(event.action == "brew" && event.group == "kitchen" && event.entry == "kettle")
+            }
+        }
+    }
+
+    @Test func theDailyQuoteExampleSchedulesOnlyEnabledQuotesAndHandlesItsActions() async throws {
+        try await Session.run { s in
+            let allowed = try await s.chime(["app", "allow", "io.chime.examples.DailyQuote"])
+            #expect(allowed.status == 0)
+            let example = Binaries.directory.appendingPathComponent("DailyQuote").path
+            func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+                let process = try ManagedProcess(
+                    example, arguments, environment: s.bus.environment, directory: s.bus.directory)
+                let status = await process.waitForExit(timeout: .seconds(30)) ?? -1
+                return (status, process.stdout, process.stderr)
+            }
+            let kept = "What we think, we become. — Buddha"
+            let scheduled = try await run([
+                "--every-seconds", "1", "--disable", "Storms", "--disable", "Well", "--disable", "Hitch", "--disable",
+                "The best",
+            ])
+            #expect(scheduled.status == 0, "\(scheduled.stderr)")
+            #expect(scheduled.stdout.contains("dailyQuote: 10 added"), "\(scheduled.stdout)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            for call in calls.elements.prefix(2) {
+                #expect(call.summary == kept)
+                #expect(call.appName == "Daily Quote")
+                #expect(call.actions == ["another", "Another one", "stop", "No more quotes"])
+            }
+            // "No more quotes" chosen while the app is not running waits for it; its next start removes the group.
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("stop", on: 1)
+            try await InteractionTests.awaitListing(s, ["history"], "the kept action") {
+                $0.contains { $0["event"] as? String == "action" }
+            }
+            let stopped = try await run([])
+            #expect(stopped.status == 0, "\(stopped.stderr)")
+            #expect(stopped.stdout.contains("no more quotes: removed the group dailyQuote"), "\(stopped.stdout)")
+            #expect(
+                !(try await s.chimeJSON(["groups"]).contains { ($0["id"] as? String)?.contains("dailyQuote") == true }))
+            let bad = try await run(["--at", "25:00"])
+            #expect(bad.status != 0 && bad.stderr.contains("--at takes HH:MM"), "\(bad.stderr)")
+        }
+    }
+}
