@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "ChimeKit", targets: ["ChimeKit"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
         .executable(name: "DailyQuote", targets: ["DailyQuote"]),
+        .executable(name: "FirstFriday", targets: ["FirstFriday"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -94,6 +95,8 @@ let package = Package(
             dependencies: ["ChimeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/DailyQuote"
         ),
+        // README's ChimeKit example: swift run FirstFriday
+        .executableTarget(name: "FirstFriday", dependencies: ["ChimeKit"], path: "Examples/FirstFriday"),
         .executableTarget(
             name: "chime",
             dependencies: [
@@ -117,7 +120,7 @@ let package = Package(
             name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeStore", "CLinux", "DBusKit", "TestSupport"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote"]
+            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote", "FirstFriday"]
         ),
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
     ]

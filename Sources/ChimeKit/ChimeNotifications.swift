@@ -113,8 +113,9 @@ public enum ChimeNotifications {
 
     /// Schedules a timeline as a new group and returns it (keep it to remove or reschedule it later). Without
     /// an identifier the group gets a fresh one (`timeline-UUID`).
+    /// The timeline is built on the caller's actor (on the main actor when called from there).
     @discardableResult
-    public static func schedule(
+    nonisolated(nonsending) public static func schedule(
         groupIdentifier: String? = nil, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded,
         @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry]
     ) async throws(ChimeError) -> ScheduledGroup {
