@@ -140,7 +140,19 @@ public enum MissedPolicy: Codable, Hashable, Sendable {
 
 /// A group or entry that cannot be used, with what to change.
 public struct TimelineError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong, so that callers can answer each with its own error name.
+    public enum Kind: Hashable, Sendable {
+        /// An id, a size, a value.
+        case invalid
+        /// An entry's rule cannot be read, or never fires.
+        case rule
+    }
+
+    public var kind: Kind
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, kind: Kind = .invalid) {
+        self.kind = kind
+        self.message = message
+    }
     public var description: String { message }
 }
