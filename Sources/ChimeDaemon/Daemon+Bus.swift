@@ -261,6 +261,13 @@ extension Daemon {
                     [unowned self] in
                     .boolean(self.queue.sync { self.serverOwner != nil })
                 },
+                DBusProperty("ServerInformation", type: WireRecord.type, emitsChangedSignal: false) {
+                    [unowned self] in
+                    self.queue.sync { self.serverInformationRecord().value }
+                },
+                DBusProperty("Paused", type: .boolean, emitsChangedSignal: false) { [unowned self] in
+                    .boolean(await self.pausedProperty())
+                },
             ])
     }
 

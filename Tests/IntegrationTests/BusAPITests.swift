@@ -4,7 +4,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The io.chime.Chime1 object as any D-Bus client sees it: the error name each kind of bad input gets.
+/// The io.chime.Chime1 object as any D-Bus client sees it: the server properties and their
+/// PropertiesChanged signals, and the error name each kind of bad input gets.
 @Suite(.serialized) struct BusAPITests {
     /// An `a{sv}` record.
     static func record(_ pairs: KeyValuePairs<String, DBusValue>) -> DBusValue {
@@ -30,6 +31,72 @@ import Testing
     ) async throws(DBusError) -> [DBusValue] {
         try await s.observer.call(
             destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: interface, member: member, arguments)
+    }
+
+    static func property(_ s: Session, _ name: String) async throws -> DBusValue? {
+        let reply = try await call(
+            s, "Get", [.string("io.chime.Chime1"), .string(name)], interface: "org.freedesktop.DBus.Properties")
+        return reply.first?.unwrappingVariant
+    }
+
+    /// The PropertiesChanged signals chimed emits, as dictionaries of the changed values.
+    static func propertyChanges(_ s: Session) async throws -> (Recorder<[String: DBusValue]>, DBusSubscription) {
+        let changes = Recorder<[String: DBusValue]>()
+        let subscription = try await s.observer.subscribe(
+            DBusMatchRule(
+                sender: "io.chime.Chime1", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                path: "/io/chime/Chime1")
+        ) { message in
+            guard message.body.count == 3, message.body[0] == .string("io.chime.Chime1") else { return }
+            changes.append(fields(message.body[1]))
+        }
+        return (changes, subscription)
+    }
+
+    // MARK: - Properties
+
+    @Test func serverInformationAndPausedFollowTheServer() async throws {
+        try await Session.run { s in
+            try await s.chimed!.waitForStderr(containing: "capabilities:")
+            let information = Self.fields(try await Self.property(s, "ServerInformation"))
+            #expect(information["present"] == .boolean(true))
+            #expect(information["name"] == .string("mock-notify"))
+            #expect(information["vendor"] == .string("test vendor"))
+            #expect(information["version"] == .string("1.0"))
+            #expect(information["spec-version"] == .string("1.1"))
+            #expect(
+                information["capabilities"]
+                    == .array(element: .string, ["actions", "body", "body-markup", "persistence"].map { .string($0) }))
+            // The mock has no pause switch: not paused.
+            #expect(try await Self.property(s, "Paused") == .boolean(false))
+            let all = Self.fields(
+                try await Self.call(
+                    s, "GetAll", [.string("io.chime.Chime1")], interface: "org.freedesktop.DBus.Properties"
+                )
+                .first)
+            #expect(Set(all.keys) == ["Version", "NotificationServerPresent", "ServerInformation", "Paused"])
+
+            // The server goes: listeners hear it, and the properties say so.
+            let (changes, subscription) = try await Self.propertyChanges(s)
+            defer { subscription.cancel() }
+            await s.server!.stop()
+            s.server = nil
+            try await changes.wait("chimed announced that the server went") {
+                $0.contains { $0["NotificationServerPresent"] == .boolean(false) }
+            }
+            let gone = try #require(changes.elements.first { $0["NotificationServerPresent"] == .boolean(false) })
+            #expect(Self.fields(gone["ServerInformation"]) == ["present": .boolean(false)])
+            #expect(try await Self.property(s, "NotificationServerPresent") == .boolean(false))
+            #expect(Self.fields(try await Self.property(s, "ServerInformation")) == ["present": .boolean(false)])
+            #expect(try await Self.property(s, "Paused") == .boolean(false))
+
+            // A server appears again: announced once chimed knows its name.
+            s.server = try await MockNotificationServer.start(on: s.bus, observer: s.observer)
+            try await changes.wait("chimed announced the new server") {
+                $0.contains { Self.fields($0["ServerInformation"])["name"] == .string("mock-notify") }
+            }
+            #expect(try await Self.property(s, "NotificationServerPresent") == .boolean(true))
+        }
     }
 
     // MARK: - Error names
