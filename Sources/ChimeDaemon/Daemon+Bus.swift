@@ -141,7 +141,7 @@ extension Daemon {
                             entries.map {
                                 HistoryRecord(
                                     seq: $0.seq, date: $0.date, event: $0.event.rawValue, itemID: $0.itemID,
-                                    owner: $0.group?.owner ?? "", group: $0.group?.id, entry: $0.entryID,
+                                    owner: $0.owner, group: $0.group?.id, entry: $0.entryID,
                                     summary: $0.summary, detail: $0.detail
                                 ).encoded
                             })
