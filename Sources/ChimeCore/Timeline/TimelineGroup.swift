@@ -46,10 +46,10 @@ public struct TimelineGroup: Codable, Hashable, Sendable {
         }
     }
 
-    /// Letters, digits, `-`, `_`, `.`; 1 to 200 characters.
+    /// Letters, digits, `-`, `_`, `.`; 1 to 200 bytes.
     public static func validateIdentifier(_ text: String, what: String) throws(TimelineError) {
         guard !text.isEmpty else { throw TimelineError("the \(what) is empty") }
-        guard text.utf8.count <= 200 else { throw TimelineError("the \(what) is longer than 200 characters") }
+        guard text.utf8.count <= 200 else { throw TimelineError("the \(what) is longer than 200 bytes") }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
         if let bad = text.first(where: { !allowed.contains($0) }) {
             throw TimelineError(
