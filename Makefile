@@ -2,7 +2,7 @@
 #
 #   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions,
 #                                     the example chime.toml and group files in share/doc/chime/examples,
-#                                     docs/groups.md and docs/interaction.md
+#                                     docs/groups.md, docs/interaction.md and docs/dbus-api.md
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
 
@@ -39,6 +39,7 @@ install: all
 	install -m 0644 README.md $(DOCDIR)/README.md
 	install -m 0644 docs/groups.md $(DOCDIR)/groups.md
 	install -m 0644 docs/interaction.md $(DOCDIR)/interaction.md
+	install -m 0644 docs/dbus-api.md $(DOCDIR)/dbus-api.md
 	install -d $(DOCDIR)/examples $(DOCDIR)/examples/groups
 	install -m 0644 config/chime.toml $(DOCDIR)/examples/chime.toml
 	install -m 0644 $(EXAMPLE_GROUPS) $(DOCDIR)/examples/groups/
@@ -50,7 +51,8 @@ install: all
 uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
 	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
-		$(DOCDIR)/README.md $(DOCDIR)/groups.md $(DOCDIR)/interaction.md $(DOCDIR)/examples/chime.toml \
+		$(DOCDIR)/README.md $(DOCDIR)/groups.md $(DOCDIR)/interaction.md $(DOCDIR)/dbus-api.md \
+		$(DOCDIR)/examples/chime.toml \
 		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \
 		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
 	-rmdir $(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR) 2>/dev/null

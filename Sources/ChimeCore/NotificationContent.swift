@@ -148,6 +148,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     public static let maximumBodyLength = 16_000
     public static let maximumActions = 16
     public static let maximumUserInfoBytes = 16_000
+    public static let maximumHints = 32
 
     /// Checks sizes and values; the message says what to change.
     public func validate() throws(ContentError) {
@@ -161,7 +162,9 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         guard (subtitle?.utf8.count ?? 0) <= Self.maximumSummaryLength else {
             throw ContentError("the subtitle is longer than \(Self.maximumSummaryLength) bytes; shorten it")
         }
-        guard hints.count <= 32 else { throw ContentError("\(hints.count) hints is more than the 32 allowed") }
+        guard hints.count <= Self.maximumHints else {
+            throw ContentError("\(hints.count) hints is more than the \(Self.maximumHints) allowed")
+        }
         let userInfoBytes = userInfo.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         guard userInfoBytes <= Self.maximumUserInfoBytes else {
             throw ContentError("the user info is larger than \(Self.maximumUserInfoBytes) bytes; keep less in it")

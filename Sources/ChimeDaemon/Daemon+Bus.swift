@@ -66,7 +66,8 @@ extension Daemon {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument, message: "options key \"next\" must be 1 to 100")
                     }
-                    let items = self.pending(next: next, group: try options.string("group")).filter {
+                    let group = try options.string("group").map { (text) throws(DBusError) in try Self.groupID(text) }
+                    let items = self.pending(next: next, group: group).filter {
                         caller.owns($0.owner)
                     }
                     return [WireRecord.list(items.map(\.encoded))]
@@ -76,7 +77,7 @@ extension Daemon {
                     [DBusArgument("group", .string), record("settings"), records("entries"), record("options")],
                     [records("changes")]
                 ) { caller, arguments in
-                    let id = try arguments[0].decode(String.self)
+                    let id = try Self.groupID(try arguments[0].decode(String.self))
                     let settings = try GroupSettingsWire.decode(arguments[1])
                     guard case .array(_, let values) = arguments[2] else { return [] }
                     guard values.count <= TimelineGroup.maximumEntries else {
@@ -141,7 +142,7 @@ extension Daemon {
                             entries.map {
                                 HistoryRecord(
                                     seq: $0.seq, date: $0.date, event: $0.event.rawValue, itemID: $0.itemID,
-                                    owner: $0.group?.owner ?? "", group: $0.group?.id, entry: $0.entryID,
+                                    owner: $0.owner, group: $0.group?.id, entry: $0.entryID,
                                     summary: $0.summary, detail: $0.detail
                                 ).encoded
                             })
@@ -149,6 +150,9 @@ extension Daemon {
                 },
                 method("RegisterCategories", [records("categories")]) { caller, arguments in
                     guard case .array(_, let values) = arguments[0] else { return [] }
+                    guard values.count <= 100 else {
+                        throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "at most 100 categories")
+                    }
                     var list: [ActionCategory] = []
                     for (index, value) in values.enumerated() {
                         list.append(try CategoryWire.decode(value, index: index))
@@ -156,9 +160,6 @@ extension Daemon {
                     guard Set(list.map(\.id)).count == list.count else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument, message: "a category id appears twice")
-                    }
-                    guard list.count <= 100 else {
-                        throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "at most 100 categories")
                     }
                     try await self.setCategories(list, owner: caller.appID)
                     return []
@@ -182,7 +183,7 @@ extension Daemon {
                 },
                 method("RequestPermission", [DBusArgument("group", .string), record("options")], [record("result")]) {
                     caller, arguments in
-                    let group = try arguments[0].decode(String.self)
+                    let group = try Self.groupID(try arguments[0].decode(String.self), allowEmpty: true)
                     let options = try WireFields(arguments[1], what: "options")
                     try options.refuseUnknown(known: PermissionWire.keys)
                     let strategy = try PermissionWire.strategy(options) ?? .askSystemPermissionIfNeeded
@@ -190,7 +191,7 @@ extension Daemon {
                     return [self.authorization(caller: caller, group: group, outcome: outcome).value]
                 },
                 method("GetAuthorization", [DBusArgument("group", .string)], [record("result")]) { caller, arguments in
-                    let group = try arguments[0].decode(String.self)
+                    let group = try Self.groupID(try arguments[0].decode(String.self), allowEmpty: true)
                     return [self.authorization(caller: caller, group: group, outcome: nil).value]
                 },
                 method("ListApps", [], [records("apps")]) { caller, _ in
@@ -201,6 +202,11 @@ extension Daemon {
                     caller, arguments in
                     try self.requireUser(caller, "change an app's permission")
                     let app = try arguments[0].decode(String.self)
+                    guard !app.isEmpty, app.utf8.count <= Self.maximumAppIDBytes else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.invalidArgument,
+                            message: "app must be an app id of 1 to \(Self.maximumAppIDBytes) bytes")
+                    }
                     let word = try arguments[1].decode(String.self)
                     let consent: AppConsent?
                     switch word {
@@ -261,6 +267,13 @@ extension Daemon {
                     [unowned self] in
                     .boolean(self.queue.sync { self.serverOwner != nil })
                 },
+                DBusProperty("ServerInformation", type: WireRecord.type, emitsChangedSignal: false) {
+                    [unowned self] in
+                    self.queue.sync { self.serverInformationRecord().value }
+                },
+                DBusProperty("Paused", type: .boolean, emitsChangedSignal: false) { [unowned self] in
+                    .boolean(await self.pausedProperty())
+                },
             ])
     }
 
@@ -310,10 +323,17 @@ extension Daemon {
     /// A group named by a caller: an app names its own groups; the user names `OWNER/GROUP`, or a group
     /// id that only one owner has.
     func groupKey(_ text: String, caller: Caller) throws -> GroupKey {
-        guard caller.isUser else { return GroupKey(owner: caller.appID, id: text) }
+        guard caller.isUser else { return GroupKey(owner: caller.appID, id: try Self.groupID(text)) }
         if let slash = text.lastIndex(of: "/") {
-            return GroupKey(owner: String(text[..<slash]), id: String(text[text.index(after: slash)...]))
+            let owner = String(text[..<slash])
+            guard owner.utf8.count <= Self.maximumAppIDBytes else {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.invalidArgument,
+                    message: "group: the app before the \"/\" is longer than \(Self.maximumAppIDBytes) bytes")
+            }
+            return GroupKey(owner: owner, id: try Self.groupID(String(text[text.index(after: slash)...])))
         }
+        _ = try Self.groupID(text)
         let matches = queue.sync { scheduler.groupSettings.keys.filter { $0.id == text } }
         if matches.count > 1, !matches.contains(GroupKey(owner: "", id: text)) {
             throw DBusError(
@@ -322,6 +342,21 @@ extension Daemon {
                     + matches.map(\.description).sorted().joined(separator: ", ") + ")")
         }
         return matches.count == 1 ? matches[0] : GroupKey(owner: "", id: text)
+    }
+
+    /// The longest app id: a bus name or a Flatpak id (255 bytes at most), or an executable's name.
+    static let maximumAppIDBytes = 255
+
+    /// Checks a group id as an argument gives it: letters, digits, `-`, `_`, `.`, 1 to 200 bytes (""
+    /// too, meaning no group, where `allowEmpty`).
+    static func groupID(_ text: String, allowEmpty: Bool = false) throws(DBusError) -> String {
+        if allowEmpty, text.isEmpty { return text }
+        do {
+            try TimelineGroup.validateIdentifier(text, what: "group id")
+        } catch {
+            throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: error.message)
+        }
+        return text
     }
 
     /// What a caller may know about its permissions, and the outcome of a request.

@@ -326,6 +326,7 @@ extension Daemon {
             pump()
         } else {
             logger.info("no notification server on the bus")
+            announceServerProperties()
         }
     }
 

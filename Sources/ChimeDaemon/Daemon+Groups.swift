@@ -20,10 +20,11 @@ extension Daemon {
                     message: "the group \(key) comes from its file in the groups folder; edit that file "
                         + "(chimed reloads it), or give this group another id")
             }
-            do {
+            do throws(TimelineError) {
                 return try scheduler.planReschedule(group, now: clock.now())
             } catch {
-                throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: "group \(key): \(error)")
+                let name = error.kind == .rule ? ChimeBus.ErrorName.invalidRule : ChimeBus.ErrorName.invalidArgument
+                throw DBusError(name: name, message: "group \(key): \(error)")
             }
         }
         if dryRun { return plan.changes }

@@ -190,6 +190,7 @@ extension Daemon {
                 self.logger.info(
                     "notification server: \(self.serverInfo.name) \(self.serverInfo.version), capabilities: \(capabilities.joined(separator: " "))"
                 )
+                self.announceServerProperties()
             }
         }
     }
@@ -198,8 +199,7 @@ extension Daemon {
     /// property where the server has one); nil when the server says neither.
     func serverPaused() async -> Bool? {
         guard let connection = queue.sync(execute: { self.connection }) else { return nil }
-        for (interface, property) in [("org.dunstproject.cmd0", "paused"), (NotificationServer.interface, "Inhibited")]
-        {
+        for (interface, property) in Self.pauseProperties {
             if let reply = try? await connection.call(
                 destination: NotificationServer.name, path: NotificationServer.path,
                 interface: "org.freedesktop.DBus.Properties", member: "Get", [.string(interface), .string(property)],

@@ -160,16 +160,19 @@ extension Daemon {
             do {
                 parsed = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
             } catch {
-                throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: error.description)
+                throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
             }
-            guard let first = parsed.nextOccurrence(after: now, systemTimeZone: system),
-                trigger.until.map({ first <= $0 }) ?? true
-            else {
-                let why =
-                    parsed.neverFires(systemTimeZone: system)
-                    ? "never fires" : "has no occurrence after now\(trigger.until == nil ? "" : " and before until")"
+            guard let first = parsed.nextOccurrence(after: now, systemTimeZone: system) else {
+                let why = parsed.neverFires(systemTimeZone: system) ? "never fires" : "has no occurrence after now"
                 throw DBusError(
-                    name: ChimeBus.ErrorName.invalidTime, message: "the rule \(why); check it with `chime next`")
+                    name: ChimeBus.ErrorName.invalidRule, message: "the rule \(why); check it with `chime next`")
+            }
+            // The rule is fine; the end the trigger gives comes before its first occurrence.
+            if let until = trigger.until, first > until {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.invalidTime,
+                    message: "the rule's first occurrence (\(Time.iso(first))) is after its end (until); "
+                        + "move until later")
             }
             recurrence = parsed
             fireDate = first

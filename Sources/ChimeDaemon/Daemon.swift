@@ -81,6 +81,8 @@ public final class Daemon: Service, @unchecked Sendable {
     var configCategories: [String: [ActionCategory]] = [:]
     var interaction = InteractionState()
     var serverInfo = ServerInfo()
+    /// The server properties as last announced with PropertiesChanged.
+    var announcedProperties: [String: DBusValue] = [:]
     let callers = CallerDirectory()
     /// The signals chimed handles, trapped in `start()`.
     var signals: UnixSignalsSequence?
@@ -157,6 +159,7 @@ public final class Daemon: Service, @unchecked Sendable {
             self?.serverOwnerChanged(owner)
         }
         try await subscribeToServerSignals(on: connection)
+        try await subscribeToServerPause(on: connection)
         _ = try await connection.subscribe(NotificationServer.closedRule) { [weak self] message in
             guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
                 case .uint32(let reason) = message.body[1]

@@ -15,8 +15,10 @@ public enum ChimeBus {
     public enum ErrorName {
         /// An argument has the wrong shape or value.
         public static let invalidArgument = "io.chime.Chime1.Error.InvalidArgument"
-        /// A time or trigger that cannot be used.
+        /// A time that cannot be used: `at` or `until`, an item due after its end, a time span.
         public static let invalidTime = "io.chime.Chime1.Error.InvalidTime"
+        /// A repeat rule (`every`, `rrule`, `on-calendar`) that cannot be read, or that never fires.
+        public static let invalidRule = "io.chime.Chime1.Error.InvalidRule"
         /// No such item.
         public static let notFound = "io.chime.Chime1.Error.NotFound"
         /// Too many pending items for one caller.

@@ -60,28 +60,44 @@ public enum ContentWire {
         return try decode(fields)
     }
 
+    /// The longest name (app-name, sound, desktop-entry, an action's label) in bytes.
+    public static let maximumNameBytes = 1_000
+    /// The longest identifier (category, an action's key, a hint's name) in bytes.
+    public static let maximumKeyBytes = 200
+    /// The longest icon (a name, a path or a file:// URI) in bytes.
+    public static let maximumIconBytes = 4_096
+
     static func decode(_ fields: WireFields) throws(DBusError) -> NotificationContent {
-        var content = NotificationContent(summary: try fields.string("summary") ?? "")
-        content.subtitle = try fields.string("subtitle")
-        content.body = try fields.string("body") ?? ""
-        content.appName = try fields.string("app-name") ?? ""
-        content.icon = try fields.string("icon") ?? ""
-        content.sound = try fields.string("sound")
-        content.category = try fields.string("category")
+        let summaryLimit = NotificationContent.maximumSummaryLength
+        var content = NotificationContent(summary: try fields.string("summary", maximumBytes: summaryLimit) ?? "")
+        content.subtitle = try fields.string("subtitle", maximumBytes: summaryLimit)
+        content.body = try fields.string("body", maximumBytes: NotificationContent.maximumBodyLength) ?? ""
+        content.appName = try fields.string("app-name", maximumBytes: maximumNameBytes) ?? ""
+        content.icon = try fields.string("icon", maximumBytes: maximumIconBytes) ?? ""
+        content.sound = try fields.string("sound", maximumBytes: maximumNameBytes)
+        content.category = try fields.string("category", maximumBytes: maximumKeyBytes)
         content.userInfo = try fields.stringMap("user-info") ?? [:]
-        content.desktopEntry = try fields.string("desktop-entry")
+        content.desktopEntry = try fields.string("desktop-entry", maximumBytes: maximumNameBytes)
         if case .dictionary(_, _, let entries)? = try fields.value("hints", WireRecord.type) {
+            guard entries.count <= NotificationContent.maximumHints else {
+                throw invalid(
+                    "\(fields.what) key \"hints\" has \(entries.count) hints, more than the "
+                        + "\(NotificationContent.maximumHints) allowed")
+            }
             for entry in entries {
                 guard case .string(let name) = entry.key else { continue }
+                try fields.checkLength(name, key: "hints", maximumBytes: maximumKeyBytes)
                 switch entry.value.unwrappingVariant {
-                case .string(let s): content.hints[name] = .string(s)
+                case .string(let s):
+                    try fields.checkLength(s, key: "hints", maximumBytes: WireFields.maximumStringBytes)
+                    content.hints[name] = .string(s)
                 case .int32(let i): content.hints[name] = .int(i)
                 case .double(let d): content.hints[name] = .double(d)
                 case .byte(let b): content.hints[name] = .byte(b)
                 case .boolean(let b): content.hints[name] = .boolean(b)
                 case let other:
                     throw invalid(
-                        "\(fields.what) hint \"\(name)\" has type \(other.type); hints are s, i, d, y or b")
+                        "\(fields.what) hint \(excerpt(name)) has type \(other.type); hints are s, i, d, y or b")
                 }
             }
         }
@@ -93,10 +109,17 @@ public enum ContentWire {
         }
         if case .int32(let t)? = try fields.value("expire-timeout", .int32) { content.expireTimeout = t }
         if case .array(_, let pairs)? = try fields.value("actions", .array(.structure([.string, .string]))) {
-            content.actions = pairs.compactMap { pair in
+            guard pairs.count <= NotificationContent.maximumActions else {
+                throw invalid(
+                    "\(fields.what) key \"actions\" has \(pairs.count) actions, more than the "
+                        + "\(NotificationContent.maximumActions) allowed")
+            }
+            for pair in pairs {
                 guard case .structure(let f) = pair, case .string(let key) = f[0], case .string(let label) = f[1]
-                else { return nil }
-                return NotificationAction(key: key, label: label)
+                else { continue }
+                try fields.checkLength(key, key: "actions", maximumBytes: maximumKeyBytes)
+                try fields.checkLength(label, key: "actions", maximumBytes: maximumNameBytes)
+                content.actions.append(NotificationAction(key: key, label: label))
             }
         }
         do {
@@ -172,15 +195,24 @@ public struct TriggerWire: Hashable, Sendable {
         return try decode(fields)
     }
 
+    /// The longest rule (`every`, `rrule`, `on-calendar`) in bytes.
+    public static let maximumRuleBytes = 1_000
+    /// The longest time zone name in bytes.
+    public static let maximumZoneBytes = 255
+
     static func decode(_ fields: WireFields) throws(DBusError) -> TriggerWire {
         var trigger = TriggerWire()
         trigger.at = try fields.date("at")
         var rules: [WrittenRule] = []
-        if let text = try fields.string("every") { rules.append(.phrase(text)) }
-        if let text = try fields.string("on-calendar") { rules.append(.onCalendar(text)) }
-        if let text = try fields.string("date-rule") { rules.append(.dateRule(try dateRule(text, what: fields.what))) }
-        let dtstart = try fields.string("dtstart")
-        if let text = try fields.string("rrule") {
+        if let text = try fields.string("every", maximumBytes: maximumRuleBytes) { rules.append(.phrase(text)) }
+        if let text = try fields.string("on-calendar", maximumBytes: maximumRuleBytes) {
+            rules.append(.onCalendar(text))
+        }
+        if let text = try fields.string("date-rule", maximumBytes: maximumDateRuleLength) {
+            rules.append(.dateRule(try dateRule(text, what: fields.what)))
+        }
+        let dtstart = try fields.string("dtstart", maximumBytes: maximumZoneBytes)
+        if let text = try fields.string("rrule", maximumBytes: maximumRuleBytes) {
             var start: LocalDateTime?
             if let dtstart {
                 guard let parsed = LocalDateTime(iso: dtstart) else {
@@ -200,7 +232,7 @@ public struct TriggerWire: Hashable, Sendable {
         if trigger.rule != nil, trigger.at != nil {
             throw invalid("\(fields.what): give either \"at\" for a one-off or a rule for a repeating item, not both")
         }
-        trigger.timeZone = try fields.string("tz")
+        trigger.timeZone = try fields.string("tz", maximumBytes: maximumZoneBytes)
         if let zone = trigger.timeZone {
             guard trigger.rule != nil else { throw invalid("\(fields.what) key \"tz\" goes with a rule only") }
             guard TimeZone(identifier: zone) != nil else {
@@ -224,9 +256,6 @@ public struct TriggerWire: Hashable, Sendable {
     }
 
     static func dateRule(_ text: String, what: String) throws(DBusError) -> DateRule {
-        guard text.utf8.count <= maximumDateRuleLength else {
-            throw invalid("\(what) key \"date-rule\" is longer than \(maximumDateRuleLength) bytes")
-        }
         do {
             return try JSONDecoder().decode(DateRule.self, from: Data(text.utf8))
         } catch {

@@ -55,7 +55,9 @@ public enum EntryWire {
     public static func decode(_ value: DBusValue, index: Int, now: Date) throws(DBusError) -> TimelineEntry {
         let fields = try WireFields(value, what: "entry \(index + 1)")
         try fields.refuseUnknown(known: keys)
-        guard let id = try fields.string("id") else { throw invalid("entry \(index + 1) has no \"id\"") }
+        guard let id = try fields.string("id", maximumBytes: 200) else {
+            throw invalid("entry \(index + 1) has no \"id\"")
+        }
         let what = "entry \(id)"
         let trigger = try TriggerWire.decode(WireFields(value, what: what))
         guard let contentValue = try fields.value("content", WireRecord.type) else {
@@ -92,7 +94,7 @@ public enum EntryWire {
                         arguments: arguments, timeout: try fields.seconds("command-timeout") ?? 5, output: output,
                         base: base)))
         }
-        if let busName = try fields.string("callback") {
+        if let busName = try fields.string("callback", maximumBytes: 255) {
             sources.append(
                 .callback(
                     CallbackSource(
@@ -102,7 +104,8 @@ public enum EntryWire {
         guard sources.count <= 1 else { throw invalid("\(what): give at most one of pool, command and callback") }
         let source = sources.first ?? (template ? .template(base) : .fixed(base))
         let entry = TimelineEntry(
-            id: id, trigger: trigger.entryTrigger(now: now), content: source, category: try fields.string("category"),
+            id: id, trigger: trigger.entryTrigger(now: now), content: source,
+            category: try fields.string("category", maximumBytes: ContentWire.maximumKeyBytes),
             endDate: trigger.until, maximumOccurrences: trigger.count)
         do {
             try entry.validate()

@@ -17,8 +17,26 @@ public enum WireTime {
     }
 }
 
+/// `text` for an error message: whole when short, else its start and its length, so that a refusal of
+/// a huge value does not repeat it.
+func excerpt(_ text: String) -> String {
+    guard text.utf8.count > 64 else { return "\"\(text)\"" }
+    return "\"\(text.prefix(40))…\" (\(text.utf8.count) bytes)"
+}
+
 /// Reads an `a{sv}` argument, checking each key's type; every refusal names the key and what it must be.
+///
+/// Sizes are bounded here, before anything else looks at a value: a string holds at most
+/// `maximumStringBytes` (keys with a smaller limit pass it to `string(_:maximumBytes:)`), a list of
+/// strings at most `maximumStrings` elements and a list of records at most `maximumRecords`.
 public struct WireFields: Sendable {
+    /// The longest string any key may hold.
+    public static let maximumStringBytes = 16_384
+    /// The most elements of an `as` value.
+    public static let maximumStrings = 1_000
+    /// The most records of an `aa{sv}` value inside a record.
+    public static let maximumRecords = 10_000
+
     let values: [String: DBusValue]
     /// What the record is, for messages ("content", "entry 3").
     let what: String
@@ -47,9 +65,18 @@ public struct WireFields: Sendable {
         return v
     }
 
-    public func string(_ key: String) throws(DBusError) -> String? {
+    /// A string of at most `maximumBytes` bytes of UTF-8.
+    public func string(_ key: String, maximumBytes: Int = maximumStringBytes) throws(DBusError) -> String? {
         guard case .string(let s)? = try value(key, .string) else { return nil }
+        try checkLength(s, key: key, maximumBytes: maximumBytes)
         return s
+    }
+
+    func checkLength(_ text: String, key: String, maximumBytes: Int) throws(DBusError) {
+        let length = text.utf8.count
+        guard length <= maximumBytes else {
+            throw invalid("\(what) key \"\(key)\" is \(length) bytes long, more than the \(maximumBytes) allowed")
+        }
     }
 
     public func bool(_ key: String) throws(DBusError) -> Bool? {
@@ -86,7 +113,17 @@ public struct WireFields: Sendable {
 
     public func strings(_ key: String) throws(DBusError) -> [String]? {
         guard case .array(_, let items)? = try value(key, .array(.string)) else { return nil }
-        return items.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        guard items.count <= Self.maximumStrings else {
+            throw invalid(
+                "\(what) key \"\(key)\" has \(items.count) strings, more than the \(Self.maximumStrings) allowed")
+        }
+        var strings: [String] = []
+        for item in items {
+            guard case .string(let s) = item else { continue }
+            try checkLength(s, key: key, maximumBytes: Self.maximumStringBytes)
+            strings.append(s)
+        }
+        return strings
     }
 
     public func stringMap(_ key: String) throws(DBusError) -> [String: String]? {
@@ -95,7 +132,10 @@ public struct WireFields: Sendable {
         }
         var map: [String: String] = [:]
         for entry in entries {
-            if case .string(let k) = entry.key, case .string(let v) = entry.value { map[k] = v }
+            guard case .string(let k) = entry.key, case .string(let v) = entry.value else { continue }
+            try checkLength(k, key: key, maximumBytes: Self.maximumStringBytes)
+            try checkLength(v, key: key, maximumBytes: Self.maximumStringBytes)
+            map[k] = v
         }
         return map
     }
@@ -103,6 +143,10 @@ public struct WireFields: Sendable {
     /// An `aa{sv}`: a list of records.
     public func records(_ key: String) throws(DBusError) -> [WireFields]? {
         guard case .array(_, let items)? = try value(key, .array(WireRecord.type)) else { return nil }
+        guard items.count <= Self.maximumRecords else {
+            throw invalid(
+                "\(what) key \"\(key)\" has \(items.count) records, more than the \(Self.maximumRecords) allowed")
+        }
         var result: [WireFields] = []
         for (index, item) in items.enumerated() {
             result.append(try WireFields(item, what: "\(what) \(key) \(index + 1)"))
@@ -113,7 +157,7 @@ public struct WireFields: Sendable {
     public func refuseUnknown(known: Set<String>) throws(DBusError) {
         if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
             throw invalid(
-                "unknown \(what) key \"\(unknown)\"; known keys: \(known.sorted().joined(separator: ", "))")
+                "unknown \(what) key \(excerpt(unknown)); known keys: \(known.sorted().joined(separator: ", "))")
         }
     }
 }

@@ -141,10 +141,11 @@ public final class ScheduleStore: Sendable {
             ).compactMap { row in
                 guard let event = HistoryEvent(rawValue: row["event"]) else { return nil }
                 let groupID: String? = row["groupID"]
+                let owner: String = row["owner"] ?? ""
                 return HistoryEntry(
                     seq: UInt64(row["seq"] as Int64), date: Time.date(row["atUsec"]), event: event,
-                    itemID: UInt64(row["itemID"] as Int64),
-                    group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) }, entryID: row["entryID"],
+                    itemID: UInt64(row["itemID"] as Int64), owner: owner,
+                    group: groupID.map { GroupKey(owner: owner, id: $0) }, entryID: row["entryID"],
                     summary: row["summary"] ?? "", detail: row["detail"])
             }
         }

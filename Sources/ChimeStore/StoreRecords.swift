@@ -214,19 +214,22 @@ public struct HistoryEntry: Hashable, Sendable {
     public var date: Date
     public var event: HistoryEvent
     public var itemID: UInt64
+    /// The app the item belongs to; empty for the user's own.
+    public var owner: String
     public var group: GroupKey?
     public var entryID: String?
     public var summary: String
     public var detail: String?
 
     public init(
-        seq: UInt64 = 0, date: Date, event: HistoryEvent, itemID: UInt64, group: GroupKey? = nil,
+        seq: UInt64 = 0, date: Date, event: HistoryEvent, itemID: UInt64, owner: String = "", group: GroupKey? = nil,
         entryID: String? = nil, summary: String = "", detail: String? = nil
     ) {
         self.seq = seq
         self.date = date
         self.event = event
         self.itemID = itemID
+        self.owner = owner
         self.group = group
         self.entryID = entryID
         self.summary = summary

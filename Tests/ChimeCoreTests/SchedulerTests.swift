@@ -471,7 +471,29 @@ extension SchedulerStep {
             _ = try s.planReschedule(TimelineGroup(id: "g", entries: [entry("broken", "every blue moon")]), now: t0)
         } catch {
             #expect(error.message.hasPrefix("entry broken:"))
+            #expect(error.kind == .rule)
         }
+    }
+
+    @Test func aRuleThatNeverFiresIsRefusedAsARuleError() {
+        let s = Scheduler(systemTimeZone: berlin)
+        let never = TimelineEntry(
+            id: "feb30", trigger: .rule(.onCalendar("*-02-30 09:00"), timeZone: nil),
+            content: .fixed(NotificationContent(summary: "never")))
+        let error = #expect(throws: TimelineError.self) {
+            try s.planReschedule(TimelineGroup(id: "g", entries: [never]), now: t0)
+        }
+        #expect(error?.kind == .rule)
+        #expect(error?.message == "entry feb30: the rule never fires (no date matches it); check it with `chime next`")
+    }
+
+    @Test func aBadEntryIsNotARuleError() {
+        let s = Scheduler(systemTimeZone: berlin)
+        let error = #expect(throws: TimelineError.self) {
+            try s.planReschedule(
+                TimelineGroup(id: "g", entries: [entry("a", "every day"), entry("a", "every day")]), now: t0)
+        }
+        #expect(error?.kind == .invalid)
     }
 
     /// A 10 000-entry timeline over a simulated year: every occurrence once, in order, on time.

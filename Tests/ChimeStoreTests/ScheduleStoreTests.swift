@@ -66,6 +66,19 @@ import Testing
         #expect(history.first?.date == t0 + 1)
     }
 
+    @Test func historyNamesTheOwnerOfAnItemOutsideAGroup() throws {
+        let store = try ScheduleStore()
+        var owned = item(1, "a", at: 10)
+        owned.owner = "org.example.App"
+        try store.insert(owned, now: t0)
+        try store.insert(item(2, "b", at: 20), now: t0)
+        #expect(try store.cancel(1, now: t0 + 1))
+        let history = try store.history(HistoryQuery())
+        #expect(history.map(\.owner) == ["org.example.App", "", "org.example.App"])
+        #expect(history.allSatisfy { $0.group == nil })
+        #expect(try store.history(HistoryQuery(owner: "org.example.App")).map(\.itemID) == [1, 1])
+    }
+
     @Test func aStepIsStoredWholeAndItsOutboxRowsGetSequenceNumbers() throws {
         let store = try ScheduleStore()
         var daily = try groupItem(1, entry: "daily")

@@ -126,8 +126,9 @@ import Testing
         }
     }
 
-    /// dunst's own pause switch (`dunstctl set-paused`) shows in `chime status`.
-    @Test func dunstsPauseShowsInStatus() async throws {
+    /// dunst's own pause switch (`dunstctl set-paused`) shows in `chime status` and in the `Paused`
+    /// property, whose change chimed announces.
+    @Test func dunstsPauseShowsInStatusAndThePausedProperty() async throws {
         try await Session.run(withServer: false, startChimed: false) { s in
             let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
             s.dunst = dunst
@@ -141,8 +142,21 @@ import Testing
             let before = try await status()
             #expect(before["server-name"] as? String == "dunst")
             #expect(before["paused"] as? Bool == false)
+            #expect(try await BusAPITests.property(s, "Paused") == .boolean(false))
+            let information = BusAPITests.fields(try await BusAPITests.property(s, "ServerInformation"))
+            #expect(information["name"] == .string("dunst"))
+            #expect(information["present"] == .boolean(true))
+            let (changes, subscription) = try await BusAPITests.propertyChanges(s)
+            defer { subscription.cancel() }
+
             try await dunst.dunstctl(["set-paused", "true"])
+            try await changes.wait("chimed announced the pause") { $0.contains { $0["Paused"] == .boolean(true) } }
             #expect(try await status()["paused"] as? Bool == true)
+            #expect(try await BusAPITests.property(s, "Paused") == .boolean(true))
+            try await dunst.dunstctl(["set-paused", "false"])
+            try await changes.wait("chimed announced the end of the pause") {
+                $0.contains { $0["Paused"] == .boolean(false) }
+            }
         }
     }
 }

@@ -489,7 +489,8 @@ public struct Scheduler: Sendable {
         retired.removeValue(forKey: id)
     }
 
-    /// The item an entry starts as: its rule parsed, its first occurrence after `now`.
+    /// The item an entry starts as: its rule parsed, its first occurrence after `now`. A rule that cannot
+    /// be read or never fires is refused (`TimelineError.Kind.rule`).
     func makeItem(_ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date) throws(TimelineError) -> ScheduledItem {
         switch entry.trigger {
         case .at(let date):
@@ -501,7 +502,12 @@ public struct Scheduler: Sendable {
                 recurrence = try Recurrence.parse(
                     rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: systemTimeZone)
             } catch {
-                throw TimelineError("entry \(entry.id): \(error.description)")
+                throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
+            }
+            guard !recurrence.neverFires(systemTimeZone: systemTimeZone) else {
+                throw TimelineError(
+                    "entry \(entry.id): the rule never fires (no date matches it); check it with `chime next`",
+                    kind: .rule)
             }
             var item = ScheduledItem(
                 id: id, owner: key.owner, groupID: key.id, entry: entry, recurrence: recurrence, fireDate: now)

@@ -46,10 +46,10 @@ public struct TimelineGroup: Codable, Hashable, Sendable {
         }
     }
 
-    /// Letters, digits, `-`, `_`, `.`; 1 to 200 characters.
+    /// Letters, digits, `-`, `_`, `.`; 1 to 200 bytes.
     public static func validateIdentifier(_ text: String, what: String) throws(TimelineError) {
         guard !text.isEmpty else { throw TimelineError("the \(what) is empty") }
-        guard text.utf8.count <= 200 else { throw TimelineError("the \(what) is longer than 200 characters") }
+        guard text.utf8.count <= 200 else { throw TimelineError("the \(what) is longer than 200 bytes") }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
         if let bad = text.first(where: { !allowed.contains($0) }) {
             throw TimelineError(
@@ -140,7 +140,19 @@ public enum MissedPolicy: Codable, Hashable, Sendable {
 
 /// A group or entry that cannot be used, with what to change.
 public struct TimelineError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong, so that callers can answer each with its own error name.
+    public enum Kind: Hashable, Sendable {
+        /// An id, a size, a value.
+        case invalid
+        /// An entry's rule cannot be read, or never fires.
+        case rule
+    }
+
+    public var kind: Kind
     public var message: String
-    public init(_ message: String) { self.message = message }
+    public init(_ message: String, kind: Kind = .invalid) {
+        self.kind = kind
+        self.message = message
+    }
     public var description: String { message }
 }

@@ -1,0 +1,83 @@
+import ChimeProtocol
+import DBusKit
+import Foundation
+
+/// The properties that describe the notification server (`NotificationServerPresent`,
+/// `ServerInformation`, `Paused`), and the PropertiesChanged signals that keep a listener up to date.
+extension Daemon {
+    /// The server as the `ServerInformation` property gives it: `present` (b), and while a server is
+    /// present `name`, `vendor`, `version`, `spec-version` (s, from GetServerInformation) and
+    /// `capabilities` (as). On `queue`.
+    func serverInformationRecord() -> WireRecord {
+        var r = WireRecord()
+        r.set("present", serverOwner != nil)
+        if serverOwner != nil {
+            r.set("name", serverInfo.name)
+            r.set("vendor", serverInfo.vendor)
+            r.set("version", serverInfo.version)
+            r.set("spec-version", serverInfo.specVersion)
+            r.set("capabilities", strings: serverInfo.capabilities)
+        }
+        return r
+    }
+
+    /// The `Paused` property: what `serverPaused()` reads (dunst's `paused` or an `Inhibited` property),
+    /// false when there is no server or it tells neither.
+    func pausedProperty() async -> Bool {
+        guard queue.sync(execute: { serverOwner != nil }) else { return false }
+        return await serverPaused() ?? false
+    }
+
+    /// Reads the server properties now and announces those that changed since the last announcement.
+    func announceServerProperties() {
+        Task {
+            let paused = await pausedProperty()
+            queue.async {
+                self.announce([
+                    "NotificationServerPresent": .boolean(self.serverOwner != nil),
+                    "ServerInformation": self.serverInformationRecord().value,
+                    "Paused": .boolean(paused),
+                ])
+            }
+        }
+    }
+
+    /// Emits PropertiesChanged for the values in `values` that differ from what was last announced.
+    /// On `queue`.
+    func announce(_ values: [String: DBusValue]) {
+        let changed = values.filter { announcedProperties[$0.key] != $0.value }
+        guard !changed.isEmpty, let connection else { return }
+        announcedProperties.merge(changed) { $1 }
+        do {
+            try connection.emitPropertiesChanged(path: ChimeBus.path, interface: ChimeBus.interface, changed: changed)
+        } catch {
+            logger.warning("cannot announce changed properties: \(error.message)")
+        }
+    }
+
+    /// Follows the server's own pause switch: dunst and servers with an `Inhibited` property emit
+    /// PropertiesChanged when it flips.
+    func subscribeToServerPause(on connection: DBusConnection) async throws {
+        let rule = DBusMatchRule(
+            sender: NotificationServer.name, interface: "org.freedesktop.DBus.Properties",
+            member: "PropertiesChanged", path: NotificationServer.path)
+        _ = try await connection.subscribe(rule) { [weak self] message in
+            guard let self, message.body.count >= 2, case .string(let interface) = message.body[0],
+                case .dictionary(_, _, let entries) = message.body[1]
+            else { return }
+            let property = Self.pauseProperties.first { $0.interface == interface }?.property
+            for entry in entries {
+                guard case .string(let name) = entry.key, name == property,
+                    case .variant(.boolean(let paused)) = entry.value
+                else { continue }
+                self.announce(["Paused": .boolean(paused)])
+            }
+        }
+    }
+
+    /// Where servers say they are paused, asked in this order: dunst's switch, then the `Inhibited`
+    /// property some servers add to the specification's interface.
+    static let pauseProperties: [(interface: String, property: String)] = [
+        ("org.dunstproject.cmd0", "paused"), (NotificationServer.interface, "Inhibited"),
+    ]
+}
