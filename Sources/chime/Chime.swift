@@ -66,7 +66,9 @@ struct Send: AsyncParsableCommand {
             TIME is a local time: 2026-12-01T09:00:00, or 09:00 (the next time the clock shows it). \
             DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now. \
             With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
-            (preview one with `chime next`).
+            (preview one with `chime next`). With --group it becomes one entry (item-ID) of that group's \
+            timeline: `chime pending --group`, `chime groups` and `chime remove` include it, and a later \
+            `chime reschedule` of the group replaces it with the rest of the timeline.
             """,
         // -h is notify-send's --hint here, so help is --help only.
         helpNames: [.long])
@@ -142,6 +144,12 @@ struct Send: AsyncParsableCommand {
     var wait = false
 
     @Option(
+        help: ArgumentHelp(
+            "Put it in this group of yours (made if there is none): listed, removed and rescheduled with the group.",
+            valueName: "GROUP"))
+    var group: String?
+
+    @Option(
         name: [.customShort("A"), .customLong("action")],
         help: ArgumentHelp("An action button, KEY=LABEL (or LABEL, keyed by its position). Repeatable."))
     var actions: [String] = []
@@ -160,7 +168,14 @@ struct Send: AsyncParsableCommand {
             throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", code: 2)
         }
         if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", code: 2) }
-        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz, replacesID: replaceID)
+        if let group {
+            do {
+                try TimelineGroup.validateIdentifier(group, what: "group id")
+            } catch {
+                throw fail("--group: \(error)", code: 2)
+            }
+        }
+        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz, replacesID: replaceID, group: group)
         if let until {
             do {
                 trigger.until = try TimeInput.parseTime(until, now: Date(), timeZone: .current)

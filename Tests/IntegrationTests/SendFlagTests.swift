@@ -71,4 +71,112 @@ import Testing
             #expect(waiting.stdout == "yes\n")
         }
     }
+
+    @Test func groupPutsTheItemInTheGroupUntilTheGroupIsRescheduled() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime(["send", "--group", "standup", "-p", "--in", "1h", "Bring the notes"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let id = try #require(Int(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let daily = try await s.chime(["send", "--group", "standup", "--every", "every day at 9:00", "Stand-up"])
+            #expect(daily.status == 0, "\(daily.stderr)")
+            #expect(try await s.chime(["send", "--in", "1h", "on its own"]).status == 0)
+            let listed = try await s.chimeJSON(["pending", "--group", "standup"])
+            #expect(Set(listed.compactMap { $0["summary"] as? String }) == ["Bring the notes", "Stand-up"])
+            let first = try #require(listed.first { $0["id"] as? Int == id })
+            #expect(first["group"] as? String == "standup" && first["entry"] as? String == "item-\(id)")
+            let groups = try await s.chimeJSON(["groups"])
+            #expect(groups.count == 1)
+            #expect(groups.first?["id"] as? String == "standup" && groups.first?["pending"] as? Int == 2)
+            #expect(groups.first?["source"] as? String == "api")
+
+            // Stored before the reply: a restart keeps it in its group.
+            s.chimed!.kill(SIGKILL)
+            _ = await s.chimed!.waitForExit()
+            s.chimed = try await s.startChimed()
+            #expect(try await s.chimeJSON(["pending", "--group", "standup"]).count == 2)
+
+            // Rescheduling the group replaces its whole timeline, the sent items included.
+            let file = s.bus.directory.appendingPathComponent("standup.toml").path
+            try """
+            [[entry]]
+            id = "morning"
+            every = "every day at 9:30"
+            summary = "Stand-up at half past"
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            let changes = try await s.chimeJSON(["reschedule", "--file", file])
+            #expect(
+                Set(changes.compactMap { change in (change["entry"] as? String).map { "\($0) \(change["change"]!)" } })
+                    == ["morning added", "item-\(id) removed", "item-\(id + 1) removed"])
+            #expect(
+                try await s.chimeJSON(["pending", "--group", "standup"]).compactMap { $0["entry"] as? String } == [
+                    "morning"
+                ])
+
+            // Joining again adds to that timeline; removing the group takes everything it has.
+            #expect(try await s.chime(["send", "--group", "standup", "--in", "2h", "One more"]).status == 0)
+            #expect(try await s.chimeJSON(["pending", "--group", "standup"]).count == 2)
+            #expect(try await s.chime(["remove", "standup"]).status == 0)
+            #expect(try await s.chimeJSON(["pending"]).compactMap { $0["summary"] as? String } == ["on its own"])
+        }
+    }
+
+    @Test func anItemSentToAGroupIsDeliveredAsTheGroupsEntry() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime(["send", "--group", "tea", "-p", "Tea is ready"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let id = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            try await s.delivered.wait("delivered") { $0.contains { $0.item == id } }
+            #expect(s.server!.notifyCalls.elements.map(\.summary) == ["Tea is ready"])
+            let history = try await s.chimeJSON(["history", "--group", "tea"])
+            #expect(
+                history.contains { $0["event"] as? String == "delivered" && $0["entry"] as? String == "item-\(id)" })
+        }
+    }
+
+    @Test func anAppsItemJoinsTheAppsOwnGroup() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Tea")
+            let id = try await app.schedule(
+                NotificationContent(summary: "Steep"),
+                trigger: TriggerWire(at: Date().addingTimeInterval(3600), group: "kettle"))
+            let pending = try await app.pending(group: "kettle")
+            #expect(pending.map(\.id) == [id] && pending.first?.entry == "item-\(id)")
+            let groups = try await s.chimeJSON(["groups"])
+            #expect(
+                groups.first?["owner"] as? String == "org.example.Tea" && groups.first?["id"] as? String == "kettle")
+            #expect(try await s.chime(["group", "disable", "org.example.Tea/kettle"]).status == 0)
+            do {
+                _ = try await app.schedule(NotificationContent(summary: "Again"), trigger: TriggerWire(group: "kettle"))
+                Issue.record("an item joined a group the user turned off")
+            } catch let error as ChimeError {
+                #expect(error.message.hasPrefix("deniedOnGroupLevel"), "\(error.message)")
+            }
+            await #expect(throws: ChimeError.self) {
+                _ = try await app.schedule(NotificationContent(summary: "x"), trigger: TriggerWire(group: "no/slash"))
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (["send", "--group", "my group", "x"], "--group: the group id \"my group\" contains \" \""),
+        (["send", "--group", "daily", "x"], "the group daily comes from its file in the groups folder"),
+        (["send", "--group", "off", "x"], "the group off is turned off; turn it on with `chime group enable off`"),
+    ])
+    func groupsThatCannotTakeTheItemAreRefused(arguments: [String], message: String) async throws {
+        let daily = """
+            [[entry]]
+            id = "quote"
+            every = "every day at 9:00"
+            summary = "Quote"
+            """
+        try await Session.run(groups: ["daily.toml": daily]) { s in
+            #expect(try await s.chime(["send", "--group", "off", "--in", "1h", "first"]).status == 0)
+            #expect(try await s.chime(["group", "disable", "off"]).status == 0)
+            let result = try await s.chime(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr.contains(message), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+            #expect(try await s.chimeJSON(["pending", "--group", "daily"]).count == 1)
+        }
+    }
 }
