@@ -146,7 +146,8 @@ extension Daemon {
     // MARK: - Items on their own
 
     /// Schedules `content` per `trigger` and returns the new item id once it is stored. `owner` is the
-    /// app it belongs to ("" for the user).
+    /// app it belongs to ("" for the user). The content's category, when the owner has a category of
+    /// actions with that id, also gives the notification that category's actions.
     ///
     /// With `trigger.group` the item joins the owner's group of that id instead of standing on its own.
     public func schedule(_ content: NotificationContent, trigger: TriggerWire, owner: String = "") async throws
@@ -161,6 +162,7 @@ extension Daemon {
         var item = ScheduledItem(
             id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
+        item.entry.category = content.category
         item.replacesID = trigger.replacesID
         let stored = item
         do {
@@ -228,7 +230,7 @@ extension Daemon {
                 id = scheduler.allocateID()
                 let entry = TimelineEntry(
                     id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
-                    endDate: trigger.until, maximumOccurrences: trigger.count)
+                    category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count)
                 let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
                 return TimelineGroup(
                     id: key.id, owner: key.owner, settings: scheduler.groupSettings[key] ?? GroupSettings(),

@@ -68,7 +68,9 @@ struct Send: AsyncParsableCommand {
             With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
             (preview one with `chime next`). With --group it becomes one entry (item-ID) of that group's \
             timeline: `chime pending --group`, `chime groups` and `chime remove` include it, and a later \
-            `chime reschedule` of the group replaces it with the rest of the timeline.
+            `chime reschedule` of the group replaces it with the rest of the timeline. -c names the \
+            freedesktop category and, when a group file declares a category of actions with that id, \
+            adds its actions.
             """,
         // -h is notify-send's --hint here, so help is --help only.
         helpNames: [.long])
@@ -117,7 +119,11 @@ struct Send: AsyncParsableCommand {
     @Option(name: [.customShort("i"), .long], help: "An icon name or file path.")
     var icon: String?
 
-    @Option(name: [.customShort("c"), .long], help: "The notification's category, e.g. email.arrived.")
+    @Option(
+        name: [.customShort("c"), .long],
+        help:
+            "The notification's category, e.g. email.arrived; a group file's category of actions by that id adds its actions."
+    )
     var category: String?
 
     @Option(

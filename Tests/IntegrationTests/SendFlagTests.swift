@@ -179,4 +179,63 @@ import Testing
             #expect(try await s.chimeJSON(["pending", "--group", "daily"]).count == 1)
         }
     }
+
+    @Test func categoryAlsoAddsTheActionsOfTheUsersCategoryOfThatID() async throws {
+        let menu = """
+            [[entry]]
+            id = "friday"
+            every = "every friday at 12:00"
+            summary = "Pizza Friday"
+            category = "pizza"
+
+            [category.pizza]
+            default = "order"
+
+            [[category.pizza.action]]
+            id = "stop-repeat"
+            title = "Stop Repeat"
+            options = ["destructive"]
+
+            [[category.pizza.action]]
+            id = "order"
+            title = "Order"
+            run = ["true"]
+            """
+        try await Session.run(groups: ["menu.toml": menu]) { s in
+            #expect(try await s.chime(["send", "-c", "pizza", "-A", "later=Later", "Pizza Time"]).status == 0)
+            try await s.awaitDelivered(notification: 1)
+            let call = s.server!.notifyCalls.elements[0]
+            #expect(
+                call.actions == ["default", "Order", "later", "Later", "order", "Order", "stop-repeat", "Stop Repeat"])
+            #expect(call.hints["category"] == .string("pizza"))
+            // The category's own actions work as on a group's entry: a click is its default action.
+            try await s.choose("default", on: 1)
+            try await s.chimed!.waitForStderr(containing: "order: ran true")
+            // Without such a category it is the hint alone.
+            #expect(try await s.chime(["send", "-c", "email.arrived", "Mail"]).status == 0)
+            try await s.awaitDelivered(notification: 2)
+            let plain = s.server!.notifyCalls.elements[1]
+            #expect(plain.actions.isEmpty && plain.hints["category"] == .string("email.arrived"))
+        }
+    }
+
+    @Test func anAppsItemGetsTheActionsOfTheCategoryItRegistered() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Pizza")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "pizza", actions: [CategoryAction(id: "order", title: "Order now")])
+            ])
+            let events = try await app.actionEvents()
+            var content = NotificationContent(summary: "Pizza Time")
+            content.category = "pizza"
+            let id = try await app.schedule(content, trigger: TriggerWire())
+            try await s.awaitDelivered(notification: 1)
+            #expect(s.server!.notifyCalls.elements[0].actions == ["order", "Order now"])
+            try await s.choose("order", on: 1)
+            var iterator = events.makeAsyncIterator()
+            let event = try #require(await iterator.next())
+            #expect(event.action == "order" && event.itemID == id)
+        }
+    }
 }
