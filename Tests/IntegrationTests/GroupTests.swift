@@ -119,7 +119,7 @@ import Testing
             #expect(removed.status == 0)
             #expect(try await s.chimeJSON(["pending"]).isEmpty)
             let missing = try await s.chime(["remove", "standup"])
-            #expect(missing.status == 1)
+            #expect(missing.status == 3)
             #expect(missing.stderr.contains("no group standup"))
             let broken = try await s.chime(["reschedule", "--file", s.configFile + ".missing"])
             #expect(broken.status == 2)
