@@ -270,7 +270,15 @@ struct Send: AsyncParsableCommand {
         var content = NotificationContent(summary: summary, body: body ?? "")
         content.appName = appName ?? ""
         content.icon = icon ?? ""
-        content.category = category
+        do {
+            for text in hints {
+                let (name, value) = try NotificationHint.parse(text)
+                try content.setHint(name, value)
+            }
+        } catch {
+            throw fail("-h: \(error.message)", .badInput)
+        }
+        if let category { content.category = category }
         if let urgency {
             guard let level = Urgency(name: urgency) else {
                 throw fail("'\(urgency)' is not an urgency; use low, normal or critical", .badInput)
@@ -278,14 +286,6 @@ struct Send: AsyncParsableCommand {
             content.urgency = level
         }
         if let expireTime { content.expireTimeout = expireTime }
-        do {
-            for text in hints {
-                let (name, value) = try NotificationHint.parse(text)
-                content.hints[name] = value
-            }
-        } catch {
-            throw fail("-h: \(error.message)", .badInput)
-        }
         if transient { content.hints["transient"] = .boolean(true) }
         content.actions = actions.enumerated().map { index, text in
             if let eq = text.firstIndex(of: "=") {
@@ -400,5 +400,26 @@ struct Cancel: AsyncParsableCommand {
 
     func run() async throws {
         try await withClient { (client) throws(ChimeError) in try await client.cancel(id) }
+    }
+}
+
+extension NotificationContent {
+    /// Sets a hint as notify-send's `-h` does. The hints the content has fields for (`urgency`,
+    /// `category`, `desktop-entry`, `sound-name`) go to those fields, where chimed reads them.
+    mutating func setHint(_ name: String, _ value: NotificationHint) throws(ContentError) {
+        switch (name, value) {
+        case ("urgency", .byte(let level)):
+            guard let urgency = Urgency(rawValue: level) else {
+                throw ContentError("the urgency hint is a byte 0, 1 or 2 (byte:urgency:2), or use -u")
+            }
+            self.urgency = urgency
+        case ("category", .string(let text)): category = text
+        case ("desktop-entry", .string(let text)): desktopEntry = text
+        case ("sound-name", .string(let text)): sound = text
+        case ("urgency", _), ("category", _), ("desktop-entry", _), ("sound-name", _):
+            let type = name == "urgency" ? "byte" : "string"
+            throw ContentError("the \(name) hint is a \(type): \(type):\(name):VALUE")
+        default: hints[name] = value
+        }
     }
 }

@@ -44,7 +44,31 @@ import Testing
         }
     }
 
+    @Test func theHintsChimedHasFieldsForReachTheServerAndTheOptionsWin() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime([
+                "send", "-h", "string:desktop-entry:org.gnome.Calendar", "-h", "string:sound-name:message-new-instant",
+                "-h", "byte:urgency:0", "-h", "string:category:x.first", "Meeting",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            try await s.awaitDelivered(notification: 1)
+            let hints = s.server!.notifyCalls.elements[0].hints
+            #expect(hints["desktop-entry"] == .string("org.gnome.Calendar"))
+            #expect(hints["sound-name"] == .string("message-new-instant"))
+            #expect(hints["urgency"] == .byte(0) && hints["category"] == .string("x.first"))
+            let both = try await s.chime([
+                "send", "-h", "byte:urgency:0", "-u", "critical", "-h", "string:category:a", "-c", "b", "x",
+            ])
+            #expect(both.status == 0, "\(both.stderr)")
+            try await s.awaitDelivered(notification: 2)
+            let second = s.server!.notifyCalls.elements[1].hints
+            #expect(second["urgency"] == .byte(2) && second["category"] == .string("b"))
+        }
+    }
+
     @Test(arguments: [
+        (["send", "-h", "int:category:3", "x"], "-h: the category hint is a string: string:category:VALUE"),
+        (["send", "-h", "byte:urgency:7", "x"], "-h: the urgency hint is a byte 0, 1 or 2"),
         (["send", "-h", "nope", "x"], "-h: the hint \"nope\" is not TYPE:NAME:VALUE"),
         (["send", "-h", "colour:x:red", "x"], "-h: the hint type \"colour\" is not one of"),
         (["send", "-h", "int:x:many", "x"], "-h: the hint value \"many\" is not a int"),
