@@ -14,10 +14,12 @@ struct Chime: AsyncParsableCommand {
               2  bad input, also a request chimed refuses (e.g. a rule that never fires)
               3  not found: no such item or group; for chime next, a rule that never fires
             An error is one line on stderr that says what to do.
+
+            Topics: chime help rules, phrases, hints, actions, exit-codes.
             """,
         subcommands: [
             Send.self, Pending.self, Cancel.self, Snooze.self, Groups.self, Reschedule.self, Remove.self,
-            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self,
+            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self, Help.self,
         ])
 
     /// Runs the command, with usage errors (an unknown option, a missing argument, a value of the wrong
@@ -42,6 +44,7 @@ struct Chime: AsyncParsableCommand {
     }
 
     static var subcommands: [ParsableCommand.Type] { configuration.subcommands }
+    static var subcommandNames: [String] { subcommands.map { $0._commandName } }
 }
 
 /// The exit statuses every command uses.
