@@ -271,9 +271,11 @@ extension Daemon {
             scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
                 // A fire date past the end date only waits for the end: it is not an occurrence.
                 let first = item.entry.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
-                let upcoming =
-                    first
-                    + item.occurrences(after: item.fireDate, count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+                let later = item.occurrences(
+                    after: item.fireDate, count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+                // The pending fire date is one of the occurrences the count allows.
+                let left = item.entry.maximumOccurrences.map { max($0 - item.state.occurrences, 0) } ?? Int.max
+                let upcoming = Array((first + later).prefix(left))
                 var rule: String?
                 if item.recurrence != nil, case .rule(let written, _) = item.entry.trigger { rule = written.text }
                 return PendingItem(
