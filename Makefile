@@ -1,8 +1,9 @@
 # Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local).
 #
 #   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions,
-#                                     the example chime.toml and group files in share/doc/chime/examples,
-#                                     docs/groups.md, docs/interaction.md and docs/dbus-api.md
+#                                     man pages chime(1) and chimed(1), the example chime.toml and group
+#                                     files in share/doc/chime/examples, docs/groups.md,
+#                                     docs/interaction.md, docs/dbus-api.md and docs/rule-phrases.md
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
 
@@ -15,22 +16,29 @@ DBUSDIR ?= $(DATADIR)/dbus-1/services
 BASHDIR ?= $(DATADIR)/bash-completion/completions
 ZSHDIR ?= $(DATADIR)/zsh/site-functions
 FISHDIR ?= $(DATADIR)/fish/vendor_completions.d
+MANDIR ?= $(DATADIR)/man/man1
 STATEDIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/chime
 # A build folder of its own, so that installing never competes with a debug build or test run.
 BUILD ?= .build-release
 
 SWIFT ?= swift
+# The man pages, from the commands' own help (swift-argument-parser's generate-manual plugin).
+MANPAGES := $(BUILD)/plugins/GenerateManual/outputs/chime/chime.1 $(BUILD)/plugins/GenerateManual/outputs/chimed/chimed.1
 # The example group files, installed for the user to copy into ~/.config/chime/groups.
 EXAMPLE_GROUPS := $(wildcard config/groups/*.toml)
 
-.PHONY: all install uninstall
+.PHONY: all man install uninstall
 
 all:
 	$(SWIFT) build -c release --scratch-path $(BUILD) --product chimed
 	$(SWIFT) build -c release --scratch-path $(BUILD) --product chime
 
-install: all
-	install -d $(BINDIR) $(UNITDIR) $(DBUSDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+man: all
+	$(SWIFT) package --scratch-path $(BUILD) generate-manual
+
+install: all man
+	install -d $(BINDIR) $(UNITDIR) $(DBUSDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(MANDIR)
+	install -m 0644 $(MANPAGES) $(MANDIR)/
 	install -m 0755 $(BUILD)/release/chimed $(BINDIR)/chimed
 	install -m 0755 $(BUILD)/release/chime $(BINDIR)/chime
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' -e 's|@DOCDIR@|$(abspath $(DOCDIR))|g' \
@@ -40,6 +48,7 @@ install: all
 	install -m 0644 docs/groups.md $(DOCDIR)/groups.md
 	install -m 0644 docs/interaction.md $(DOCDIR)/interaction.md
 	install -m 0644 docs/dbus-api.md $(DOCDIR)/dbus-api.md
+	install -m 0644 docs/rule-phrases.md $(DOCDIR)/rule-phrases.md
 	install -d $(DOCDIR)/examples $(DOCDIR)/examples/groups
 	install -m 0644 config/chime.toml $(DOCDIR)/examples/chime.toml
 	install -m 0644 $(EXAMPLE_GROUPS) $(DOCDIR)/examples/groups/
@@ -52,7 +61,7 @@ uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
 	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
 		$(DOCDIR)/README.md $(DOCDIR)/groups.md $(DOCDIR)/interaction.md $(DOCDIR)/dbus-api.md \
-		$(DOCDIR)/examples/chime.toml \
+		$(DOCDIR)/rule-phrases.md $(DOCDIR)/examples/chime.toml $(MANDIR)/chime.1 $(MANDIR)/chimed.1 \
 		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \
 		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
 	-rmdir $(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR) 2>/dev/null

@@ -32,7 +32,8 @@ extension Daemon {
                     caller, arguments in
                     let content = try ContentWire.decode(arguments[0])
                     let trigger = try TriggerWire.decode(arguments[1])
-                    try await self.checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: nil)
+                    // With a group, a group the user turned off stays off, as for Reschedule.
+                    try await self.checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
                     try self.checkQuota(caller, adding: 1)
                     return [.uint64(try await self.schedule(content, trigger: trigger, owner: caller.appID))]
                 },

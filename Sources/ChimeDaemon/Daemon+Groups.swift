@@ -12,7 +12,17 @@ extension Daemon {
     public func reschedule(_ group: TimelineGroup, dryRun: Bool, source: GroupSource = .api) async throws
         -> [EntryChange]
     {
-        let key = GroupKey(owner: group.owner, id: group.id)
+        try await replaceTimeline(
+            of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun, timeline: { _ in group })
+    }
+
+    /// Replaces the timeline of group `key` with the one `timeline` makes (on `queue`, from the scheduler
+    /// the plan is made with); `prepare` may adjust the planned items before new ones get their ids. A
+    /// group from a file in the groups folder is changed only through its file.
+    func replaceTimeline(
+        of key: GroupKey, source: GroupSource, dryRun: Bool = false,
+        timeline: (inout Scheduler) throws -> TimelineGroup, prepare: (inout ReschedulePlan) -> Void = { _ in }
+    ) async throws -> [EntryChange] {
         var plan = try queue.sync { () throws -> ReschedulePlan in
             if source == .api, groupSources[key] == .config {
                 throw DBusError(
@@ -20,8 +30,11 @@ extension Daemon {
                     message: "the group \(key) comes from its file in the groups folder; edit that file "
                         + "(chimed reloads it), or give this group another id")
             }
+            let group = try timeline(&scheduler)
             do throws(TimelineError) {
-                return try scheduler.planReschedule(group, now: clock.now())
+                var plan = try scheduler.planReschedule(group, now: clock.now())
+                prepare(&plan)
+                return plan
             } catch {
                 let name = error.kind == .rule ? ChimeBus.ErrorName.invalidRule : ChimeBus.ErrorName.invalidArgument
                 throw DBusError(name: name, message: "group \(key): \(error)")
@@ -30,7 +43,7 @@ extension Daemon {
         if dryRun { return plan.changes }
         let unchanged = queue.sync {
             groupSources[key] == source && plan.upserts.isEmpty && plan.removed.isEmpty
-                && scheduler.groupSettings[key] == group.settings
+                && scheduler.groupSettings[key] == plan.group.settings
         }
         if unchanged { return plan.changes }
         queue.sync { scheduler.assignIDs(&plan) }

@@ -146,43 +146,23 @@ extension Daemon {
     // MARK: - Items on their own
 
     /// Schedules `content` per `trigger` and returns the new item id once it is stored. `owner` is the
-    /// app it belongs to ("" for the user).
+    /// app it belongs to ("" for the user). The content's category, when the owner has a category of
+    /// actions with that id, also gives the notification that category's actions.
+    ///
+    /// With `trigger.group` the item joins the owner's group of that id instead of standing on its own.
     public func schedule(_ content: NotificationContent, trigger: TriggerWire, owner: String = "") async throws
         -> UInt64
     {
         let now = clock.now()
-        let system = queue.sync { scheduler.systemTimeZone }
-        var recurrence: Recurrence?
-        var fireDate = trigger.at ?? now
-        if let rule = trigger.rule {
-            let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
-            let parsed: Recurrence
-            do {
-                parsed = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
-            } catch {
-                throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
-            }
-            guard let first = parsed.nextOccurrence(after: now, systemTimeZone: system) else {
-                let why = parsed.neverFires(systemTimeZone: system) ? "never fires" : "has no occurrence after now"
-                throw DBusError(
-                    name: ChimeBus.ErrorName.invalidRule, message: "the rule \(why); check it with `chime next`")
-            }
-            // The rule is fine; the end the trigger gives comes before its first occurrence.
-            if let until = trigger.until, first > until {
-                throw DBusError(
-                    name: ChimeBus.ErrorName.invalidTime,
-                    message: "the rule's first occurrence (\(Time.iso(first))) is after its end (until); "
-                        + "move until later")
-            }
-            recurrence = parsed
-            fireDate = first
-        } else if let until = trigger.until, fireDate > until {
-            throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: "the item is due after its end (until)")
+        let (recurrence, fireDate) = try firstOccurrence(of: trigger, now: now)
+        if let group = trigger.group {
+            return try await add(content, trigger: trigger, to: GroupKey(owner: owner, id: group), now: now)
         }
         let id = queue.sync { scheduler.allocateID() }
         var item = ScheduledItem(
             id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
+        item.entry.category = content.category
         item.replacesID = trigger.replacesID
         let stored = item
         do {
@@ -198,6 +178,73 @@ extension Daemon {
             logger.info("scheduled \(kind)\"\(content.summary)\" at \(Time.iso(fireDate))", metadata: ["item": "\(id)"])
             perform(scheduler.add(item, now: clock.now()))
         }
+        return id
+    }
+
+    /// The trigger's rule parsed and its first occurrence; refuses a rule that never fires, or whose
+    /// first occurrence comes after its end.
+    private func firstOccurrence(of trigger: TriggerWire, now: Date) throws -> (Recurrence?, Date) {
+        guard let rule = trigger.rule else {
+            let fireDate = trigger.at ?? now
+            if let until = trigger.until, fireDate > until {
+                throw DBusError(name: ChimeBus.ErrorName.invalidTime, message: "the item is due after its end (until)")
+            }
+            return (nil, fireDate)
+        }
+        let system = queue.sync { scheduler.systemTimeZone }
+        let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
+        let parsed: Recurrence
+        do {
+            parsed = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
+        } catch {
+            throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
+        }
+        guard let first = parsed.nextOccurrence(after: now, systemTimeZone: system) else {
+            let why = parsed.neverFires(systemTimeZone: system) ? "never fires" : "has no occurrence after now"
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidRule, message: "the rule \(why); check it with `chime next`")
+        }
+        // The rule is fine; the end the trigger gives comes before its first occurrence.
+        if let until = trigger.until, first > until {
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidTime,
+                message: "the rule's first occurrence (\(Time.iso(first))) is after its end (until); "
+                    + "move until later")
+        }
+        return (parsed, first)
+    }
+
+    /// Adds the item to group `key` as one more entry of its timeline, `item-ID` (the group is made when
+    /// there is none), through the same replacement of the timeline as `Reschedule`: every other entry
+    /// is unchanged, so it keeps its next occurrence and its state. Returns the item id once it is stored.
+    private func add(_ content: NotificationContent, trigger: TriggerWire, to key: GroupKey, now: Date) async throws
+        -> UInt64
+    {
+        var id: UInt64 = 0
+        _ = try await replaceTimeline(
+            of: key, source: .api,
+            timeline: { scheduler in
+                if scheduler.groupSettings[key]?.enabled == false {
+                    throw DBusError(
+                        name: ChimeBus.ErrorName.conflict,
+                        message: "the group \(key) is turned off; turn it on with `chime group enable \(key)`, "
+                            + "or schedule without a group")
+                }
+                id = scheduler.allocateID()
+                let entry = TimelineEntry(
+                    id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
+                    category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count)
+                let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
+                return TimelineGroup(
+                    id: key.id, owner: key.owner, settings: scheduler.groupSettings[key] ?? GroupSettings(),
+                    entries: entries + [entry])
+            },
+            prepare: { plan in
+                for index in plan.upserts.indices where plan.upserts[index].entry.id == "item-\(id)" {
+                    plan.upserts[index].id = id
+                    plan.upserts[index].replacesID = trigger.replacesID
+                }
+            })
         return id
     }
 

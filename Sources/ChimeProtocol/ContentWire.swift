@@ -136,10 +136,14 @@ public enum ContentWire {
 /// optional `dtstart`, s, local ISO 8601), `on-calendar` (s, systemd.time(7)) or `date-rule` (s, a resolved
 /// DateBuilder rule as JSON, which ChimeKit sends), each with an optional
 /// `tz` (s, an IANA zone; without it the rule follows the system zone). `until` (x) ends it, `count` (u)
-/// limits how often it fires. An empty dictionary means now.
+/// limits how often it fires. `replaces-id` (u) names a server's notification the first popup replaces.
+/// `group` (s, a group id) puts the item in the caller's group of that id, made when there is none: the
+/// item becomes one entry of the group's timeline, so a later `Reschedule` of the group replaces it with
+/// the rest. An empty dictionary means now.
 public struct TriggerWire: Hashable, Sendable {
     public static let keys: Set<String> = [
         "at", "every", "rrule", "dtstart", "on-calendar", "date-rule", "tz", "until", "count", "replaces-id",
+        "group",
     ]
 
     /// The longest `date-rule` accepted, in bytes (a rule with 64 days per period is far shorter).
@@ -152,12 +156,15 @@ public struct TriggerWire: Hashable, Sendable {
     public var count: Int?
     /// The notification (a server's id) the first popup replaces, like notify-send's `--replace-id`.
     public var replacesID: UInt32?
+    /// The caller's group the item joins (nil: an item on its own).
+    public var group: String?
 
     public init(
         at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil,
-        replacesID: UInt32? = nil
+        replacesID: UInt32? = nil, group: String? = nil
     ) {
         self.replacesID = replacesID
+        self.group = group
         self.at = at
         self.rule = rule
         self.timeZone = timeZone
@@ -186,6 +193,7 @@ public struct TriggerWire: Hashable, Sendable {
         record.set("until", until)
         if let count { record.set("count", .uint32(UInt32(clamping: count))) }
         if let replacesID { record.set("replaces-id", .uint32(replacesID)) }
+        record.set("group", group)
     }
 
     /// Reads and checks a trigger; the message of a refusal names the key.
@@ -245,6 +253,14 @@ public struct TriggerWire: Hashable, Sendable {
             trigger.count = Int(count)
         }
         trigger.replacesID = try fields.uint32("replaces-id")
+        if let group = try fields.string("group") {
+            do {
+                try TimelineGroup.validateIdentifier(group, what: "group id")
+            } catch {
+                throw invalid("\(fields.what) key \"group\": \(error.message)")
+            }
+            trigger.group = group
+        }
         return trigger
     }
 

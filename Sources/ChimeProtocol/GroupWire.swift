@@ -12,7 +12,8 @@ import Foundation
 /// `command-timeout` (d, seconds) and `command-output` (s: body, summary-and-body), or `callback`
 /// (s, the app's bus name) with `callback-timeout` (d, seconds).
 public enum EntryWire {
-    public static let keys: Set<String> = TriggerWire.keys.union([
+    /// An entry is in its group already: a trigger's `group` key has no meaning here.
+    public static let keys: Set<String> = TriggerWire.keys.subtracting(["group"]).union([
         "id", "content", "category", "template", "pool", "pool-order", "command", "command-timeout",
         "command-output", "callback", "callback-timeout",
     ])

@@ -8,18 +8,60 @@ struct Chime: AsyncParsableCommand {
         commandName: "chime",
         abstract: "Schedule desktop notifications with chimed.",
         discussion: """
-            Exit status: 0 on success, 1 when chimed or the bus failed, 2 for bad input.
+            Exit status:
+              0  success
+              1  chimed or the bus failed (not running, could not store the change)
+              2  bad input, also a request chimed refuses (e.g. a rule that never fires)
+              3  not found: no such item or group; for chime next, a rule that never fires
+            An error is one line on stderr that says what to do.
+
+            Topics: chime help rules, phrases, hints, actions, exit-codes.
             """,
         subcommands: [
             Send.self, Pending.self, Cancel.self, Snooze.self, Groups.self, Reschedule.self, Remove.self,
-            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self,
+            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self, Help.self,
         ])
+
+    /// Runs the command, with usage errors (an unknown option, a missing argument, a value of the wrong
+    /// type) as one line and exit status 2, as every other bad input.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            let message = message(for: error).split(separator: "\n").first.map(String.init) ?? "bad arguments"
+            let name = arguments.first { name in subcommands.contains { $0._commandName == name } }
+            let help = name.map { "chime \($0) --help" } ?? "chime --help"
+            _ = fail("\(message); see `\(help)`", .badInput)
+            exit(withError: ExitCode(ExitStatus.badInput.rawValue))
+        }
+    }
+
+    static var subcommands: [ParsableCommand.Type] { configuration.subcommands }
+    static var subcommandNames: [String] { subcommands.map { $0._commandName } }
 }
 
-/// Prints `chime: MESSAGE` on stderr and exits with `code` (2 for bad input, 1 for failures).
-func fail(_ message: String, code: Int32) -> ExitCode {
+/// The exit statuses every command uses.
+enum ExitStatus: Int32 {
+    case success = 0
+    /// chimed or the bus failed: chimed is not running, could not store the change, answered oddly.
+    case failure = 1
+    /// An option, argument or request that cannot be used, found here or by chimed.
+    case badInput = 2
+    /// No such item or group; for `chime next`, a rule that never fires.
+    case notFound = 3
+}
+
+/// Prints `chime: MESSAGE` on stderr and returns the exit status to throw.
+func fail(_ message: String, _ status: ExitStatus) -> ExitCode {
     FileHandle.standardError.write(Data("chime: \(message)\n".utf8))
-    return ExitCode(code)
+    return ExitCode(status.rawValue)
 }
 
 /// Local ISO 8601 with the offset, as every listing prints times.
@@ -31,15 +73,14 @@ func printJSON(_ objects: [[String: Any]]) throws {
     print(String(decoding: data, as: UTF8.self))
 }
 
-/// Runs `body` with a connection to chimed, turning its errors into exit statuses (1 for failures,
-/// 2 for requests chimed refused).
+/// Runs `body` with a connection to chimed, turning its errors into exit statuses.
 func withClient<T>(_ body: (ChimeClient) async throws(ChimeError) -> T) async throws -> T {
     let client = try await connectedClient()
     defer { client.close() }
     do {
         return try await body(client)
     } catch {
-        throw fail(error.message, code: status(for: error))
+        throw fail(error.message, status(for: error))
     }
 }
 
@@ -48,14 +89,17 @@ func connectedClient() async throws -> ChimeClient {
     do {
         return try await ChimeClient.connect()
     } catch {
-        throw fail(error.message, code: 1)
+        throw fail(error.message, .failure)
     }
 }
 
-func status(for error: ChimeError) -> Int32 {
+/// Requests chimed refused are bad input, but for a failure to store them, which is chimed's.
+func status(for error: ChimeError) -> ExitStatus {
     switch error.kind {
-    case .rejected: 2
-    default: 1
+    case .rejected where error.dbusName == ChimeBus.ErrorName.storage: .failure
+    case .rejected: .badInput
+    case .notFound: .notFound
+    default: .failure
     }
 }
 
@@ -66,7 +110,11 @@ struct Send: AsyncParsableCommand {
             TIME is a local time: 2026-12-01T09:00:00, or 09:00 (the next time the clock shows it). \
             DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now. \
             With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
-            (preview one with `chime next`).
+            (preview one with `chime next`). With --group it becomes one entry (item-ID) of that group's \
+            timeline: `chime pending --group`, `chime groups` and `chime remove` include it, and a later \
+            `chime reschedule` of the group replaces it with the rest of the timeline. -c names the \
+            freedesktop category and, when a group file declares a category of actions with that id, \
+            adds its actions.
             """,
         // -h is notify-send's --hint here, so help is --help only.
         helpNames: [.long])
@@ -115,7 +163,11 @@ struct Send: AsyncParsableCommand {
     @Option(name: [.customShort("i"), .long], help: "An icon name or file path.")
     var icon: String?
 
-    @Option(name: [.customShort("c"), .long], help: "The notification's category, e.g. email.arrived.")
+    @Option(
+        name: [.customShort("c"), .long],
+        help:
+            "The notification's category, e.g. email.arrived; a group file's category of actions by that id adds its actions."
+    )
     var category: String?
 
     @Option(
@@ -142,6 +194,12 @@ struct Send: AsyncParsableCommand {
     var wait = false
 
     @Option(
+        help: ArgumentHelp(
+            "Put it in this group of yours (made if there is none): listed, removed and rescheduled with the group.",
+            valueName: "GROUP"))
+    var group: String?
+
+    @Option(
         name: [.customShort("A"), .customLong("action")],
         help: ArgumentHelp("An action button, KEY=LABEL (or LABEL, keyed by its position). Repeatable."))
     var actions: [String] = []
@@ -157,19 +215,26 @@ struct Send: AsyncParsableCommand {
         let rule = try makeRule()
         let fireDate = try makeFireDate(now: Date())
         if rule != nil, fireDate != nil {
-            throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", code: 2)
+            throw fail("give a rule (--every, --rrule, --on-calendar) or --at/--in, not both", .badInput)
         }
-        if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", code: 2) }
-        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz, replacesID: replaceID)
+        if tz != nil, rule == nil { throw fail("--tz goes with --every, --rrule or --on-calendar", .badInput) }
+        if let group {
+            do {
+                try TimelineGroup.validateIdentifier(group, what: "group id")
+            } catch {
+                throw fail("--group: \(error)", .badInput)
+            }
+        }
+        var trigger = TriggerWire(at: fireDate, rule: rule, timeZone: tz, replacesID: replaceID, group: group)
         if let until {
             do {
                 trigger.until = try TimeInput.parseTime(until, now: Date(), timeZone: .current)
             } catch {
-                throw fail("--until: \(error)", code: 2)
+                throw fail("--until: \(error)", .badInput)
             }
         }
         if let count {
-            guard count > 0 else { throw fail("--count must be at least 1", code: 2) }
+            guard count > 0 else { throw fail("--count must be at least 1", .badInput) }
             trigger.count = count
         }
         if wait {
@@ -200,7 +265,7 @@ struct Send: AsyncParsableCommand {
                 }
             }
         } catch {
-            throw fail(error.message, code: status(for: error))
+            throw fail(error.message, status(for: error))
         }
     }
 
@@ -208,22 +273,22 @@ struct Send: AsyncParsableCommand {
         var content = NotificationContent(summary: summary, body: body ?? "")
         content.appName = appName ?? ""
         content.icon = icon ?? ""
-        content.category = category
+        do {
+            for text in hints {
+                let (name, value) = try NotificationHint.parse(text)
+                try content.setHint(name, value)
+            }
+        } catch {
+            throw fail("-h: \(error.message)", .badInput)
+        }
+        if let category { content.category = category }
         if let urgency {
             guard let level = Urgency(name: urgency) else {
-                throw fail("'\(urgency)' is not an urgency; use low, normal or critical", code: 2)
+                throw fail("'\(urgency)' is not an urgency; use low, normal or critical", .badInput)
             }
             content.urgency = level
         }
         if let expireTime { content.expireTimeout = expireTime }
-        do {
-            for text in hints {
-                let (name, value) = try NotificationHint.parse(text)
-                content.hints[name] = value
-            }
-        } catch {
-            throw fail("-h: \(error.message)", code: 2)
-        }
         if transient { content.hints["transient"] = .boolean(true) }
         content.actions = actions.enumerated().map { index, text in
             if let eq = text.firstIndex(of: "=") {
@@ -234,7 +299,7 @@ struct Send: AsyncParsableCommand {
         do {
             try content.validate()
         } catch {
-            throw fail(error.message, code: 2)
+            throw fail(error.message, .badInput)
         }
         return content
     }
@@ -248,37 +313,38 @@ struct Send: AsyncParsableCommand {
             if let dtstart {
                 guard let local = LocalDateTime(iso: dtstart) else {
                     throw fail(
-                        "--dtstart: cannot read '\(dtstart)'; expected local time such as 2026-12-01T09:00:00", code: 2)
+                        "--dtstart: cannot read '\(dtstart)'; expected local time such as 2026-12-01T09:00:00",
+                        .badInput)
                 }
                 start = local
             }
             rules.append(.rrule(rrule, dtstart: start))
         } else if dtstart != nil {
-            throw fail("--dtstart goes with --rrule only", code: 2)
+            throw fail("--dtstart goes with --rrule only", .badInput)
         }
-        guard rules.count <= 1 else { throw fail("give one of --every, --rrule or --on-calendar", code: 2) }
+        guard rules.count <= 1 else { throw fail("give one of --every, --rrule or --on-calendar", .badInput) }
         return rules.first
     }
 
     func makeFireDate(now: Date) throws -> Date? {
         switch (at, delay) {
         case (.some, .some):
-            throw fail("give either --at or --in, not both", code: 2)
+            throw fail("give either --at or --in, not both", .badInput)
         case (let time?, nil):
             do {
                 let date = try TimeInput.parseTime(time, now: now, timeZone: .current)
                 guard date > now else {
-                    throw fail("--at \(time) is in the past; give a future time, or use --in DURATION", code: 2)
+                    throw fail("--at \(time) is in the past; give a future time, or use --in DURATION", .badInput)
                 }
                 return date
             } catch let error as TimeInputError {
-                throw fail("--at: \(error)", code: 2)
+                throw fail("--at: \(error)", .badInput)
             }
         case (nil, let duration?):
             do {
                 return now.addingTimeInterval(try TimeInput.parseDuration(duration))
             } catch {
-                throw fail("--in: \(error)", code: 2)
+                throw fail("--in: \(error)", .badInput)
             }
         case (nil, nil):
             return nil
@@ -301,7 +367,7 @@ struct Pending: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        guard (1...100).contains(next) else { throw fail("--next must be 1 to 100", code: 2) }
+        guard (1...100).contains(next) else { throw fail("--next must be 1 to 100", .badInput) }
         let items = try await withClient { (client) throws(ChimeError) in
             try await client.pending(next: next, group: group)
         }
@@ -337,5 +403,26 @@ struct Cancel: AsyncParsableCommand {
 
     func run() async throws {
         try await withClient { (client) throws(ChimeError) in try await client.cancel(id) }
+    }
+}
+
+extension NotificationContent {
+    /// Sets a hint as notify-send's `-h` does. The hints the content has fields for (`urgency`,
+    /// `category`, `desktop-entry`, `sound-name`) go to those fields, where chimed reads them.
+    mutating func setHint(_ name: String, _ value: NotificationHint) throws(ContentError) {
+        switch (name, value) {
+        case ("urgency", .byte(let level)):
+            guard let urgency = Urgency(rawValue: level) else {
+                throw ContentError("the urgency hint is a byte 0, 1 or 2 (byte:urgency:2), or use -u")
+            }
+            self.urgency = urgency
+        case ("category", .string(let text)): category = text
+        case ("desktop-entry", .string(let text)): desktopEntry = text
+        case ("sound-name", .string(let text)): sound = text
+        case ("urgency", _), ("category", _), ("desktop-entry", _), ("sound-name", _):
+            let type = name == "urgency" ? "byte" : "string"
+            throw ContentError("the \(name) hint is a \(type): \(type):\(name):VALUE")
+        default: hints[name] = value
+        }
     }
 }

@@ -60,7 +60,7 @@ struct Reschedule: AsyncParsableCommand {
         do {
             group = try GroupFile.load(path: file, now: Date(), timeZone: .current)
         } catch {
-            throw fail("\(error)", code: 2)
+            throw fail("\(error)", .badInput)
         }
         let changes = try await withClient { (client) throws(ChimeError) in
             try await client.reschedule(group, dryRun: dryRun)
@@ -118,7 +118,7 @@ struct History: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        guard limit > 0 else { throw fail("--limit must be at least 1", code: 2) }
+        guard limit > 0 else { throw fail("--limit must be at least 1", .badInput) }
         let entries = try await withClient { (client) throws(ChimeError) in
             try await client.history(limit: limit, group: group, item: item)
         }

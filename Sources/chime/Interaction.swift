@@ -22,7 +22,7 @@ struct Snooze: AsyncParsableCommand {
         do {
             seconds = try TimeInput.parseDuration(duration)
         } catch {
-            throw fail("\(error)", code: 2)
+            throw fail("\(error)", .badInput)
         }
         let snooze = try await withClient { (client) throws(ChimeError) in
             try await client.snooze(id, seconds: UInt32(clamping: Int(seconds)))

@@ -9,7 +9,7 @@ struct Next: ParsableCommand {
             Give exactly one rule: --rrule (RFC 5545), --on-calendar (systemd.time(7)) or --every (a phrase \
             such as "every month on the first friday at 20:15"; see docs/rule-phrases.md). Prints one \
             occurrence per line as local ISO 8601 time with its offset, e.g. 2026-12-04T20:15:00+01:00. \
-            A rule that can never fire is reported as such (exit status 1); bad input names the offending \
+            A rule that can never fire is reported as such (exit status 3); bad input names the offending \
             token and its position (exit status 2).
             """)
 
@@ -44,13 +44,13 @@ struct Next: ParsableCommand {
         let zone: TimeZone
         if let tz {
             guard let named = TimeZone(identifier: tz) else {
-                throw fail("--tz: unknown time zone '\(tz)'; use an IANA name such as Europe/Berlin", code: 2)
+                throw fail("--tz: unknown time zone '\(tz)'; use an IANA name such as Europe/Berlin", .badInput)
             }
             zone = named
         } else {
             zone = .current
         }
-        guard count > 0, count <= 100_000 else { throw fail("--count must be between 1 and 100000", code: 2) }
+        guard count > 0, count <= 100_000 else { throw fail("--count must be between 1 and 100000", .badInput) }
         let now = Date()
         let start = try localTime(after, option: "--after", zone: zone) ?? now
         let rule: WrittenRule
@@ -60,7 +60,8 @@ struct Next: ParsableCommand {
             if let dtstart {
                 guard let local = LocalDateTime(iso: dtstart) else {
                     throw fail(
-                        "--dtstart: cannot read '\(dtstart)'; expected local time such as 2026-12-01T09:00:00", code: 2)
+                        "--dtstart: cannot read '\(dtstart)'; expected local time such as 2026-12-01T09:00:00",
+                        .badInput)
                 }
                 dtstartValue = local
             } else {
@@ -70,18 +71,18 @@ struct Next: ParsableCommand {
         case (nil, let text?, nil): rule = .onCalendar(text)
         case (nil, nil, let text?): rule = .phrase(text)
         default:
-            throw fail("give exactly one of --rrule, --on-calendar or --every", code: 2)
+            throw fail("give exactly one of --rrule, --on-calendar or --every", .badInput)
         }
-        if dtstart != nil, rrule == nil { throw fail("--dtstart goes with --rrule only", code: 2) }
+        if dtstart != nil, rrule == nil { throw fail("--dtstart goes with --rrule only", .badInput) }
         let result: RulePreviewResult
         do {
             result = try RulePreview.next(rule, after: start, now: now, timeZone: zone, count: count)
         } catch {
-            throw fail(error.description, code: 2)
+            throw fail(error.description, .badInput)
         }
         switch result {
         case .neverFires:
-            throw fail("this rule never fires: no date matches it", code: 1)
+            throw fail("this rule never fires: no date matches it; check its dates and months", .notFound)
         case .occurrences(let dates):
             let lines = dates.map { WallClock.iso8601($0, in: zone) }
             if json {
@@ -100,7 +101,7 @@ struct Next: ParsableCommand {
     func localTime(_ text: String?, option: String, zone: TimeZone) throws -> Date? {
         guard let text else { return nil }
         guard let local = LocalDateTime(iso: text) else {
-            throw fail("\(option): cannot read '\(text)'; expected local time such as 2026-11-22T00:00:00", code: 2)
+            throw fail("\(option): cannot read '\(text)'; expected local time such as 2026-11-22T00:00:00", .badInput)
         }
         // A local time in a gap or overlap: the first instant it can mean.
         return WallClock.instants(for: local, in: zone, policy: DSTPolicy(gap: .endOfGap, overlap: .first)).first

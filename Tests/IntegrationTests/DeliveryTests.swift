@@ -102,7 +102,7 @@ import Testing
             #expect(cancelled.status == 0)
             #expect(try await client.pending().map(\.id) == [keep])
             let missing = try await s.chime(["cancel", String(drop)])
-            #expect(missing.status == 1)
+            #expect(missing.status == 3)
             #expect(missing.stderr.contains("no pending item \(drop)"))
         }
     }

@@ -51,7 +51,7 @@ import Testing
     ])
     func aRuleThatCanNeverFireIsReportedAsSuch(rule: [String]) async throws {
         let r = try await chime(["next"] + rule + ["--tz", "UTC"])
-        #expect(r.status == 1)
+        #expect(r.status == 3)
         #expect(r.stdout.isEmpty)
         #expect(r.stderr.contains("this rule never fires"), "stderr: \(r.stderr)")
     }

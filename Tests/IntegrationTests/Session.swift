@@ -111,12 +111,20 @@ final class Session: @unchecked Sendable {
         return (exe as NSString).lastPathComponent
     }()
 
+    /// The arguments of every chime command run through `chime(_:)` or `startChime(_:)`, in order.
+    var invocations: [[String]] = []
+
     /// Runs the chime CLI against this bus and waits for it to exit.
     func chime(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = try ManagedProcess(
-            Binaries.chime, arguments, environment: bus.environment, directory: bus.directory)
+        let process = try startChime(arguments)
         let status = await process.waitForExit(timeout: .seconds(30)) ?? -1
         return (status, process.stdout, process.stderr)
+    }
+
+    /// Starts the chime CLI against this bus, for a command that runs on (`send --wait`).
+    func startChime(_ arguments: [String]) throws -> ManagedProcess {
+        invocations.append(arguments)
+        return try ManagedProcess(Binaries.chime, arguments, environment: bus.environment, directory: bus.directory)
     }
 
     /// Runs `chime ARGS --json` and parses its array.

@@ -1,0 +1,216 @@
+import ArgumentParser
+import Foundation
+
+/// `chime help TOPIC` and `chime help COMMAND`.
+///
+/// ArgumentParser gives every command with subcommands a `help` subcommand of its own; a subcommand
+/// named `help` is found before it, so this one answers both the topics and the commands. It is hidden
+/// from the list of subcommands and from the completion scripts, which list ArgumentParser's own `help`
+/// (listing both would offer `help` twice); `chime --help` names the topics.
+struct Help: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Explain a topic, or show a command's help.",
+        discussion: """
+            Topics: \(HelpTopic.allCases.map(\.rawValue).joined(separator: ", ")). \
+            `chime help COMMAND` is `chime COMMAND --help`; `chime help` alone is `chime --help`.
+            """,
+        shouldDisplay: false)
+
+    @Argument(help: ArgumentHelp("A topic, or a command.", valueName: "TOPIC|COMMAND"))
+    var names: [String] = []
+
+    func run() throws {
+        guard let name = names.first else {
+            print(Chime.helpMessage())
+            return
+        }
+        if let topic = HelpTopic(rawValue: name), names.count == 1 {
+            print(topic.text)
+            return
+        }
+        guard let command = Chime.subcommands.first(where: { $0._commandName == name }) else {
+            throw fail(
+                "no help topic or command \"\(name)\"; topics: "
+                    + HelpTopic.allCases.map(\.rawValue).joined(separator: ", ") + "; commands: "
+                    + Chime.subcommandNames.joined(separator: ", "),
+                .badInput)
+        }
+        print(Chime.helpMessage(for: command))
+    }
+}
+
+/// The topics of `chime help`.
+enum HelpTopic: String, CaseIterable {
+    case rules, phrases, hints, actions
+    case exitCodes = "exit-codes"
+
+    var text: String {
+        switch self {
+        case .rules: Self.rulesText
+        case .phrases: Self.phrasesText
+        case .hints: Self.hintsText
+        case .actions: Self.actionsText
+        case .exitCodes: Self.exitCodesText
+        }
+    }
+
+    static let rulesText = """
+        WHEN: ONCE, OR BY A RULE
+
+        Once (chime send):
+          --at TIME        local time: 2026-12-01T09:00:00, or HH:MM (09:00, 21:30:15),
+                           the next time the clock shows it
+          --in DURATION    a number and a unit (s, m, h, d, w), parts combined:
+                           90s, 10m, 1h30m, 2d, 1w
+          neither          now
+
+        Repeating, in one of three forms (chime send, and chime next to preview any
+        rule without chimed):
+
+        Phrases (--every), short English; the grammar is in `chime help phrases`:
+          chime next --every "every weekday at 9:00"
+          chime next --every "every month on the first friday at 20:15" --count 3
+          chime next --every "every 2 hours for 1 day"
+
+        RFC 5545 RRULE (--rrule), from --dtstart (local time; default now):
+          chime next --rrule "FREQ=WEEKLY;BYDAY=MO,WE,FR;BYHOUR=8;BYMINUTE=15"
+          chime next --rrule "FREQ=MONTHLY;BYDAY=-1FR" --dtstart 2026-12-01T09:00:00
+
+        systemd OnCalendar (--on-calendar), as in systemd.time(7):
+          chime next --on-calendar "Mon..Fri *-*-* 09:00"
+          chime next --on-calendar "*-*-01 12:00:00" --count 3
+
+        A rule follows the system's time zone (whoever travels keeps 09:00) unless
+        --tz ZONE pins it to an IANA zone such as Europe/Berlin. --until TIME ends it,
+        --count N fires it at most N times. At a spring-forward gap a time inside the
+        gap fires when the gap ends; at a fall-back overlap it fires once, the first
+        time. A rule that never fires is refused by chime send (exit status 2); chime
+        next reports it with exit status 3.
+        """
+
+    /// The grammar is docs/rule-phrases.md's, word for word (a test compares them).
+    static let phrasesText = """
+        RULE PHRASES (chime send --every, chime next --every, every = in group files)
+
+        Words are case-insensitive; commas may follow any word.
+
+        ```ebnf
+        phrase       = once | repeating | interval ;
+
+        once         = ( "today" | "tomorrow" | "on" date ) "at" time-spec [ zone ]
+                     | "in" ( count | "a" | "an" ) unit ;                 (* relative to now *)
+
+        interval     = "every" [ count ] clock-unit { interval-mod } ;    (* absolute instants from now *)
+        interval-mod = "for" count unit | "until" date | zone ;
+
+        repeating    = "every" [ count ] period { modifier } ;            (* "at" time-spec is required *)
+        period       = ( "day" | "days" )
+                     | ( "week" | "weeks" ) "on" week-day { sep week-day }
+                     | weekday { sep weekday }                            (* every monday and friday *)
+                     | "weekday" | "weekdays"                             (* monday to friday *)
+                     | ( "month" | "months" ) "on" month-day { sep month-day }
+                     | ( "year" | "years" ) "on" year-day ;
+        modifier     = "at" time-spec | "for" count unit | "until" date | "starting" start | zone ;
+
+        week-day     = [ "the" ] ( weekday | "first" "day" | "last" "day"
+                                 | "weekend" "start" "day" | "weekend" "end" "day" ) ;
+        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth ) | "day" number ;
+        year-day     = [ "the" ] ( "first" | "last" ) "day" [ "of" "the" "year" ]
+                     | month-name day-number | day-number month-name
+                     | month-day "of" month-name ;                        (* the first friday of march *)
+
+        time-spec    = time | [ "a" ] "random" "time" "between" time "and" time ;
+        time         = H ":" MM [ ":" SS ]                                (* 24-hour: 9:00, 20:15, 07:30:15 *)
+                     | H [ ":" MM ] ( "am" | "pm" )                       (* 8pm, 8:15am, 8 pm *)
+                     | "noon" | "midnight" ;
+        start        = "today" | "tomorrow" | ( "this" | "next" ) ( "week" | "month" | "year" ) | date ;
+        zone         = "in" iana-zone-name ;                              (* in Europe/Berlin *)
+        date         = YYYY "-" MM "-" DD ;
+        count        = positive-integer | "other" ;                       (* every other day = every 2 days *)
+        ordinal      = "first" | "second" | "third" | "fourth" | "fifth" | "last" | "1st" | … | "5th" ;
+        nth          = "1st" | "2nd" | "3rd" | "4th" … "31st" ;
+        weekday      = "monday" | "mon" | … | "sunday" | "sun" ;
+        unit         = clock-unit | "day(s)" | "week(s)" | "month(s)" | "year(s)" ;
+        clock-unit   = "second(s)" | "sec(s)" | "minute(s)" | "min(s)" | "hour(s)" ;
+        sep          = "," | "and" | "," "and" ;
+        ```
+
+        Examples:
+          chime next --every "every month on the first friday at 20:15"
+          chime next --every "every day at 9:00 for 50 days"
+          chime next --every "every monday, wednesday and friday at 8:15am"
+          chime next --every "every year on the first friday of march at 9:00"
+          chime next --every "every day at a random time between 15:00 and 19:00"
+          chime next --every "every other day at 6:00 for 1 week"
+          chime next --every "tomorrow at 20:15"
+          chime next --every "in 10 minutes"
+
+        Days that do not exist are skipped (every month on the 31st fires in months
+        with 31 days). `for N units` counts whole periods; `until DATE` includes that
+        day. Without `in ZONE` a rule follows the system zone. What each word means,
+        with more examples: rule-phrases.md, installed with chime's documentation.
+        """
+
+    static let hintsText = """
+        HINTS (chime send -h TYPE:NAME:VALUE, repeatable, as notify-send takes them)
+
+        TYPE is string, int, double, byte or boolean (also bool):
+          chime send -h string:x-dunst-stack-tag:volume -h int:value:50 "Volume 50%"
+          chime send -h boolean:resident:true "Build finished"
+          chime send -h string:desktop-entry:org.gnome.Calendar "Meeting at 10"
+
+        The hints the specification names (an option that sets one too wins over -h):
+          urgency          byte 0, 1 or 2; also -u low|normal|critical
+          category         string, e.g. email.arrived; also -c, which also adds the
+                           actions of your category of actions by that id
+          desktop-entry    string, the app's desktop file name without .desktop
+          sound-name       string, a sound theme name such as message-new-instant
+          transient        boolean; also -e
+          resident, suppress-sound, action-icons   boolean
+          image-path, sound-file                   string
+          x, y             int, where the popup should appear
+        Other names (x-dunst-stack-tag, value, x-kde-…) go to the server as they are;
+        what each server does with them is up to the server.
+        """
+
+    static let actionsText = """
+        ACTIONS (chime send -A KEY=LABEL, repeatable)
+
+        A button: KEY is what is reported when it is chosen, LABEL is shown.
+        -A LABEL alone is keyed by its position (0, 1, …). With -w, chime send prints
+        the key of each action chosen until the notification closes.
+
+        Built-in verbs, carried out by chimed itself, with no app running:
+          stop-repeat       the item fires no more; its pending snoozes go too
+          snooze            the notification comes back in 10 minutes, with the same
+                            buttons, replacing its own popup
+          snooze:DURATION   the same after DURATION (snooze:10m, snooze:1h30m)
+          skip-next         the next occurrence is skipped (recorded as missed)
+          dismiss           the popup is closed
+        For example:
+          chime send --every "every day at 9:00" -A stop-repeat="Stop Repeat" \\
+            -A snooze:10m="Snooze 10 min" "Pizza Time"
+          chime snooze 12 15m       the same as Snooze on item 12's latest popup
+
+        A category of actions, declared in a group file ([category.NAME]), adds its
+        buttons to each notification of an entry that names it (category = "NAME"),
+        and to chime send -c NAME. Every action is recorded in chime history.
+        """
+
+    static let exitCodesText = """
+        EXIT STATUS (every chime command)
+
+          0  success
+          1  chimed or the bus failed: chimed is not running (start it with
+             `systemctl --user start chimed`), no session bus, or chimed could not
+             store the change (nothing changed)
+          2  bad input: an unknown option, a missing or malformed value, a time in
+             the past, or a request chimed refuses (a rule that cannot be read or
+             never fires, a group from a file in the groups folder, a group that is
+             turned off, too many items)
+          3  not found: no such item or group (chime cancel, snooze, remove, group);
+             for chime next, a rule that never fires
+
+        An error is one line on stderr, starting with `chime: `, that says what to do.
+        """
+}
