@@ -95,6 +95,15 @@ let package = Package(
             dependencies: ["ChimeKit", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/DailyQuote"
         ),
+        // Whole-system figures: bash scripts/bench [--quick]
+        .executableTarget(
+            name: "chime-bench",
+            dependencies: [
+                "ChimeKit", "ChimeProtocol", "DBusKit", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/System"
+        ),
         // README's ChimeKit example: swift run FirstFriday
         .executableTarget(name: "FirstFriday", dependencies: ["ChimeKit"], path: "Examples/FirstFriday"),
         .executableTarget(

@@ -21,3 +21,6 @@ bash Tests/system/systemd-service.sh
 
 echo "== fuzzing the rule parsers briefly"
 bash scripts/fuzz.sh 10
+
+echo "== quick benchmarks against the recorded baseline"
+bash scripts/bench --quick

@@ -1,0 +1,482 @@
+import ArgumentParser
+import ChimeKit
+import ChimeProtocol
+import DBusKit
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Whole-system figures for chimed on a private bus: delivery lateness against the machine's floor and a
+/// systemd timer, idle cost, scale, API throughput against Peer.Ping, and the time engine against
+/// python-dateutil and systemd-analyze. Prints a table and a JSON summary.
+@main
+struct ChimeBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chime-bench",
+        abstract: "Measures chimed on a private bus (run through scripts/bench).")
+
+    @Flag(help: "Smaller sizes and shorter windows (under two minutes), as CI runs it.")
+    var quick = false
+
+    @Option(help: ArgumentHelp("Also write the JSON summary to this file.", valueName: "FILE"))
+    var json: String?
+
+    @Flag(help: "Leave out the systemd timer peer (it needs root and systemd).")
+    var noSystemd = false
+
+    @Option(help: ArgumentHelp("Compare the ratios with this baseline; exit 1 on a regression.", valueName: "FILE"))
+    var baseline: String?
+
+    func run() async throws {
+        let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        var report = Report(mode: quick ? "quick" : "full")
+        report.machine = Machine.describe()
+        let sizes = Sizes(quick: quick)
+        print("chime-bench (\(report.mode)): \(report.machine)\n")
+
+        // 1. The floor: an absolute-deadline timer loop, nothing else.
+        report.floor = Percentiles(seconds: floorLateness(count: sizes.dueItems, spacing: sizes.spacing))
+        print(row("floor: clock_nanosleep(TIMER_ABSTIME)", report.floor!.text))
+
+        let bus = try await TestBus.start()
+        var chimed: ChimedProcess?
+        var server: RecordingServer?
+        do {
+            server = try await RecordingServer.start(on: bus)
+            try Self.writeSettings(in: bus.directory)
+            chimed = try await ChimedProcess.start(
+                binary: binaries.appendingPathComponent("chimed").path, bus: bus, directory: bus.directory,
+                logLevel: ProcessInfo.processInfo.environment["CHIME_BENCH_LOG"] ?? "warning")
+            try await Self.allow(appID: "chime-bench", chime: binaries.appendingPathComponent("chime").path, bus: bus)
+            let client = try await ChimeClient.connect(.bus(bus.address))
+            defer { client.close() }
+
+            // 2. Load the active entries (far ahead, spread over years), then measure idle cost.
+            let loadStart = Clock.monotonic()
+            try await Self.load(client, groups: sizes.activeEntries / 10_000, entriesPerGroup: 10_000, prefix: "active")
+            report.loadSeconds = Clock.monotonic() - loadStart
+            print(
+                row(
+                    "load \(sizes.activeEntries) entries (Reschedule, 10k per group)",
+                    String(format: "%.2f s", report.loadSeconds!)))
+            let before = chimed!.activity
+            try await Task.sleep(for: .seconds(sizes.idleSeconds))
+            let idle = chimed!.activity.since(before)
+            report.idle = Idle(
+                seconds: sizes.idleSeconds, contextSwitches: idle.contextSwitches,
+                cpuMilliseconds: idle.cpuMilliseconds)
+            print(row("idle \(sizes.idleSeconds) s with \(sizes.activeEntries) entries", report.idle!.text))
+
+            // 3. Lateness: items due at known instants, received by the recording server.
+            report.lateness = Percentiles(
+                seconds: try await Self.lateness(client, server: server!, count: sizes.dueItems, spacing: sizes.spacing)
+            )
+            print(row("chimed: Schedule → Notify received", report.lateness!.text))
+
+            // 4. Throughput: Schedule calls (durable before the reply) against the bus's own Ping.
+            report.throughput = try await Self.throughput(bus: bus, seconds: sizes.throughputSeconds)
+            print(row("Peer.Ping to the bus, 1 client", String(format: "%.0f calls/s", report.throughput!.ping)))
+            print(
+                row(
+                    "Schedule, 1 client",
+                    String(
+                        format: "%.0f calls/s (%.0f%% of Ping)", report.throughput!.schedule1,
+                        100 * report.throughput!.schedule1 / report.throughput!.ping)))
+            print(
+                row(
+                    "Schedule, 8 clients",
+                    String(
+                        format: "%.0f calls/s (%.0f%% of Ping)", report.throughput!.schedule8,
+                        100 * report.throughput!.schedule8 / report.throughput!.ping)))
+
+            // 5. The systemd timer peer.
+            if !noSystemd && !quick {
+                if let peer = try await SystemdPeer.lateness(
+                    bus: bus, server: server!, count: sizes.peerItems, spacing: sizes.spacing)
+                {
+                    report.systemdTimer = Percentiles(seconds: peer)
+                    print(row("systemd timer (AccuracySec=1us) → gdbus Notify", report.systemdTimer!.text))
+                } else {
+                    print(row("systemd timer", "skipped: needs root and systemd"))
+                }
+            }
+        } catch {
+            if let chimed { print("chimed said:\n" + chimed.process.stderr.suffix(4000)) }
+            await chimed?.stop()
+            server?.close()
+            await bus.stop()
+            throw error
+        }
+        await chimed?.stop()
+        server?.close()
+        await bus.stop()
+
+        // 6. Scale, on a chimed of its own.
+        report.scale = try await Self.scale(binaries: binaries, groups: sizes.scaleGroups, entriesPerGroup: 1000)
+        print(row("scale: \(report.scale!.entries) entries in \(sizes.scaleGroups) groups", report.scale!.text))
+
+        // 7. The time engine.
+        report.timeEngine = try Self.timeEngine(binaries: binaries, iterations: sizes.calendarIterations)
+        print(row("time engine", report.timeEngine!.text))
+
+        let data = try JSONEncoder.sorted.encode(report)
+        print("\n" + String(decoding: data, as: UTF8.self))
+        if let json { try data.write(to: URL(fileURLWithPath: json)) }
+        if let baseline { try Self.compare(report, baseline: baseline) }
+    }
+
+    func row(_ label: String, _ value: String) -> String {
+        label.padding(toLength: 52, withPad: " ", startingAt: 0) + value
+    }
+
+    /// Lateness of an absolute-deadline timer: the best this machine does.
+    func floorLateness(count: Int, spacing: Double) -> [Double] {
+        let start = Clock.realtime() + 0.05
+        return (0..<count).map { k in
+            let deadline = start + Double(k) * spacing
+            Clock.sleep(until: deadline)
+            return Clock.realtime() - deadline
+        }
+    }
+
+    static func writeSettings(in directory: URL) throws {
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("groups"), withIntermediateDirectories: true)
+        try """
+        [flood]
+        rate = 1000
+        burst = 10000
+
+        [limits]
+        entries-per-app = 10000000
+        calls-per-second = 100000
+        call-burst = 100000
+        """.write(to: directory.appendingPathComponent("chime.toml"), atomically: true, encoding: .utf8)
+    }
+
+    static func allow(appID: String, chime: String, bus: TestBus) async throws {
+        let process = try ManagedProcess(
+            chime, ["app", "allow", appID], environment: bus.environment, directory: bus.directory)
+        guard await process.waitForExit(timeout: .seconds(30)) == 0 else {
+            throw BenchFailure("chime app allow failed: \(process.stderr)")
+        }
+    }
+
+    /// `groups` groups of `entriesPerGroup` one-offs far ahead, each group in one Reschedule.
+    static func load(_ client: ChimeClient, groups: Int, entriesPerGroup: Int, prefix: String) async throws {
+        let base = Date(timeIntervalSince1970: 1_924_992_000)  // 2031
+        for g in 0..<groups {
+            let entries = (0..<entriesPerGroup).map { e in
+                TimelineEntry(
+                    id: "e\(e)", trigger: .at(base.addingTimeInterval(Double(g * entriesPerGroup + e) * 60)),
+                    content: .fixed(NotificationContent(summary: "\(prefix) \(g).\(e)")))
+            }
+            try await client.reschedule(TimelineGroup(id: "\(prefix)-\(g)", entries: entries))
+        }
+    }
+
+    /// Schedules `count` one-offs `spacing` apart and returns each one's lateness at the server.
+    static func lateness(_ client: ChimeClient, server: RecordingServer, count: Int, spacing: Double) async throws
+        -> [Double]
+    {
+        let start = Clock.realtime() + 1 + Double(count) * 0.003
+        for k in 0..<count {
+            _ = try await client.schedule(
+                NotificationContent(summary: "due \(k)"), at: Date(timeIntervalSince1970: start + Double(k) * spacing))
+        }
+        let deadline = Clock.monotonic() + (start - Clock.realtime()) + Double(count) * spacing + 10
+        while (0..<count).contains(where: { server.arrival(of: "due \($0)") == nil }), Clock.monotonic() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try (0..<count).map { k in
+            guard let arrival = server.arrival(of: "due \(k)") else { throw BenchFailure("item \(k) never arrived") }
+            return arrival - (start + Double(k) * spacing)
+        }
+    }
+
+    static func throughput(bus: TestBus, seconds: Double) async throws -> Throughput {
+        func rate(clients: Int, _ call: @escaping @Sendable (DBusConnection, Int) async throws -> Void) async throws
+            -> Double
+        {
+            var connections: [DBusConnection] = []
+            for _ in 0..<clients { connections.append(try await bus.connect()) }
+            defer { for c in connections { c.close() } }
+            let end = Clock.monotonic() + seconds
+            let started = Clock.monotonic()
+            let total = try await withThrowingTaskGroup(of: Int.self) { group in
+                for connection in connections {
+                    group.addTask {
+                        var n = 0
+                        while Clock.monotonic() < end {
+                            try await call(connection, n)
+                            n += 1
+                        }
+                        return n
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            return Double(total) / (Clock.monotonic() - started)
+        }
+        let ping = try await rate(clients: 1) { connection, _ in
+            _ = try await connection.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer",
+                member: "Ping", [])
+        }
+        let far = Date(timeIntervalSince1970: 1_956_528_000)  // 2032
+        let content = ContentWire.encode(NotificationContent(summary: "throughput"))
+        let schedule: @Sendable (DBusConnection, Int) async throws -> Void = { connection, n in
+            _ = try await connection.call(
+                destination: ChimeBus.name, path: ChimeBus.path, interface: ChimeBus.interface, member: "Schedule",
+                [content, TriggerWire(at: far.addingTimeInterval(Double(n))).encoded])
+        }
+        return Throughput(
+            ping: ping, schedule1: try await rate(clients: 1, schedule), schedule8: try await rate(clients: 8, schedule)
+        )
+    }
+
+    static func scale(binaries: URL, groups: Int, entriesPerGroup: Int) async throws -> Scale {
+        let bus = try await TestBus.start()
+        var chimed: ChimedProcess?
+        do {
+            try writeSettings(in: bus.directory)
+            let binary = binaries.appendingPathComponent("chimed").path
+            chimed = try await ChimedProcess.start(binary: binary, bus: bus, directory: bus.directory)
+            try await allow(appID: "chime-bench", chime: binaries.appendingPathComponent("chime").path, bus: bus)
+            var client = try await ChimeClient.connect(.bus(bus.address))
+            let loadStart = Clock.monotonic()
+            try await load(client, groups: groups, entriesPerGroup: entriesPerGroup, prefix: "scale")
+            let load = Clock.monotonic() - loadStart
+            let rssLoaded = chimed!.residentBytes
+            client.close()
+            await chimed!.stop()
+            chimed = try await ChimedProcess.start(binary: binary, bus: bus, directory: bus.directory)
+            let ready = chimed!.readySeconds
+            let rssRestarted = chimed!.residentBytes
+            client = try await ChimeClient.connect(.bus(bus.address))
+            defer { client.close() }
+            // One 10,000-entry group: added, then replaced with one entry changed.
+            let base = Date(timeIntervalSince1970: 1_988_150_400)  // 2033
+            var entries = (0..<10_000).map { e in
+                TimelineEntry(
+                    id: "e\(e)", trigger: .at(base.addingTimeInterval(Double(e) * 60)),
+                    content: .fixed(NotificationContent(summary: "big \(e)")))
+            }
+            var t = Clock.monotonic()
+            try await client.reschedule(TimelineGroup(id: "big", entries: entries))
+            let add = Clock.monotonic() - t
+            entries[5000].content = .fixed(NotificationContent(summary: "big changed"))
+            t = Clock.monotonic()
+            try await client.reschedule(TimelineGroup(id: "big", entries: entries))
+            let replace = Clock.monotonic() - t
+            let result = Scale(
+                entries: groups * entriesPerGroup, loadSeconds: load, rssLoadedMB: Double(rssLoaded) / 1_048_576,
+                rssRestartedMB: Double(rssRestarted) / 1_048_576,
+                databaseMB: Double(folderSize(bus.directory.appendingPathComponent("state").path)) / 1_048_576,
+                readySeconds: ready, reschedule10kAddSeconds: add, reschedule10kReplaceSeconds: replace)
+            await chimed!.stop()
+            await bus.stop()
+            return result
+        } catch {
+            await chimed?.stop()
+            await bus.stop()
+            throw error
+        }
+    }
+
+    static func timeEngine(binaries: URL, iterations: Int) throws -> TimeEngine {
+        let expressions = ["Mon..Fri *-*-* 09:00", "*-*-01 00:00:00", "Sat *-*-1..7 18:00", "*:0/15"]
+        func wall(_ executable: String, _ arguments: [String]) throws -> Double {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            let start = Clock.monotonic()
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw BenchFailure("\(executable) \(arguments.joined(separator: " ")) failed")
+            }
+            return Clock.monotonic() - start
+        }
+        var chime = 0.0
+        var systemd = 0.0
+        for expression in expressions {
+            chime += try wall(
+                binaries.appendingPathComponent("chime").path,
+                ["next", "--on-calendar", expression, "--count", "\(iterations)", "--after", "2026-11-22T00:00:00"])
+            systemd += try wall(
+                "/usr/bin/systemd-analyze",
+                ["calendar", "--iterations=\(iterations)", "--base-time=2026-11-22 00:00:00", expression])
+        }
+        // The RRULE comparison with python-dateutil is the time-engine benchmark's last line.
+        let engine = Process()
+        engine.executableURL = binaries.appendingPathComponent("time-engine-benchmark")
+        let pipe = Pipe()
+        engine.standardOutput = pipe
+        try engine.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        engine.waitUntilExit()
+        let last = output.split(separator: "\n").last.map(String.init) ?? "{}"
+        let summary = (try? JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any] ?? [:]
+        return TimeEngine(
+            iterations: iterations, expressions: expressions.count, chimeNextSeconds: chime,
+            systemdAnalyzeSeconds: systemd,
+            dateutilOverChimeCore: (summary["rrule_set"] as? [String: Any])?["ratio"] as? Double ?? .nan)
+    }
+
+    /// Fails when a ratio is worse than the baseline by more than its tolerance.
+    static func compare(_ report: Report, baseline path: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let base = try JSONDecoder().decode(Baseline.self, from: data)
+        var regressions: [String] = []
+        for (name, value) in report.ratios {
+            guard let limit = base.ratios[name] else { continue }
+            let worse =
+                limit.lowerIsBetter ? value > limit.value * base.tolerance : value < limit.value / base.tolerance
+            let verdict = worse ? "REGRESSION" : "ok"
+            print(
+                String(
+                    format: "baseline %@: %.3f (baseline %.3f, tolerance %.1fx) %@", name, value, limit.value,
+                    base.tolerance, verdict))
+            if worse { regressions.append(name) }
+        }
+        if !regressions.isEmpty {
+            throw BenchFailure("regressed beyond the baseline: \(regressions.joined(separator: ", "))")
+        }
+    }
+}
+
+struct Sizes {
+    var activeEntries: Int
+    var dueItems: Int
+    var peerItems: Int
+    var spacing: Double
+    var idleSeconds: Double
+    var throughputSeconds: Double
+    var scaleGroups: Int
+    var calendarIterations: Int
+
+    init(quick: Bool) {
+        activeEntries = quick ? 10_000 : 100_000
+        dueItems = quick ? 200 : 1000
+        peerItems = 200
+        spacing = 0.01
+        idleSeconds = quick ? 10 : 60
+        throughputSeconds = quick ? 2 : 5
+        scaleGroups = quick ? 100 : 1000
+        calendarIterations = 10_000
+    }
+}
+
+struct Report: Codable {
+    var mode: String
+    var machine = ""
+    var floor: Percentiles?
+    var lateness: Percentiles?
+    var systemdTimer: Percentiles?
+    var loadSeconds: Double?
+    var idle: Idle?
+    var throughput: Throughput?
+    var scale: Scale?
+    var timeEngine: TimeEngine?
+
+    init(mode: String) { self.mode = mode }
+
+    /// The figures the baseline holds, as ratios to what the same run measured of the machine (so they do
+    /// not drift with the machine's speed) or as counts.
+    var ratios: [String: Double] {
+        var result: [String: Double] = [:]
+        if let lateness, let floor { result["lateness-p99-over-floor-p99"] = lateness.p99 / floor.p99 }
+        if let throughput {
+            result["schedule-1-over-ping"] = throughput.schedule1 / throughput.ping
+            result["schedule-8-over-ping"] = throughput.schedule8 / throughput.ping
+        }
+        if let idle { result["idle-wakeups-per-minute"] = Double(idle.contextSwitches) * 60 / idle.seconds }
+        if let timeEngine {
+            result["chime-next-over-systemd-analyze"] = timeEngine.chimeNextSeconds / timeEngine.systemdAnalyzeSeconds
+        }
+        return result
+    }
+}
+
+struct Idle: Codable {
+    var seconds: Double
+    var contextSwitches: Int
+    var cpuMilliseconds: Double
+    var text: String {
+        String(format: "%d context switches, %.1f ms CPU", contextSwitches, cpuMilliseconds)
+    }
+}
+
+struct Throughput: Codable {
+    var ping: Double
+    var schedule1: Double
+    var schedule8: Double
+}
+
+struct Scale: Codable {
+    var entries: Int
+    var loadSeconds: Double
+    var rssLoadedMB: Double
+    var rssRestartedMB: Double
+    var databaseMB: Double
+    var readySeconds: Double
+    var reschedule10kAddSeconds: Double
+    var reschedule10kReplaceSeconds: Double
+    var text: String {
+        String(
+            format:
+                "READY %.2f s, RSS %.0f MB (after load %.0f MB), db %.0f MB, 10k group add %.0f ms, replace %.0f ms",
+            readySeconds, rssRestartedMB, rssLoadedMB, databaseMB, reschedule10kAddSeconds * 1000,
+            reschedule10kReplaceSeconds * 1000)
+    }
+}
+
+struct TimeEngine: Codable {
+    var iterations: Int
+    var expressions: Int
+    var chimeNextSeconds: Double
+    var systemdAnalyzeSeconds: Double
+    var dateutilOverChimeCore: Double
+    var text: String {
+        String(
+            format: "chime next %.2f s vs systemd-analyze %.2f s (%d × %d); dateutil/ChimeCore %.1fx",
+            chimeNextSeconds, systemdAnalyzeSeconds, expressions, iterations, dateutilOverChimeCore)
+    }
+}
+
+struct Baseline: Codable {
+    struct Limit: Codable {
+        var value: Double
+        var lowerIsBetter: Bool
+    }
+    var tolerance: Double
+    var ratios: [String: Limit]
+}
+
+enum Machine {
+    static func describe() -> String {
+        let cpu =
+            ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").split(separator: "\n")
+            .first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+            ?? "?"
+        return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu)"
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+}
