@@ -26,6 +26,27 @@ extension SchedulerStep {
         #expect(add(&s, "latest", at: t0 + 600, now: t0).1.deadline == t0 + 10)
     }
 
+    @Test func eachOwnersCountFollowsItsItemsAsTheyComeFireAndGo() {
+        var s = Scheduler()
+        func item(_ owner: String, at date: Date) -> ScheduledItem {
+            ScheduledItem(id: s.allocateID(), content: content(owner), fireDate: date, owner: owner)
+        }
+        let a1 = item("a", at: t0 + 10)
+        let a2 = item("a", at: t0 + 60)
+        let b1 = item("b", at: t0 + 20)
+        for i in [a1, a2, b1] { _ = s.add(i, now: t0) }
+        #expect(s.count(owner: "a") == 2 && s.count(owner: "b") == 1 && s.count(owner: "c") == 0)
+        _ = s.cancel(a2.id, now: t0)
+        #expect(s.count(owner: "a") == 1)
+        // A one-off that fired is gone, and so is its count.
+        let step = s.step(now: t0 + 15)
+        #expect(step.deliveredSummaries == ["a"])
+        #expect(s.count(owner: "a") == 0 && s.count(owner: "b") == 1)
+        // Replacing an item with another owner's moves the count.
+        _ = s.add(ScheduledItem(id: b1.id, content: content("a"), fireDate: t0 + 30, owner: "a"), now: t0 + 15)
+        #expect(s.count(owner: "a") == 1 && s.count(owner: "b") == 0)
+    }
+
     @Test func deliversOnlyWhatIsDueInDeadlineOrder() {
         var s = Scheduler()
         for (name, offset) in [("c", 30.0), ("a", 10), ("b", 20), ("d", 40)] {

@@ -51,9 +51,9 @@ public struct Scheduler: Sendable {
 
     private var heap = Heap<Trigger>()
     /// Pending items.
-    private(set) var items: [UInt64: ScheduledItem] = [:]
+    private(set) var items = ItemTable()
     /// Group items that are finished, or whose group is disabled: kept so a reschedule keeps their state.
-    private(set) var retired: [UInt64: ScheduledItem] = [:]
+    private(set) var retired = ItemTable()
     private var groups: [GroupKey: GroupRecord] = [:]
     /// The sequence number of each pending item's current trigger; heap entries with another are stale.
     private var liveSequence: [UInt64: UInt64] = [:]
@@ -83,8 +83,7 @@ public struct Scheduler: Sendable {
 
     /// How many items an owner has, pending and retired.
     public func count(owner: String) -> Int {
-        items.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
-            + retired.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+        items.count(owner: owner) + retired.count(owner: owner)
     }
 
     /// Whether `id` is pending.
