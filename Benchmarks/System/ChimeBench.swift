@@ -31,16 +31,17 @@ struct ChimeBench: AsyncParsableCommand {
     var baseline: String?
 
     func run() async throws {
-        let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        // chimed and chime are built beside this executable.
+        let binaries = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent()
         var report = Report(mode: quick ? "quick" : "full")
         report.machine = Machine.describe()
         let sizes = Sizes(quick: quick)
-        print("chime-bench (\(report.mode)): \(report.machine)\n")
+        say("chime-bench (\(report.mode)): \(report.machine)\n")
 
         // 1. The floor: an absolute-deadline timer loop, nothing else.
         report.floor = Percentiles(seconds: floorLateness(count: sizes.dueItems, spacing: sizes.spacing))
-        print(row("floor: clock_nanosleep(TIMER_ABSTIME)", report.floor!.text))
+        say(row("floor: clock_nanosleep(TIMER_ABSTIME)", report.floor!.text))
 
         let bus = try await TestBus.start()
         var chimed: ChimedProcess?
@@ -59,7 +60,7 @@ struct ChimeBench: AsyncParsableCommand {
             let loadStart = Clock.monotonic()
             try await Self.load(client, groups: sizes.activeEntries / 10_000, entriesPerGroup: 10_000, prefix: "active")
             report.loadSeconds = Clock.monotonic() - loadStart
-            print(
+            say(
                 row(
                     "load \(sizes.activeEntries) entries (Reschedule, 10k per group)",
                     String(format: "%.2f s", report.loadSeconds!)))
@@ -69,24 +70,24 @@ struct ChimeBench: AsyncParsableCommand {
             report.idle = Idle(
                 seconds: sizes.idleSeconds, contextSwitches: idle.contextSwitches,
                 cpuMilliseconds: idle.cpuMilliseconds)
-            print(row("idle \(sizes.idleSeconds) s with \(sizes.activeEntries) entries", report.idle!.text))
+            say(row("idle \(sizes.idleSeconds) s with \(sizes.activeEntries) entries", report.idle!.text))
 
             // 3. Lateness: items due at known instants, received by the recording server.
             report.lateness = Percentiles(
                 seconds: try await Self.lateness(client, server: server!, count: sizes.dueItems, spacing: sizes.spacing)
             )
-            print(row("chimed: Schedule → Notify received", report.lateness!.text))
+            say(row("chimed: Schedule → Notify received", report.lateness!.text))
 
             // 4. Throughput: Schedule calls (durable before the reply) against the bus's own Ping.
             report.throughput = try await Self.throughput(bus: bus, seconds: sizes.throughputSeconds)
-            print(row("Peer.Ping to the bus, 1 client", String(format: "%.0f calls/s", report.throughput!.ping)))
-            print(
+            say(row("Peer.Ping to the bus, 1 client", String(format: "%.0f calls/s", report.throughput!.ping)))
+            say(
                 row(
                     "Schedule, 1 client",
                     String(
                         format: "%.0f calls/s (%.0f%% of Ping)", report.throughput!.schedule1,
                         100 * report.throughput!.schedule1 / report.throughput!.ping)))
-            print(
+            say(
                 row(
                     "Schedule, 8 clients",
                     String(
@@ -99,13 +100,13 @@ struct ChimeBench: AsyncParsableCommand {
                     bus: bus, server: server!, count: sizes.peerItems, spacing: sizes.spacing)
                 {
                     report.systemdTimer = Percentiles(seconds: peer)
-                    print(row("systemd timer (AccuracySec=1us) → gdbus Notify", report.systemdTimer!.text))
+                    say(row("systemd timer (AccuracySec=1us) → gdbus Notify", report.systemdTimer!.text))
                 } else {
-                    print(row("systemd timer", "skipped: needs root and systemd"))
+                    say(row("systemd timer", "skipped: needs root and systemd"))
                 }
             }
         } catch {
-            if let chimed { print("chimed said:\n" + chimed.process.stderr.suffix(4000)) }
+            if let chimed { say("chimed said:\n" + chimed.process.stderr.suffix(4000)) }
             await chimed?.stop()
             server?.close()
             await bus.stop()
@@ -117,14 +118,14 @@ struct ChimeBench: AsyncParsableCommand {
 
         // 6. Scale, on a chimed of its own.
         report.scale = try await Self.scale(binaries: binaries, groups: sizes.scaleGroups, entriesPerGroup: 1000)
-        print(row("scale: \(report.scale!.entries) entries in \(sizes.scaleGroups) groups", report.scale!.text))
+        say(row("scale: \(report.scale!.entries) entries in \(sizes.scaleGroups) groups", report.scale!.text))
 
         // 7. The time engine.
         report.timeEngine = try Self.timeEngine(binaries: binaries, iterations: sizes.calendarIterations)
-        print(row("time engine", report.timeEngine!.text))
+        say(row("time engine", report.timeEngine!.text))
 
         let data = try JSONEncoder.sorted.encode(report)
-        print("\n" + String(decoding: data, as: UTF8.self))
+        say("\n" + String(decoding: data, as: UTF8.self))
         if let json { try data.write(to: URL(fileURLWithPath: json)) }
         if let baseline { try Self.compare(report, baseline: baseline) }
     }
@@ -341,7 +342,7 @@ struct ChimeBench: AsyncParsableCommand {
             let worse =
                 limit.lowerIsBetter ? value > limit.value * base.tolerance : value < limit.value / base.tolerance
             let verdict = worse ? "REGRESSION" : "ok"
-            print(
+            say(
                 String(
                     format: "baseline %@: %.3f (baseline %.3f, tolerance %.1fx) %@", name, value, limit.value,
                     base.tolerance, verdict))
@@ -479,4 +480,9 @@ extension JSONEncoder {
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         return encoder
     }
+}
+
+/// One line to standard output at once (print buffers when the output is a file).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

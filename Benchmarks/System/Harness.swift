@@ -145,9 +145,9 @@ final class ChimedProcess {
                 directory.appendingPathComponent("chime.toml").path, "--groups-dir",
                 directory.appendingPathComponent("groups").path,
             ], environment: environment, directory: directory)
-        guard socket.waitFor("READY=1", timeout: 600) else {
+        guard socket.waitFor("READY=1", timeout: 600, unless: { process.hasExited }) else {
             await process.stop()
-            throw BenchFailure("chimed did not report READY=1: \(process.stderr.suffix(2000))")
+            throw BenchFailure("chimed did not report READY=1: \(process.stderr.prefix(3000))")
         }
         return ChimedProcess(process: process, readySeconds: Clock.monotonic() - started)
     }
@@ -236,12 +236,12 @@ final class NotifySocket {
     }
 
     /// Waits until a datagram contains `text`.
-    func waitFor(_ text: String, timeout: Double) -> Bool {
+    func waitFor(_ text: String, timeout: Double, unless gaveUp: () -> Bool) -> Bool {
         let deadline = Clock.monotonic() + timeout
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while Clock.monotonic() < deadline {
+        while Clock.monotonic() < deadline, !gaveUp() {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let left = Int32(max(1, (deadline - Clock.monotonic()) * 1000))
+            let left = Int32(max(1, min(1, deadline - Clock.monotonic()) * 1000))
             guard poll(&poller, 1, left) > 0 else { continue }
             let n = recv(fd, &buffer, buffer.count, 0)
             if n > 0, String(decoding: buffer[0..<n], as: UTF8.self).contains(text) { return true }
