@@ -66,7 +66,9 @@ extension Daemon {
         for row in delivery.outbox where row.content == nil && !delivery.resolving.contains(row.seq) {
             resolveContent(of: row)
         }
-        guard !delivery.sending, !serverMissing, let server else { return }
+        guard !delivery.sending, !serverMissing, let server, serverOwnerKnown,
+            serverOwner == nil || serverInfoOwner == serverOwner
+        else { return }
         if delivery.plan.isEmpty {
             let ready = delivery.outbox.compactMap { row -> OutboxEntry? in
                 guard let content = row.content else { return nil }
@@ -319,6 +321,7 @@ extension Daemon {
 
     func serverOwnerChanged(_ owner: String?) {
         serverOwner = owner
+        serverOwnerKnown = true
         if let owner {
             serverMissing = false
             logger.info("notification server present", metadata: ["owner": "\(owner)"])
@@ -327,6 +330,8 @@ extension Daemon {
         } else {
             logger.info("no notification server on the bus")
             announceServerProperties()
+            // Without an owner a Notify either finds none (and everything is kept) or starts one.
+            pump()
         }
     }
 

@@ -67,6 +67,11 @@ public final class Daemon: Service, @unchecked Sendable {
     /// Set when Notify found no server; cleared when one appears. While set, due notifications wait
     /// without another futile call (which could also try to auto-start a server again and again).
     var serverMissing = false
+    /// Whether the first answer about the server's owner came; until then nothing is sent.
+    var serverOwnerKnown = false
+    /// The server owner whose name and capabilities `serverInfo` holds. A notification waits until the
+    /// present server's are known: whether its body is markup decides how the body is sent.
+    var serverInfoOwner: String?
     var delivery: DeliveryState
     var groupSources: [GroupKey: GroupSource] = [:]
     var random = SystemRandomNumberGenerator()
