@@ -41,6 +41,14 @@ struct DeliveryState {
         /// A row, with the content as it is sent (actions of its category added) and what was left out.
         case single(OutboxRecord, NotificationContent, String?)
         case digest(Digest, [OutboxRecord])
+
+        /// The outbox rows this notification stands for.
+        var rows: [OutboxRecord] {
+            switch self {
+            case .single(let row, _, _): [row]
+            case .digest(_, let rows): rows
+            }
+        }
     }
 
     init(settings: DaemonSettings, now: Date) {
@@ -93,19 +101,30 @@ extension Daemon {
         let next = delivery.plan.removeFirst()
         delivery.sending = true
         let content: NotificationContent
-        var replacesID: UInt32 = 0
+        let replacesID: UInt32
         switch next {
         case .single(let row, let presented, _):
             content = presented
             replacesID = row.replacesID ?? 0
-        case .digest(let digest, _): content = digest.content
+        case .digest(let digest, _):
+            content = digest.content
+            replacesID = 0
         }
-        Task {
-            do throws(DBusError) {
-                let id = try await server.notify(content, replacesID: replacesID)
-                queue.async { self.sent(next, notificationID: id) }
-            } catch {
-                queue.async { self.sendFailed(next, error: error) }
+        let now = clock.now()
+        // Stored before the call: a row still marked at the next start was being sent when chimed stopped.
+        persist({ try $0.sending(next.rows, now: now) }) { [weak self] result in
+            guard let self else { return }
+            if case .failure(let error) = result {
+                // Showing it matters more; only a crash before its delivery is stored could show it twice.
+                self.logger.error("cannot mark a notification as being sent: \(error)")
+            }
+            Task {
+                do throws(DBusError) {
+                    let id = try await server.notify(content, replacesID: replacesID)
+                    self.queue.async { self.sent(next, notificationID: id) }
+                } catch {
+                    self.queue.async { self.sendFailed(next, error: error) }
+                }
             }
         }
     }
@@ -113,49 +132,31 @@ extension Daemon {
     private func sent(_ notification: DeliveryState.Notification, notificationID: UInt32) {
         delivery.sending = false
         let now = clock.now()
-        let rows: [OutboxRecord]
+        let rows = notification.rows
         let digestName: String?
         var shown: ShownNotification?
         var note: String?
         switch notification {
         case .single(let row, let content, let leftOut):
-            rows = [row]
             digestName = nil
             note = leftOut
-            logger.info(
-                "delivered \"\(content.summary)\"",
-                metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
             if row.kind == .occurrence {
                 let item = scheduler.item(row.itemID)
-                let until = row.endDate.flatMap { $0 > now ? $0 : nil }
-                let record = ShownNotification(
+                shown = ShownNotification(
                     notificationID: notificationID, itemID: row.itemID, owner: row.owner,
                     group: row.group?.id, entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
-                    content: content, occurrence: row.occurrence, until: until)
-                shown = record
-                delivery.remember(record)
-                if let until {
-                    scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
-                    arm(scheduler.nextDeadline)
-                }
-                try? connection?.emitSignal(
-                    path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
-                    [.uint64(row.itemID), .uint32(notificationID)])
+                    content: content, occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
             }
-        case .digest(let digest, let digested):
-            rows = digested
+        case .digest(let digest, _):
             digestName =
                 switch digest.kind {
                 case .quietHours: "quiet-hours digest"
                 case .flood: "flood digest"
                 case .missed: "missed digest"
                 }
-            logger.info(
-                "delivered a \(digestName!) of \(digested.count) notifications",
-                metadata: ["notification": "\(notificationID)"])
         }
-        let delivered = Set(rows.map(\.seq))
-        delivery.outbox.removeAll { delivered.contains($0.seq) }
+        // The server's id is stored before anything else happens, so that the window in which a crash
+        // leaves the row marked as being sent is as short as it can be.
         let record = shown
         let leftOut = note
         persist({
@@ -167,6 +168,29 @@ extension Daemon {
                 self?.logger.error("cannot record a delivery: \(error)")
             }
         }
+        switch notification {
+        case .single(let row, let content, _):
+            let again = row.sentBeforeRestart ? " again (chimed had stopped while sending it)" : ""
+            logger.info(
+                "delivered \"\(content.summary)\"\(again)",
+                metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
+            if let record {
+                delivery.remember(record)
+                if let until = record.until {
+                    scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
+                    arm(scheduler.nextDeadline)
+                }
+                try? connection?.emitSignal(
+                    path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
+                    [.uint64(row.itemID), .uint32(notificationID)])
+            }
+        case .digest(_, let digested):
+            logger.info(
+                "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
+                metadata: ["notification": "\(notificationID)"])
+        }
+        let delivered = Set(rows.map(\.seq))
+        delivery.outbox.removeAll { delivered.contains($0.seq) }
         notifier.status(statusLine())
         pump()
     }
@@ -181,11 +205,7 @@ extension Daemon {
             notifier.status(statusLine())
             return
         }
-        let rows: [OutboxRecord]
-        switch notification {
-        case .single(let row, _, _): rows = [row]
-        case .digest(_, let digested): rows = digested
-        }
+        let rows = notification.rows
         logger.error("the notification server refused a notification: \(error)")
         let dropped = Set(rows.map(\.seq))
         delivery.outbox.removeAll { dropped.contains($0.seq) }

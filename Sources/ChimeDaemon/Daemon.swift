@@ -215,6 +215,13 @@ public final class Daemon: Service, @unchecked Sendable {
                     \(state.outbox.count) notifications still to deliver
                     """)
             }
+            for row in state.outbox where row.sentBeforeRestart {
+                // The server's answer never reached the disk: it may show this one already, and no id is
+                // known that the new popup could replace. It is sent again rather than risk losing it.
+                logger.notice(
+                    "a notification was being sent when chimed stopped; sending it again (it may show twice)",
+                    metadata: ["item": "\(row.itemID)"])
+            }
             perform(
                 scheduler.restore(
                     groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),

@@ -213,6 +213,17 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Marks outbox rows as being sent, before Notify is called for them. A row still marked when chimed
+    /// starts again was being sent when it stopped (`OutboxRecord.sentBeforeRestart`).
+    public func sending(_ rows: [OutboxRecord], now: Date) throws {
+        try writer.write { db in
+            for row in rows {
+                try db.execute(
+                    sql: "UPDATE outbox SET sendingUsec = ? WHERE seq = ?", arguments: [Time.usec(now), Int64(row.seq)])
+            }
+        }
+    }
+
     /// Records that outbox rows reached the server as notification `notificationID`: on their own when
     /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `shown` is
     /// remembered so that an action chosen on it, or its end date, can be acted on also after a restart.
@@ -230,9 +241,10 @@ public final class ScheduleStore: Sendable {
                         db, now, .suppressed, itemID: row.itemID,
                         detail: "in the \(digest) notification \(notificationID)")
                 } else {
+                    let again = row.sentBeforeRestart ? ", sent again after a restart (it may show twice)" : ""
                     try Self.record(
                         db, now, .delivered, itemID: row.itemID,
-                        detail: "notification \(notificationID)\(late)\(note.map { " (\($0))" } ?? "")")
+                        detail: "notification \(notificationID)\(late)\(again)\(note.map { " (\($0))" } ?? "")")
                 }
             }
             if let shown {
@@ -443,7 +455,8 @@ public final class ScheduleStore: Sendable {
             occurrence: Time.date(row["occurrenceUsec"]), number: row["number"], late: row["late"],
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date),
-            category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+            category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
+            sentBeforeRestart: (row["sendingUsec"] as Int64?) != nil)
     }
 
     static func shown(from row: Row) throws -> ShownNotification {
