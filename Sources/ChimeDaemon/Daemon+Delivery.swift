@@ -25,6 +25,8 @@ struct DeliveryState {
     /// recorded and acted on; the oldest are forgotten beyond `ScheduleStore.shownLimit`, as on disk.
     var shown: [UInt32: ShownNotification] = [:]
     var shownOrder: [UInt32] = []
+    /// Set after the server did not answer: nothing is sent before then, unless a new server appears.
+    var retryAt: Date?
 
     mutating func remember(_ notification: ShownNotification) {
         if shown.updateValue(notification, forKey: notification.notificationID) == nil {
@@ -97,7 +99,7 @@ extension Daemon {
                 + plan.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
             armGate(plan.wakeAt)
         }
-        guard !delivery.plan.isEmpty else { return }
+        guard !delivery.plan.isEmpty, delivery.retryAt == nil else { return }
         let next = delivery.plan.removeFirst()
         delivery.sending = true
         let content: NotificationContent
@@ -111,6 +113,7 @@ extension Daemon {
             replacesID = 0
         }
         let now = clock.now()
+        let owner = serverOwner
         // Stored before the call: a row still marked at the next start was being sent when chimed stopped.
         persist({ try $0.sending(next.rows, now: now) }) { [weak self] result in
             guard let self else { return }
@@ -123,7 +126,7 @@ extension Daemon {
                     let id = try await server.notify(content, replacesID: replacesID)
                     self.queue.async { self.sent(next, notificationID: id) }
                 } catch {
-                    self.queue.async { self.sendFailed(next, error: error) }
+                    self.queue.async { self.sendFailed(next, error: error, sentTo: owner) }
                 }
             }
         }
@@ -195,14 +198,41 @@ extension Daemon {
         pump()
     }
 
-    private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError) {
+    /// How long chimed waits before it sends again to a server that did not answer.
+    static let retryDelay: TimeInterval = 1
+
+    /// A Notify failed. Nothing is dropped unless the server refused the notification itself: without a
+    /// server everything waits for one; a server that did not answer (it hung, or stopped while it had
+    /// the call) gets the notification again a moment later, or its successor gets it when it appears.
+    private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError, sentTo owner: String?) {
         delivery.sending = false
         if NotificationServer.meansNoServer(error) {
+            // The bus told chimed that the server went before it answered this call, so a server owning
+            // the name now is a new one: send to it.
+            guard serverOwner == nil else {
+                delivery.plan = []
+                pump()
+                return
+            }
             // Keep everything, in order, until a server appears: nothing is lost.
             serverMissing = true
             delivery.plan = []
             for row in delivery.outbox { reportKept(row, reason: "no notification server on the bus (\(error.name))") }
             notifier.status(statusLine())
+            return
+        }
+        if error.is(.noReply) {
+            delivery.plan = []
+            if serverOwner != nil, serverOwner == owner {
+                logger.warning(
+                    "the notification server did not answer (\(error.message)); trying again in \(Int(Self.retryDelay)) s"
+                )
+                holdDelivery(until: clock.now().addingTimeInterval(Self.retryDelay))
+            } else {
+                logger.warning(
+                    "the notification server went before it answered (\(error.message)); keeping the notification")
+                pump()
+            }
             return
         }
         let rows = notification.rows
@@ -212,6 +242,16 @@ extension Daemon {
         let now = clock.now()
         persist({ store in for row in rows { try store.failed(row, reason: error.description, now: now) } }) { _ in }
         pump()
+    }
+
+    /// Sends nothing until `deadline` (or until a new server appears).
+    private func holdDelivery(until deadline: Date) {
+        delivery.retryAt = deadline
+        queue.asyncAfter(wallDeadline: clock.wallTime(for: deadline)) { [weak self] in
+            guard let self, self.delivery.retryAt == deadline else { return }
+            self.delivery.retryAt = nil
+            self.pump()
+        }
     }
 
     /// Arms the gate's timer: plan again when quiet hours end or the flood-control bucket refills.
@@ -344,6 +384,7 @@ extension Daemon {
         serverOwnerKnown = true
         if let owner {
             serverMissing = false
+            delivery.retryAt = nil
             logger.info("notification server present", metadata: ["owner": "\(owner)"])
             learnAboutServer()
             pump()
