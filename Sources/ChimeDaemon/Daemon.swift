@@ -110,7 +110,11 @@ public final class Daemon: Service, @unchecked Sendable {
         connection.onDisconnect { [logger] in
             // Without the bus chimed can neither be reached nor deliver: exit non-zero so that the
             // service manager restarts it; the schedule is safe on disk.
-            logger.critical("lost the connection to the bus; exiting")
+            logger.critical(
+                """
+                lost the connection to the bus (the bus daemon went away); exiting with status 3 so that \
+                the service manager restarts chimed; the schedule is saved
+                """)
             exit(3)
         }
         try? await gracefulShutdown()
