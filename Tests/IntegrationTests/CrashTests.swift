@@ -77,38 +77,40 @@ import Testing
                 let restarted = try await s.startChimed(logLevel: "info")
                 s.chimed = restarted
                 runs.append(restarted)
-                let ids = Set(acknowledged.elements.map(\.id))
-                try await s.delivered.wait("round \(round): every acknowledged item was delivered") {
-                    ids.isSubset(of: Set($0.map(\.item)))
+                // Delivered means the server has it: chimed's Delivered signal is not enough, because a
+                // crash can come after the delivery was stored and before the signal went out.
+                let summaries = Set(acknowledged.elements.map(\.summary))
+                try await s.server!.notifyCalls.wait("round \(round): every acknowledged item was delivered") {
+                    summaries.isSubset(of: Set($0.compactMap(\.summary)))
                 }
             }
             #expect(unexpected.elements.isEmpty, "\(unexpected.elements.prefix(5))")
 
-            // Settled: nothing is left to deliver.
+            // Every acknowledged id is a different item, stored with what was scheduled.
+            let acks = acknowledged.elements
+            #expect(Set(acks.map(\.id)).count == acks.count, "an id was given twice")
+            var scheduled: [UInt64: String] = [:]
+            for entry in try await Self.history(s) where entry.event == "scheduled" {
+                scheduled[entry.item] = entry.summary
+            }
+            // Nothing is stuck: every item that exists (also one whose Schedule call the kill cut off)
+            // reaches the server.
+            let existing = Set(scheduled.values)
+            try await s.server!.notifyCalls.wait("every item that exists was delivered") {
+                existing.isSubset(of: Set($0.compactMap(\.summary)))
+            }
+            // chimed sends one notification at a time, so once one more is delivered, every earlier
+            // delivery is stored and nothing is left to deliver.
+            let last = try await Self.scheduleNow(s.observer, "settled")
+            try await s.delivered.wait("the last item was delivered") { $0.contains { $0.item == last } }
             let status = try await s.observer.call(
                 destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
                 member: "Status")
             #expect(BusAPITests.fields(status.first)["to-deliver"] == .uint32(0))
-
-            // Every acknowledged id is a different item, stored with what was scheduled.
-            let acks = acknowledged.elements
-            #expect(Set(acks.map(\.id)).count == acks.count, "an id was given twice")
-            let history = try await s.observer.call(
-                destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
-                member: "History", [BusAPITests.record(["limit": .uint32(100_000)])])
-            guard case .array(_, let entries)? = history.first else { throw TestFailure("History gave no list") }
-            var scheduled: [UInt64: String] = [:]
             var deliveredAgain: [UInt64: Int] = [:]
-            for entry in entries.map(BusAPITests.fields) {
-                guard case .uint64(let item)? = entry["item"], case .string(let event)? = entry["event"] else {
-                    continue
-                }
-                if event == "scheduled", case .string(let summary)? = entry["summary"] { scheduled[item] = summary }
-                if event == "delivered", case .string(let detail)? = entry["detail"],
-                    detail.contains("sent again after a restart")
-                {
-                    deliveredAgain[item, default: 0] += 1
-                }
+            for entry in try await Self.history(s)
+            where entry.event == "delivered" && entry.detail.contains("sent again after a restart") {
+                deliveredAgain[entry.item, default: 0] += 1
             }
             for ack in acks { #expect(scheduled[ack.id] == ack.summary, "item \(ack.id)") }
 
@@ -152,6 +154,32 @@ import Testing
                 notification in flight, \(repeats) of those had reached the server and showed twice
                 """)
         }
+    }
+
+    /// The test app's history, oldest last.
+    static func history(_ s: Session) async throws -> [(item: UInt64, event: String, summary: String, detail: String)] {
+        let reply = try await s.observer.call(
+            destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+            member: "History", [BusAPITests.record(["limit": .uint32(100_000)])])
+        guard case .array(_, let entries)? = reply.first else { throw TestFailure("History gave no list") }
+        return entries.map(BusAPITests.fields).compactMap { entry in
+            guard case .uint64(let item)? = entry["item"], case .string(let event)? = entry["event"] else {
+                return nil
+            }
+            var summary = ""
+            var detail = ""
+            if case .string(let text)? = entry["summary"] { summary = text }
+            if case .string(let text)? = entry["detail"] { detail = text }
+            return (item, event, summary, detail)
+        }
+    }
+
+    static func scheduleNow(_ connection: DBusConnection, _ summary: String) async throws -> UInt64 {
+        let reply = try await connection.call(
+            destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+            member: "Schedule", [BusAPITests.record(["summary": .string(summary)]), BusAPITests.empty])
+        guard case .uint64(let id)? = reply.first else { throw TestFailure("Schedule gave no id") }
+        return id
     }
 
     /// One app's stream of Schedule calls, each due within 150 ms, until `stop`. A call chimed answered is
