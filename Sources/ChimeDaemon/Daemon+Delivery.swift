@@ -208,8 +208,8 @@ extension Daemon {
         delivery.sending = false
         if NotificationServer.meansNoServer(error) {
             // The bus told chimed that the server went before it answered this call, so a server owning
-            // the name now is a new one: send to it.
-            guard serverOwner == nil else {
+            // the name now is a new one: send to it. (Not when chimed's own connection is closed.)
+            guard serverOwner == nil || error.is(.disconnected) else {
                 delivery.plan = []
                 pump()
                 return
