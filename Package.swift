@@ -134,3 +134,12 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
     ]
 )
+
+// libFuzzer targets that need package dependencies (TOMLKit is C++), only when scripts/fuzz.sh asks:
+// they have no main of their own (libFuzzer supplies it), so an ordinary build cannot link them.
+if Context.environment["CHIME_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(name: "fuzz-config", dependencies: ["ChimeConfig", "ChimeCore"], path: "Fuzz/Config"),
+        .executableTarget(name: "fuzz-dbus", dependencies: ["ChimeProtocol", "DBusKit"], path: "Fuzz/DBus"),
+    ]
+}

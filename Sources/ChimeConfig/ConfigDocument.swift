@@ -50,6 +50,12 @@ struct ConfigTable {
 /// Parses TOML text with TOMLKit and pairs every value with its line.
 enum ConfigDocument {
     static func parse(_ text: String, file: String) throws(ConfigError) -> ConfigTable {
+        // toml++ aborts on some broken syntax instead of reporting it: the syntax is checked first.
+        if let failure = TOMLSyntaxCheck.firstError(in: text) {
+            throw ConfigError(
+                file: file, line: failure.line,
+                reason: "not valid TOML: \(failure.reason); see https://toml.io for the syntax")
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

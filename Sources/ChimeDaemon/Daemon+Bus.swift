@@ -17,7 +17,13 @@ extension Daemon {
         DBusMethod(name, inputs: inputs, outputs: outputs) { [unowned self] call in
             let caller = try await self.caller(of: call)
             try self.checkRate(caller)
-            return try await body(caller, call.arguments)
+            do {
+                return try await body(caller, call.arguments)
+            } catch let error as StoreError {
+                // Every transaction is all or nothing: a failed one left the state as it was.
+                self.logger.error("\(name) failed: \(error.message)")
+                throw DBusError(name: ChimeBus.ErrorName.storage, message: "\(error.message); nothing changed")
+            }
         }
     }
 

@@ -25,6 +25,8 @@ struct DeliveryState {
     /// recorded and acted on; the oldest are forgotten beyond `ScheduleStore.shownLimit`, as on disk.
     var shown: [UInt32: ShownNotification] = [:]
     var shownOrder: [UInt32] = []
+    /// Set after the server did not answer: nothing is sent before then, unless a new server appears.
+    var retryAt: Date?
 
     mutating func remember(_ notification: ShownNotification) {
         if shown.updateValue(notification, forKey: notification.notificationID) == nil {
@@ -41,6 +43,14 @@ struct DeliveryState {
         /// A row, with the content as it is sent (actions of its category added) and what was left out.
         case single(OutboxRecord, NotificationContent, String?)
         case digest(Digest, [OutboxRecord])
+
+        /// The outbox rows this notification stands for.
+        var rows: [OutboxRecord] {
+            switch self {
+            case .single(let row, _, _): [row]
+            case .digest(_, let rows): rows
+            }
+        }
     }
 
     init(settings: DaemonSettings, now: Date) {
@@ -66,7 +76,9 @@ extension Daemon {
         for row in delivery.outbox where row.content == nil && !delivery.resolving.contains(row.seq) {
             resolveContent(of: row)
         }
-        guard !delivery.sending, !serverMissing, let server else { return }
+        guard !delivery.sending, !serverMissing, let server, serverOwnerKnown,
+            serverOwner == nil || serverInfoOwner == serverOwner
+        else { return }
         if delivery.plan.isEmpty {
             let ready = delivery.outbox.compactMap { row -> OutboxEntry? in
                 guard let content = row.content else { return nil }
@@ -87,23 +99,35 @@ extension Daemon {
                 + plan.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
             armGate(plan.wakeAt)
         }
-        guard !delivery.plan.isEmpty else { return }
+        guard !delivery.plan.isEmpty, delivery.retryAt == nil else { return }
         let next = delivery.plan.removeFirst()
         delivery.sending = true
         let content: NotificationContent
-        var replacesID: UInt32 = 0
+        let replacesID: UInt32
         switch next {
         case .single(let row, let presented, _):
             content = presented
             replacesID = row.replacesID ?? 0
-        case .digest(let digest, _): content = digest.content
+        case .digest(let digest, _):
+            content = digest.content
+            replacesID = 0
         }
-        Task {
-            do throws(DBusError) {
-                let id = try await server.notify(content, replacesID: replacesID)
-                queue.async { self.sent(next, notificationID: id) }
-            } catch {
-                queue.async { self.sendFailed(next, error: error) }
+        let now = clock.now()
+        let owner = serverOwner
+        // Stored before the call: a row still marked at the next start was being sent when chimed stopped.
+        persist({ try $0.sending(next.rows, now: now) }) { [weak self] result in
+            guard let self else { return }
+            if case .failure(let error) = result {
+                // Showing it matters more; only a crash before its delivery is stored could show it twice.
+                self.logger.error("cannot mark a notification as being sent: \(error)")
+            }
+            Task {
+                do throws(DBusError) {
+                    let id = try await server.notify(content, replacesID: replacesID)
+                    self.queue.async { self.sent(next, notificationID: id) }
+                } catch {
+                    self.queue.async { self.sendFailed(next, error: error, sentTo: owner) }
+                }
             }
         }
     }
@@ -111,49 +135,31 @@ extension Daemon {
     private func sent(_ notification: DeliveryState.Notification, notificationID: UInt32) {
         delivery.sending = false
         let now = clock.now()
-        let rows: [OutboxRecord]
+        let rows = notification.rows
         let digestName: String?
         var shown: ShownNotification?
         var note: String?
         switch notification {
         case .single(let row, let content, let leftOut):
-            rows = [row]
             digestName = nil
             note = leftOut
-            logger.info(
-                "delivered \"\(content.summary)\"",
-                metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
             if row.kind == .occurrence {
                 let item = scheduler.item(row.itemID)
-                let until = row.endDate.flatMap { $0 > now ? $0 : nil }
-                let record = ShownNotification(
+                shown = ShownNotification(
                     notificationID: notificationID, itemID: row.itemID, owner: row.owner,
                     group: row.group?.id, entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
-                    content: content, occurrence: row.occurrence, until: until)
-                shown = record
-                delivery.remember(record)
-                if let until {
-                    scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
-                    arm(scheduler.nextDeadline)
-                }
-                try? connection?.emitSignal(
-                    path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
-                    [.uint64(row.itemID), .uint32(notificationID)])
+                    content: content, occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
             }
-        case .digest(let digest, let digested):
-            rows = digested
+        case .digest(let digest, _):
             digestName =
                 switch digest.kind {
                 case .quietHours: "quiet-hours digest"
                 case .flood: "flood digest"
                 case .missed: "missed digest"
                 }
-            logger.info(
-                "delivered a \(digestName!) of \(digested.count) notifications",
-                metadata: ["notification": "\(notificationID)"])
         }
-        let delivered = Set(rows.map(\.seq))
-        delivery.outbox.removeAll { delivered.contains($0.seq) }
+        // The server's id is stored before anything else happens, so that the window in which a crash
+        // leaves the row marked as being sent is as short as it can be.
         let record = shown
         let leftOut = note
         persist({
@@ -165,13 +171,49 @@ extension Daemon {
                 self?.logger.error("cannot record a delivery: \(error)")
             }
         }
+        switch notification {
+        case .single(let row, let content, _):
+            let again = row.sentBeforeRestart ? " again (chimed had stopped while sending it)" : ""
+            logger.info(
+                "delivered \"\(content.summary)\"\(again)",
+                metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
+            if let record {
+                delivery.remember(record)
+                if let until = record.until {
+                    scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
+                    arm(scheduler.nextDeadline)
+                }
+                try? connection?.emitSignal(
+                    path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
+                    [.uint64(row.itemID), .uint32(notificationID)])
+            }
+        case .digest(_, let digested):
+            logger.info(
+                "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
+                metadata: ["notification": "\(notificationID)"])
+        }
+        let delivered = Set(rows.map(\.seq))
+        delivery.outbox.removeAll { delivered.contains($0.seq) }
         notifier.status(statusLine())
         pump()
     }
 
-    private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError) {
+    /// How long chimed waits before it sends again to a server that did not answer.
+    static let retryDelay: TimeInterval = 1
+
+    /// A Notify failed. Nothing is dropped unless the server refused the notification itself: without a
+    /// server everything waits for one; a server that did not answer (it hung, or stopped while it had
+    /// the call) gets the notification again a moment later, or its successor gets it when it appears.
+    private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError, sentTo owner: String?) {
         delivery.sending = false
         if NotificationServer.meansNoServer(error) {
+            // The bus told chimed that the server went before it answered this call, so a server owning
+            // the name now is a new one: send to it. (Not when chimed's own connection is closed.)
+            guard serverOwner == nil || error.is(.disconnected) else {
+                delivery.plan = []
+                pump()
+                return
+            }
             // Keep everything, in order, until a server appears: nothing is lost.
             serverMissing = true
             delivery.plan = []
@@ -179,17 +221,37 @@ extension Daemon {
             notifier.status(statusLine())
             return
         }
-        let rows: [OutboxRecord]
-        switch notification {
-        case .single(let row, _, _): rows = [row]
-        case .digest(_, let digested): rows = digested
+        if error.is(.noReply) {
+            delivery.plan = []
+            if serverOwner != nil, serverOwner == owner {
+                logger.warning(
+                    "the notification server did not answer (\(error.message)); trying again in \(Int(Self.retryDelay)) s"
+                )
+                holdDelivery(until: clock.now().addingTimeInterval(Self.retryDelay))
+            } else {
+                logger.warning(
+                    "the notification server went before it answered (\(error.message)); keeping the notification")
+                pump()
+            }
+            return
         }
+        let rows = notification.rows
         logger.error("the notification server refused a notification: \(error)")
         let dropped = Set(rows.map(\.seq))
         delivery.outbox.removeAll { dropped.contains($0.seq) }
         let now = clock.now()
         persist({ store in for row in rows { try store.failed(row, reason: error.description, now: now) } }) { _ in }
         pump()
+    }
+
+    /// Sends nothing until `deadline` (or until a new server appears).
+    private func holdDelivery(until deadline: Date) {
+        delivery.retryAt = deadline
+        queue.asyncAfter(wallDeadline: clock.wallTime(for: deadline)) { [weak self] in
+            guard let self, self.delivery.retryAt == deadline else { return }
+            self.delivery.retryAt = nil
+            self.pump()
+        }
     }
 
     /// Arms the gate's timer: plan again when quiet hours end or the flood-control bucket refills.
@@ -319,14 +381,18 @@ extension Daemon {
 
     func serverOwnerChanged(_ owner: String?) {
         serverOwner = owner
+        serverOwnerKnown = true
         if let owner {
             serverMissing = false
+            delivery.retryAt = nil
             logger.info("notification server present", metadata: ["owner": "\(owner)"])
             learnAboutServer()
             pump()
         } else {
             logger.info("no notification server on the bus")
             announceServerProperties()
+            // Without an owner a Notify either finds none (and everything is kept) or starts one.
+            pump()
         }
     }
 

@@ -55,7 +55,7 @@ extension Daemon {
             logger.error("cannot store group \(key): \(error)")
             throw DBusError(
                 name: ChimeBus.ErrorName.storage,
-                message: "chimed could not save group \(key) (\(error)); nothing changed")
+                message: "chimed could not save group \(key): \(error); nothing changed")
         }
         queue.sync {
             groupSources[key] = source

@@ -176,10 +176,15 @@ extension Daemon {
     /// Reads the server's name and capabilities when it appears.
     func learnAboutServer() {
         guard let server else { return }
+        let owner = serverOwner
         Task {
             let capabilities = (try? await server.capabilities()) ?? []
             let information = try? await server.information()
             queue.async {
+                // Another server took the name meanwhile: what it is will be asked again.
+                guard self.serverOwner == owner else { return }
+                self.serverInfoOwner = owner
+                self.server?.bodyMarkup = capabilities.contains("body-markup")
                 self.serverInfo.capabilities = capabilities
                 if let information {
                     self.serverInfo.name = information.name
@@ -191,6 +196,7 @@ extension Daemon {
                     "notification server: \(self.serverInfo.name) \(self.serverInfo.version), capabilities: \(capabilities.joined(separator: " "))"
                 )
                 self.announceServerProperties()
+                self.pump()
             }
         }
     }

@@ -171,7 +171,7 @@ extension Daemon {
             logger.error("cannot store a new item: \(error)")
             throw DBusError(
                 name: ChimeBus.ErrorName.storage,
-                message: "chimed could not save the item (\(error)); nothing was scheduled")
+                message: "chimed could not save the item: \(error); nothing was scheduled")
         }
         queue.sync {
             let kind = recurrence == nil ? "" : "repeating "

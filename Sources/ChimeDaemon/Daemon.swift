@@ -67,6 +67,11 @@ public final class Daemon: Service, @unchecked Sendable {
     /// Set when Notify found no server; cleared when one appears. While set, due notifications wait
     /// without another futile call (which could also try to auto-start a server again and again).
     var serverMissing = false
+    /// Whether the first answer about the server's owner came; until then nothing is sent.
+    var serverOwnerKnown = false
+    /// The server owner whose name and capabilities `serverInfo` holds. A notification waits until the
+    /// present server's are known: whether its body is markup decides how the body is sent.
+    var serverInfoOwner: String?
     var delivery: DeliveryState
     var groupSources: [GroupKey: GroupSource] = [:]
     var random = SystemRandomNumberGenerator()
@@ -105,7 +110,11 @@ public final class Daemon: Service, @unchecked Sendable {
         connection.onDisconnect { [logger] in
             // Without the bus chimed can neither be reached nor deliver: exit non-zero so that the
             // service manager restarts it; the schedule is safe on disk.
-            logger.critical("lost the connection to the bus; exiting")
+            logger.critical(
+                """
+                lost the connection to the bus (the bus daemon went away); exiting with status 3 so that \
+                the service manager restarts chimed; the schedule is saved
+                """)
             exit(3)
         }
         try? await gracefulShutdown()
@@ -209,6 +218,13 @@ public final class Daemon: Service, @unchecked Sendable {
                     restored \(state.items.count) items in \(state.groups.count) groups, \
                     \(state.outbox.count) notifications still to deliver
                     """)
+            }
+            for row in state.outbox where row.sentBeforeRestart {
+                // The server's answer never reached the disk: it may show this one already, and no id is
+                // known that the new popup could replace. It is sent again rather than risk losing it.
+                logger.notice(
+                    "a notification was being sent when chimed stopped; sending it again (it may show twice)",
+                    metadata: ["item": "\(row.itemID)"])
             }
             perform(
                 scheduler.restore(

@@ -14,6 +14,9 @@ public struct NotificationServer: Sendable {
     let connection: DBusConnection
     /// How long a server may take to answer before the call counts as failed.
     var callTimeout: Duration = .seconds(10)
+    /// Whether the server reads the body as markup (its capability `body-markup`): then the body's `<`,
+    /// `>` and `&` are escaped, so that text such as `<b>` is shown as written.
+    var bodyMarkup = false
 
     public init(connection: DBusConnection) {
         self.connection = connection
@@ -26,7 +29,7 @@ public struct NotificationServer: Sendable {
     public func notify(_ content: NotificationContent, replacesID: UInt32 = 0) async throws(DBusError) -> UInt32 {
         let reply = try await connection.call(
             destination: Self.name, path: Self.path, interface: Self.interface, member: "Notify",
-            Self.notifyArguments(content, replacesID: replacesID), timeout: callTimeout)
+            Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup), timeout: callTimeout)
         guard case .uint32(let id)? = reply.first else {
             throw DBusError(.failed, "the notification server answered Notify without an id")
         }
@@ -55,7 +58,7 @@ public struct NotificationServer: Sendable {
         }
     }
 
-    static func notifyArguments(_ content: NotificationContent, replacesID: UInt32) -> [DBusValue] {
+    static func notifyArguments(_ content: NotificationContent, replacesID: UInt32, bodyMarkup: Bool) -> [DBusValue] {
         var hints: [DBusDictEntry] = []
         let named: Set<String> = ["urgency", "category", "desktop-entry", "sound-name"]
         for (name, hint) in content.hints.sorted(by: { $0.key < $1.key }) where !named.contains(name) {
@@ -79,11 +82,29 @@ public struct NotificationServer: Sendable {
             .uint32(replacesID),
             .string(content.icon),
             .string(content.summary),
-            .string(content.displayedBody),
+            .string(bodyMarkup ? escapingMarkup(content.displayedBody) : content.displayedBody),
             .array(element: .string, actions),
             .dictionary(key: .string, value: .variant, hints),
             .int32(content.expireTimeout),
         ]
+    }
+
+    /// `text` with the three characters the specification's body markup gives a meaning escaped as
+    /// entities (`&amp;` first, so that an entity already in the text is shown as written, too).
+    static func escapingMarkup(_ text: String) -> String {
+        // By scalar, not by Character: "<" followed by a combining mark is one Character, and must still
+        // be escaped.
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
+            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
+            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 
     /// The server's capabilities (`actions`, `body`, `persistence`, …).

@@ -85,9 +85,13 @@ public enum ContentWire {
                         + "\(NotificationContent.maximumHints) allowed")
             }
             for entry in entries {
-                guard case .string(let name) = entry.key else { continue }
+                guard case .string(let name) = entry.key, case .variant(let value) = entry.value else { continue }
                 try fields.checkLength(name, key: "hints", maximumBytes: maximumKeyBytes)
-                switch entry.value.unwrappingVariant {
+                guard content.hints[name] == nil else {
+                    throw invalid("\(fields.what) hint \(excerpt(name)) appears twice")
+                }
+                // Exactly one variant around the value, as the specification's hints have it.
+                switch value {
                 case .string(let s):
                     try fields.checkLength(s, key: "hints", maximumBytes: WireFields.maximumStringBytes)
                     content.hints[name] = .string(s)

@@ -135,7 +135,9 @@ public struct WireFields: Sendable {
             guard case .string(let k) = entry.key, case .string(let v) = entry.value else { continue }
             try checkLength(k, key: key, maximumBytes: Self.maximumStringBytes)
             try checkLength(v, key: key, maximumBytes: Self.maximumStringBytes)
-            map[k] = v
+            guard map.updateValue(v, forKey: k) == nil else {
+                throw invalid("\(what) key \"\(key)\" gives \(excerpt(k)) twice")
+            }
         }
         return map
     }

@@ -16,6 +16,8 @@ public final class ScheduleStore: Sendable {
     public static let historyLimit = 100_000
     /// At most this many shown notifications are remembered (for their actions); older ones are dropped.
     public static let shownLimit = 10_000
+    /// How long a write waits for another process that holds the database locked, in seconds.
+    public static let busyTimeout: TimeInterval = 5
 
     /// Opens (creating when absent) the database at `path` and migrates it.
     ///
@@ -31,7 +33,7 @@ public final class ScheduleStore: Sendable {
         }
         do {
             var configuration = Configuration()
-            configuration.busyMode = .timeout(5)
+            configuration.busyMode = .timeout(Self.busyTimeout)
             writer = try DatabasePool(path: path, configuration: configuration)
             try Self.open(writer)
         } catch {
@@ -65,11 +67,72 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    // MARK: - Failures
+
+    /// Runs a write transaction. A failure of the disk or the database becomes a `StoreError` that says
+    /// what is wrong and what to do; the transaction is rolled back, so nothing of it is stored.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(updates)
+        } catch let error as DatabaseError {
+            throw failure(error)
+        }
+    }
+
+    /// Runs a read; failures as in `write`.
+    func read<T>(_ value: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.read(value)
+        } catch let error as DatabaseError {
+            throw failure(error)
+        }
+    }
+
+    /// What a database error means for the person running chimed.
+    func failure(_ error: DatabaseError) -> StoreError {
+        let file = path ?? "the in-memory database"
+        let directory = path.map { ($0 as NSString).deletingLastPathComponent } ?? file
+        let sqlite = error.message ?? "\(error.resultCode)"
+        switch error.resultCode {
+        case .SQLITE_FULL:
+            return StoreError("the disk holding \(directory) is full (\(sqlite)); free some space there")
+        case .SQLITE_READONLY:
+            return StoreError("\(file) is read-only (\(sqlite)); make \(directory) and the files in it writable")
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return StoreError(
+                "\(file) is locked by another process (chimed waited \(Int(Self.busyTimeout)) s); close the "
+                    + "program that holds it, such as an open sqlite3 shell or a backup tool")
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB:
+            return StoreError(
+                "\(file) is damaged (\(sqlite)); stop chimed and move it aside (mv \(file) \(file).broken) to start "
+                    + "with an empty schedule, or restore a backup")
+        case .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_PERM:
+            if let reason = Self.unwritable([file, file + "-wal", directory]) {
+                return StoreError(
+                    "\(file) cannot be written (\(reason)); make \(directory) and the files in it writable")
+            }
+            return StoreError("cannot write \(file) (\(sqlite)); the disk may be full or failing")
+        default:
+            return StoreError("the state database \(file) failed: \(sqlite)")
+        }
+    }
+
+    /// Why the first of `paths` that exists cannot be written (a read-only file system, an immutable
+    /// file, missing permissions), or nil when all of them can.
+    static func unwritable(_ paths: [String]) -> String? {
+        for path in paths where access(path, F_OK) == 0 {
+            if access(path, W_OK) != 0 {
+                return "\((path as NSString).lastPathComponent): \(String(cString: strerror(errno)))"
+            }
+        }
+        return nil
+    }
+
     // MARK: - Reading
 
     /// Everything chimed needs at start.
     public func load() throws -> StoredState {
-        try writer.read { db in
+        try read { db in
             let groups = try Row.fetchAll(db, sql: "SELECT owner, id, settings, source FROM timelineGroup").map {
                 row in
                 StoredGroup(
@@ -110,7 +173,7 @@ public final class ScheduleStore: Sendable {
 
     /// History, newest first.
     public func history(_ query: HistoryQuery) throws -> [HistoryEntry] {
-        try writer.read { db in
+        try read { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
             if let owner = query.owner {
@@ -155,7 +218,7 @@ public final class ScheduleStore: Sendable {
 
     /// Stores a newly scheduled item.
     public func insert(_ item: ScheduledItem, now: Date) throws {
-        try writer.write { db in
+        try write { db in
             try Self.save(item, state: "pending", in: db, now: now)
             try Self.record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
         }
@@ -163,7 +226,7 @@ public final class ScheduleStore: Sendable {
 
     /// Marks a pending item cancelled; false when it was not pending.
     public func cancel(_ id: UInt64, now: Date) throws -> Bool {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE item SET state = 'cancelled' WHERE id = ? AND state = 'pending'", arguments: [Int64(id)])
             guard db.changesCount > 0 else { return false }
@@ -178,7 +241,7 @@ public final class ScheduleStore: Sendable {
     /// sequence numbers.
     public func commit(_ step: StepRecord, now: Date) throws -> [OutboxRecord] {
         guard !step.isEmpty else { return [] }
-        return try writer.write { db in
+        return try write { db in
             for item in step.updated { try Self.save(item, state: "pending", in: db, now: now) }
             for item in step.finished {
                 try Self.save(item, state: "finished", in: db, now: now)
@@ -213,6 +276,17 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Marks outbox rows as being sent, before Notify is called for them. A row still marked when chimed
+    /// starts again was being sent when it stopped (`OutboxRecord.sentBeforeRestart`).
+    public func sending(_ rows: [OutboxRecord], now: Date) throws {
+        try write { db in
+            for row in rows {
+                try db.execute(
+                    sql: "UPDATE outbox SET sendingUsec = ? WHERE seq = ?", arguments: [Time.usec(now), Int64(row.seq)])
+            }
+        }
+    }
+
     /// Records that outbox rows reached the server as notification `notificationID`: on their own when
     /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `shown` is
     /// remembered so that an action chosen on it, or its end date, can be acted on also after a restart.
@@ -220,7 +294,7 @@ public final class ScheduleStore: Sendable {
         _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, shown: ShownNotification?,
         note: String? = nil, now: Date
     ) throws {
-        try writer.write { db in
+        try write { db in
             for row in rows {
                 try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
                 guard row.kind == .occurrence else { continue }
@@ -230,9 +304,10 @@ public final class ScheduleStore: Sendable {
                         db, now, .suppressed, itemID: row.itemID,
                         detail: "in the \(digest) notification \(notificationID)")
                 } else {
+                    let again = row.sentBeforeRestart ? ", sent again after a restart (it may show twice)" : ""
                     try Self.record(
                         db, now, .delivered, itemID: row.itemID,
-                        detail: "notification \(notificationID)\(late)\(note.map { " (\($0))" } ?? "")")
+                        detail: "notification \(notificationID)\(late)\(again)\(note.map { " (\($0))" } ?? "")")
                 }
             }
             if let shown {
@@ -253,7 +328,7 @@ public final class ScheduleStore: Sendable {
 
     /// Records that the server refused an outbox row; it is dropped so it cannot block the others.
     public func failed(_ row: OutboxRecord, reason: String, now: Date) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
             try Self.record(db, now, .failed, itemID: row.itemID, detail: reason)
         }
@@ -263,7 +338,7 @@ public final class ScheduleStore: Sendable {
     /// forgets it; false when chimed did not know it.
     @discardableResult
     public func closed(notificationID: UInt32, reason: String, now: Date) throws -> Bool {
-        try writer.write { db in
+        try write { db in
             guard
                 let itemID = try Int64.fetchOne(
                     db, sql: "SELECT itemID FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
@@ -276,7 +351,7 @@ public final class ScheduleStore: Sendable {
 
     /// Records an action chosen on an item's notification, and what chimed did with it.
     public func recordAction(itemID: UInt64, key: String, outcome: String, now: Date) throws {
-        try writer.write { db in
+        try write { db in
             try Self.record(db, now, .action, itemID: itemID, detail: "\(key): \(outcome)")
         }
     }
@@ -285,7 +360,7 @@ public final class ScheduleStore: Sendable {
 
     /// Replaces an owner's categories of actions.
     public func setCategories(_ categories: [ActionCategory], owner: String) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM category WHERE owner = ?", arguments: [owner])
             for category in categories {
                 try db.execute(
@@ -299,7 +374,7 @@ public final class ScheduleStore: Sendable {
 
     /// Stores an app's consent; nil forgets it (the app will be asked again).
     public func setConsent(_ consent: AppConsent?, app: String, now: Date) throws {
-        try writer.write { db in
+        try write { db in
             if let consent {
                 try db.execute(
                     sql: "INSERT OR REPLACE INTO appConsent (app, consent, updatedUsec) VALUES (?, ?, ?)",
@@ -312,7 +387,7 @@ public final class ScheduleStore: Sendable {
 
     /// Stores a group's authorization; nil forgets it.
     public func setAuthorization(_ status: GroupAuthorization?, group: GroupKey, now: Date) throws {
-        try writer.write { db in
+        try write { db in
             if let status {
                 try db.execute(
                     sql: """
@@ -331,7 +406,7 @@ public final class ScheduleStore: Sendable {
 
     /// Keeps an action for an app that is not there; returns it with its sequence number.
     public func queue(_ action: PendingAction) throws -> PendingAction {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO pendingAction (owner, itemID, groupID, entryID, key, userInfo, atUsec)
@@ -349,7 +424,7 @@ public final class ScheduleStore: Sendable {
 
     /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten.
     public func takeActions(owner: String) throws -> [PendingAction] {
-        try writer.write { db in
+        try write { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT * FROM pendingAction WHERE owner = ? ORDER BY seq", arguments: [owner])
             try db.execute(sql: "DELETE FROM pendingAction WHERE owner = ?", arguments: [owner])
@@ -369,7 +444,7 @@ public final class ScheduleStore: Sendable {
     public func replaceGroup(_ plan: ReschedulePlan, source: GroupSource, now: Date) throws {
         let key = plan.key
         let kinds = Dictionary(plan.changes.map { ($0.entryID, $0.kind) }, uniquingKeysWith: { a, _ in a })
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO timelineGroup (owner, id, settings, source, createdUsec, updatedUsec)
@@ -398,7 +473,7 @@ public final class ScheduleStore: Sendable {
 
     /// Removes a group and its items; false when there is no such group.
     public func removeGroup(_ key: GroupKey, now: Date) throws -> Bool {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
             guard db.changesCount > 0 else { return false }
@@ -443,7 +518,8 @@ public final class ScheduleStore: Sendable {
             occurrence: Time.date(row["occurrenceUsec"]), number: row["number"], late: row["late"],
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date),
-            category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+            category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
+            sentBeforeRestart: (row["sendingUsec"] as Int64?) != nil)
     }
 
     static func shown(from row: Row) throws -> ShownNotification {

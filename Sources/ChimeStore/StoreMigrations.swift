@@ -154,6 +154,11 @@ enum StoreMigrations {
                 t.primaryKey(["owner", "groupID"])
             }
         }
+        migrator.registerMigration("v5: notifications being sent") { db in
+            // Set just before Notify is called; the row goes when the server's answer is stored. A row still
+            // marked at start was being sent when chimed stopped: the server may or may not have it.
+            try db.alter(table: "outbox") { t in t.add(column: "sendingUsec", .integer) }
+        }
         return migrator
     }
 }

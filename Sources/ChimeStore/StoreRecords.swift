@@ -54,12 +54,16 @@ public struct OutboxRecord: Hashable, Sendable {
     public var category: String?
     /// The notification it replaces (a snooze, its own earlier popup).
     public var replacesID: UInt32?
+    /// Whether an earlier chimed had called Notify for it and stopped before the server's answer was
+    /// stored: the server may show it already, and sending it again may show it twice.
+    public var sentBeforeRestart: Bool
 
     public init(
         seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, owner: String = "", group: GroupKey?,
         occurrence: Date, number: Int, late: Bool, content: NotificationContent?, source: ContentSource? = nil,
-        endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil
+        endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil, sentBeforeRestart: Bool = false
     ) {
+        self.sentBeforeRestart = sentBeforeRestart
         self.owner = group?.owner ?? owner
         self.groupID = group?.id
         self.category = category

@@ -82,6 +82,10 @@ public struct DBusMessage: Sendable, Hashable {
 
     /// Builds a libdbus message that the caller owns (one reference).
     func encode() throws(DBusError) -> OpaquePointer {
+        let signature = DBusSignature(body.map(\.type)).description
+        guard signature.utf8.count <= 255 else {
+            throw DBusError(.invalidSignature, "the body's signature is \(signature.utf8.count) bytes, more than 255")
+        }
         for value in body { try value.validate() }
         try checkHeader()
         let type: Int32

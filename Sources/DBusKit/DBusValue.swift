@@ -51,33 +51,68 @@ public indirect enum DBusValue: Hashable, Sendable {
         }
     }
 
-    /// Checks that containers hold what their declared types say, recursively; marshalling a value
-    /// that fails this would make libdbus abort the process, so DBusKit checks first.
+    /// The most containers (arrays, dict entries, structs, variants) a value may sit in, counted from a
+    /// message's body: the specification lets arrays and structs nest 32 deep each, and libdbus holds
+    /// variants to the same total when it reads a message. The bus drops a connection that sends more.
+    public static let maximumNesting = 64
+
+    /// Checks that containers hold what their declared types say, that every signature is valid (at most
+    /// 255 bytes, arrays and structs nested at most 32 deep each) and that values nest at most
+    /// `maximumNesting` containers deep, recursively. Marshalling a value that fails this would make
+    /// libdbus abort the process, or the bus drop the connection, so DBusKit checks first.
     public func validate() throws(DBusError) {
+        try Self.checkSignature(of: type)
+        try validate(depth: 0)
+    }
+
+    private static func checkSignature(of type: DBusType) throws(DBusError) {
+        do {
+            _ = try DBusSignature(parsing: type.description)
+        } catch {
+            throw DBusError(.invalidSignature, error.description)
+        }
+    }
+
+    /// `depth`: how many containers hold this value.
+    private func validate(depth: Int) throws(DBusError) {
+        switch self {
+        case .array, .dictionary, .structure, .variant:
+            guard depth < Self.maximumNesting else {
+                throw DBusError(.invalidArgs, "values nested deeper than \(Self.maximumNesting) containers")
+            }
+        default:
+            break
+        }
         switch self {
         case .array(let element, let items):
             for item in items {
                 guard item.type == element else {
                     throw DBusError(.invalidArgs, "array of \(element) holds a value of type \(item.type)")
                 }
-                try item.validate()
+                try item.validate(depth: depth + 1)
             }
         case .dictionary(let key, let value, let entries):
             guard key.isBasic else { throw DBusError(.invalidArgs, "dictionary key type \(key) is not basic") }
+            // The array, then the dict entry, hold a key or a value.
+            if !entries.isEmpty, depth + 1 >= Self.maximumNesting {
+                throw DBusError(.invalidArgs, "values nested deeper than \(Self.maximumNesting) containers")
+            }
             for entry in entries {
                 guard entry.key.type == key, entry.value.type == value else {
                     throw DBusError(
                         .invalidArgs,
                         "dictionary a{\(key)\(value)} holds an entry of types \(entry.key.type), \(entry.value.type)")
                 }
-                try entry.key.validate()
-                try entry.value.validate()
+                try entry.key.validate(depth: depth + 2)
+                try entry.value.validate(depth: depth + 2)
             }
         case .structure(let fields):
             guard !fields.isEmpty else { throw DBusError(.invalidArgs, "a struct must hold at least one value") }
-            for field in fields { try field.validate() }
+            for field in fields { try field.validate(depth: depth + 1) }
         case .variant(let inner):
-            try inner.validate()
+            // A variant carries its own signature, with the same limits as a message's.
+            try Self.checkSignature(of: inner.type)
+            try inner.validate(depth: depth + 1)
         case .string(let s):
             guard !s.utf8.contains(0) else { throw DBusError(.invalidArgs, "a D-Bus string may not contain NUL") }
         default:

@@ -77,6 +77,8 @@ struct Chimed: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A file size limit (ulimit -f) must make a write fail, which chimed reports, not kill chimed.
+        signal(SIGXFSZ, SIG_IGN)
         let settingsPath = config ?? DaemonSettings.defaultPath()
         let settings: DaemonSettings
         do {

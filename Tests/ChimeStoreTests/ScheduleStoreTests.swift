@@ -144,6 +144,32 @@ import Testing
         #expect(try store.history(HistoryQuery(itemID: 1)).map(\.event) == [.closed, .delivered, .scheduled])
     }
 
+    @Test func aRowBeingSentWhenChimedStoppedIsKnownAtTheNextStart() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        var rows: [OutboxRecord] = []
+        do {
+            let store = try ScheduleStore(path: path)
+            for id: UInt64 in 1...2 { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
+            rows = try store.commit(
+                StepRecord(
+                    outbox: (1...2).map {
+                        OutboxRecord(
+                            itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
+                            content: item($0, "n\($0)", at: 0).content)
+                    }), now: t0)
+            try store.sending([rows[0]], now: t0)
+        }
+        // The next start: the first row was in flight, the second was not sent yet.
+        let store = try ScheduleStore(path: path)
+        let outbox = try store.load().outbox
+        #expect(outbox.map(\.sentBeforeRestart) == [true, false])
+        try store.delivered(outbox, notificationID: 4, digest: nil, shown: nil, now: t0 + 1)
+        let details = try store.history(HistoryQuery(limit: 2)).map(\.detail)
+        #expect(details == ["notification 4", "notification 4, sent again after a restart (it may show twice)"])
+        #expect(try store.load().outbox.isEmpty)
+    }
+
     @Test func aGroupIsReplacedAndRemovedWhole() throws {
         let store = try ScheduleStore()
         let key = GroupKey(owner: "org.example.App", id: "g")

@@ -91,6 +91,34 @@ import Testing
         #expect(throws: (any Error).self) { try Self.roundTrip([value]) }
     }
 
+    /// `count` variants, one inside the other, around a string.
+    static func variants(_ count: Int) -> DBusValue {
+        var value = DBusValue.string("core")
+        for _ in 0..<count { value = .variant(value) }
+        return value
+    }
+
+    @Test func variantsNestAsDeepAsLibdbusReadsAndNoDeeper() throws {
+        // 64 containers around a value is what libdbus accepts when it reads a message.
+        #expect(try Self.roundTrip([Self.variants(64)]) == [Self.variants(64)])
+        // In a record a{sv} the array and the dict entry count as well.
+        let record = DBusValue.dictionary(
+            key: .string, value: .variant, [DBusDictEntry(.string("k"), Self.variants(62))])
+        #expect(try Self.roundTrip([record]) == [record])
+        // One more, and the bus would drop the connection that sent it: refused before it is sent.
+        #expect(throws: DBusError.self) { try Self.variants(65).validate() }
+        let deeper = DBusValue.dictionary(
+            key: .string, value: .variant, [DBusDictEntry(.string("k"), Self.variants(63))])
+        #expect(throws: DBusError.self) { try deeper.validate() }
+        #expect(throws: DBusError.self) { try Self.roundTrip([.variant(Self.variants(64))]) }
+    }
+
+    @Test func aBodySignatureLongerThan255BytesIsRefused() throws {
+        let body = Array(repeating: DBusValue.structure([.byte(1), .byte(2)]), count: 64)
+        #expect(throws: DBusError.self) { try Self.roundTrip(body) }
+        #expect(try Self.roundTrip(Array(body.prefix(63))).count == 63)
+    }
+
     @Test func mistypedContainersAreRefused() {
         #expect(throws: DBusError.self) { try Self.roundTrip([.array(element: .string, [.int32(1)])]) }
         #expect(throws: DBusError.self) {

@@ -285,6 +285,30 @@ import Testing
                         element: Self.recordType,
                         Array(repeating: record(["id": .string("c"), "default": .string("dismiss")]), count: 101))
                 ], error: invalidArgument, message: "at most 100 categories"),
+            // A hint is one variant around s, i, d, y or b, and given once.
+            BadCall(
+                member: "Schedule",
+                arguments: [
+                    record(["summary": .string("x"), "hints": record(["x-k": .variant(.string("v"))])]), empty,
+                ], error: invalidArgument, message: "hint \"x-k\" has type v"),
+            BadCall(
+                member: "Schedule",
+                arguments: [
+                    .dictionary(
+                        key: .string, value: .variant,
+                        [
+                            DBusDictEntry(.string("summary"), .variant(.string("x"))),
+                            DBusDictEntry(
+                                .string("hints"),
+                                .variant(
+                                    .dictionary(
+                                        key: .string, value: .variant,
+                                        [
+                                            DBusDictEntry(.string("x-k"), .variant(.int32(1))),
+                                            DBusDictEntry(.string("x-k"), .variant(.int32(1))),
+                                        ]))),
+                        ]), empty,
+                ], error: invalidArgument, message: "hint \"x-k\" appears twice"),
             // Values out of range.
             BadCall(member: "Snooze", arguments: [.uint64(1), .uint32(0)], error: invalidArgument, message: "seconds"),
             BadCall(

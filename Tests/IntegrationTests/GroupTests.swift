@@ -206,6 +206,8 @@ import Testing
             try s.setClock(offset: 7200 + 600)
             try await calls.wait(forCount: 2, timeout: .seconds(10))
             #expect(calls.elements[1].summary == "in two hours")
+            // chimed announces a delivery after storing it: then its history has it.
+            try await s.delivered.wait("chimed delivered the second item") { $0.contains { $0.item == late } }
             let history = try await client.history(item: late)
             #expect(history.first?.event == "delivered")
             #expect(history.first?.detail?.hasSuffix(", late") == true)

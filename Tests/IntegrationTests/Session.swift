@@ -74,7 +74,12 @@ final class Session: @unchecked Sendable {
         await session.stop()
     }
 
-    var stateDirectory: String { bus.directory.appendingPathComponent("state").path }
+    /// chimed's state directory: its own, or another session's to start chimed on the same state.
+    var stateDirectory: String {
+        get { stateDirectoryOverride ?? bus.directory.appendingPathComponent("state").path }
+        set { stateDirectoryOverride = newValue }
+    }
+    private var stateDirectoryOverride: String?
     var configFile: String { bus.directory.appendingPathComponent("chime.toml").path }
     var groupsDirectory: String { bus.directory.appendingPathComponent("groups").path }
     var clockOffsetFile: String { bus.directory.appendingPathComponent("clock-offset").path }

@@ -69,6 +69,13 @@ public final class TestBus: @unchecked Sendable {
         try await owners.wait("\(name) appeared on the bus", timeout: timeout) { $0.contains { $0 != nil } }
     }
 
+    /// Kills the bus daemon (SIGKILL), as if the bus went away, and waits until it is gone; its folder
+    /// stays until `stop()`.
+    public func kill() async {
+        daemon.kill(SIGKILL)
+        _ = await daemon.waitForExit()
+    }
+
     /// Stops the bus daemon and removes its folder.
     public func stop() async {
         await daemon.stop()

@@ -1,0 +1,217 @@
+import ChimeKit
+import DBusKit
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// chimed killed (SIGKILL) at random moments while an app schedules and chimed delivers: nothing it
+/// acknowledged is lost, and nothing is shown twice except what it was sending at the moment it died.
+///
+/// The one repeat the design allows: chimed marks an outbox row as being sent before it calls Notify, and
+/// stores the server's id in the transaction that finishes the row as soon as Notify returns. A row
+/// still marked at the next start was in flight: the server may or may not have it, and there is no id
+/// its new popup could replace. chimed sends it again (logging that it may show twice) rather than lose
+/// it, so each crash can repeat at most the one notification that was in flight, once.
+@Suite(.serialized) struct CrashTests {
+    static let rounds = 20
+
+    /// An app's Schedule call that chimed answered.
+    struct Acknowledged: Sendable {
+        var id: UInt64
+        var summary: String
+    }
+
+    final class Flag: Sendable {
+        private let raised = Mutex(false)
+        var isRaised: Bool { raised.withLock { $0 } }
+        func raise() { raised.withLock { $0 = true } }
+    }
+
+    static let settings = """
+        [flood]
+        rate = 1000
+        burst = 10000
+
+        [limits]
+        calls-per-second = 100000
+        call-burst = 100000
+        """
+
+    @Test func killedAtRandomMomentsChimedKeepsWhatItAcknowledgedAndRepeatsOnlyWhatWasInFlight() async throws {
+        let seed = SplitMix64.seed(from: "CHIME_CRASH_SEED")
+        print("CrashTests: seed \(seed) (CHIME_CRASH_SEED=\(seed) replays this run)")
+        var random = SplitMix64(seed: seed)
+        try await Session.run(settings: Self.settings) { s in
+            let acknowledged = Recorder<Acknowledged>()
+            let unexpected = Recorder<String>()
+            var runs: [ManagedProcess] = [s.chimed!]
+            for round in 1...Self.rounds {
+                let chimed = runs.last!
+                let stop = Flag()
+                let workerSeeds = (0..<2).map { _ in random.next() }
+                let load = Task {
+                    await withTaskGroup(of: Void.self) { group in
+                        for (worker, workerSeed) in workerSeeds.enumerated() {
+                            group.addTask {
+                                await Self.schedule(
+                                    on: s.observer, round: round, worker: worker, seed: workerSeed, until: stop,
+                                    acknowledged: acknowledged, unexpected: unexpected)
+                            }
+                        }
+                    }
+                }
+                // The random moment: somewhere in a stream of Schedule calls and deliveries.
+                try await Task.sleep(for: .milliseconds(random.int(30...400)))
+                stop.raise()
+                chimed.kill(SIGKILL)
+                let status = await chimed.waitForExit()
+                #expect(status == 128 + SIGKILL, "round \(round): chimed was not killed")
+                await load.value
+
+                // The same state, a new chimed: everything acknowledged so far reaches the server.
+                let restarted = try await s.startChimed(logLevel: "info")
+                s.chimed = restarted
+                runs.append(restarted)
+                // Delivered means the server has it: chimed's Delivered signal is not enough, because a
+                // crash can come after the delivery was stored and before the signal went out.
+                let summaries = Set(acknowledged.elements.map(\.summary))
+                try await s.server!.notifyCalls.wait("round \(round): every acknowledged item was delivered") {
+                    summaries.isSubset(of: Set($0.compactMap(\.summary)))
+                }
+            }
+            #expect(unexpected.elements.isEmpty, "\(unexpected.elements.prefix(5))")
+
+            // Every acknowledged id is a different item, stored with what was scheduled.
+            let acks = acknowledged.elements
+            #expect(Set(acks.map(\.id)).count == acks.count, "an id was given twice")
+            var scheduled: [UInt64: String] = [:]
+            for entry in try await Self.history(s) where entry.event == "scheduled" {
+                scheduled[entry.item] = entry.summary
+            }
+            // Nothing is stuck: every item that exists (also one whose Schedule call the kill cut off)
+            // reaches the server.
+            let existing = Set(scheduled.values)
+            try await s.server!.notifyCalls.wait("every item that exists was delivered") {
+                existing.isSubset(of: Set($0.compactMap(\.summary)))
+            }
+            // chimed sends one notification at a time, so once one more is delivered, every earlier
+            // delivery is stored and nothing is left to deliver.
+            let last = try await Self.scheduleNow(s.observer, "settled")
+            try await s.delivered.wait("the last item was delivered") { $0.contains { $0.item == last } }
+            let status = try await s.observer.call(
+                destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+                member: "Status")
+            #expect(BusAPITests.fields(status.first)["to-deliver"] == .uint32(0))
+            var deliveredAgain: [UInt64: Int] = [:]
+            for entry in try await Self.history(s)
+            where entry.event == "delivered" && entry.detail.contains("sent again after a restart") {
+                deliveredAgain[entry.item, default: 0] += 1
+            }
+            for ack in acks { #expect(scheduled[ack.id] == ack.summary, "item \(ack.id)") }
+
+            // What each start found in flight, from its log: the only rows that may show twice.
+            var inFlight: [UInt64: Int] = [:]
+            for run in runs {
+                for line in run.stderr.split(separator: "\n") where line.contains("was being sent when chimed stopped")
+                {
+                    if let item = line.split(separator: " ").first(where: { $0.hasPrefix("item=") }),
+                        let id = UInt64(item.dropFirst(5))
+                    {
+                        inFlight[id, default: 0] += 1
+                    }
+                }
+            }
+
+            // Each occurrence reached the server once, or once more for each crash that caught it in flight.
+            let itemBySummary = Dictionary(scheduled.map { ($0.value, $0.key) }, uniquingKeysWith: { a, _ in a })
+            var shown: [String: Int] = [:]
+            for call in s.server!.notifyCalls.elements { shown[call.summary ?? "", default: 0] += 1 }
+            var repeats = 0
+            for (summary, count) in shown where count > 1 {
+                let item = try #require(itemBySummary[summary], "\(summary) was shown but never scheduled")
+                repeats += count - 1
+                #expect(
+                    count - 1 <= inFlight[item, default: 0],
+                    "\(summary) (item \(item)) was shown \(count) times, in flight at \(inFlight[item] ?? 0) starts")
+                #expect(count - 1 <= deliveredAgain[item, default: 0], "the history of item \(item) says why")
+                #expect(
+                    s.server!.notifyCalls.elements.filter { $0.summary == summary }.allSatisfy { $0.replacesID == 0 },
+                    "a repeat without a known id cannot replace a popup")
+            }
+            for ack in acks { #expect(shown[ack.summary, default: 0] >= 1, "item \(ack.id) was never shown") }
+            let interrupted = inFlight.values.reduce(0, +)
+            #expect(repeats <= interrupted)
+            #expect(interrupted <= Self.rounds, "more than one row in flight at one crash")
+            print(
+                """
+                CrashTests: seed \(seed): \(Self.rounds) kills, \(acks.count) Schedule calls acknowledged, \
+                \(s.server!.notifyCalls.elements.count) notifications shown; \(interrupted) starts found a \
+                notification in flight, \(repeats) of those had reached the server and showed twice
+                """)
+        }
+    }
+
+    /// The test app's history, oldest last.
+    static func history(_ s: Session) async throws -> [(item: UInt64, event: String, summary: String, detail: String)] {
+        let reply = try await s.observer.call(
+            destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+            member: "History", [BusAPITests.record(["limit": .uint32(100_000)])])
+        guard case .array(_, let entries)? = reply.first else { throw TestFailure("History gave no list") }
+        return entries.map(BusAPITests.fields).compactMap { entry in
+            guard case .uint64(let item)? = entry["item"], case .string(let event)? = entry["event"] else {
+                return nil
+            }
+            var summary = ""
+            var detail = ""
+            if case .string(let text)? = entry["summary"] { summary = text }
+            if case .string(let text)? = entry["detail"] { detail = text }
+            return (item, event, summary, detail)
+        }
+    }
+
+    static func scheduleNow(_ connection: DBusConnection, _ summary: String) async throws -> UInt64 {
+        let reply = try await connection.call(
+            destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+            member: "Schedule", [BusAPITests.record(["summary": .string(summary)]), BusAPITests.empty])
+        guard case .uint64(let id)? = reply.first else { throw TestFailure("Schedule gave no id") }
+        return id
+    }
+
+    /// One app's stream of Schedule calls, each due within 150 ms, until `stop`. A call chimed answered is
+    /// recorded; one that failed because chimed died is not (it may or may not exist).
+    static func schedule(
+        on connection: DBusConnection, round: Int, worker: Int, seed: UInt64, until stop: Flag,
+        acknowledged: Recorder<Acknowledged>, unexpected: Recorder<String>
+    ) async {
+        var random = SplitMix64(seed: seed)
+        var n = 0
+        while !stop.isRaised {
+            let summary = "r\(round)-w\(worker)-\(n)"
+            n += 1
+            let at = Date().addingTimeInterval(Double(random.int(0...150)) / 1000)
+            do {
+                let reply = try await connection.call(
+                    destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+                    member: "Schedule",
+                    [
+                        BusAPITests.record(["summary": .string(summary)]),
+                        BusAPITests.record(["at": .int64(Int64(at.timeIntervalSince1970 * 1_000_000))]),
+                    ])
+                guard case .uint64(let id)? = reply.first else {
+                    unexpected.append("\(summary): Schedule answered \(reply)")
+                    return
+                }
+                acknowledged.append(Acknowledged(id: id, summary: summary))
+            } catch {
+                if !stop.isRaised { unexpected.append("\(summary): \(error)") }
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(random.int(0...12)))
+        }
+    }
+}
