@@ -147,9 +147,20 @@ public final class Daemon: Service, @unchecked Sendable {
                     + "Is DBUS_SESSION_BUS_ADDRESS set (run inside a desktop session or dbus-run-session)?")
         }
         try connection.export([makeInterface()], at: ChimeBus.path)
+        // Set before the name is owned: a call D-Bus activation queued for chimed arrives the moment it is.
+        queue.sync {
+            self.connection = connection
+            var server = NotificationServer(connection: connection)
+            server.callTimeout = settings.serverTimeout
+            self.server = server
+        }
         do {
             try await connection.requestName(ChimeBus.name)
         } catch {
+            queue.sync {
+                self.connection = nil
+                self.server = nil
+            }
             connection.close()
             if error.name == DBusError.nameTaken {
                 throw DaemonError(
@@ -157,12 +168,6 @@ public final class Daemon: Service, @unchecked Sendable {
                         + "stop it first (systemctl --user stop chimed) or use that one.")
             }
             throw DaemonError("cannot own \(ChimeBus.name): \(error.message)")
-        }
-        queue.sync {
-            self.connection = connection
-            var server = NotificationServer(connection: connection)
-            server.callTimeout = settings.serverTimeout
-            self.server = server
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.serverOwnerChanged(owner)
