@@ -189,14 +189,7 @@ struct ChimeBench: AsyncParsableCommand {
             _ = try await client.schedule(
                 NotificationContent(summary: "due \(k)"), at: Date(timeIntervalSince1970: start + Double(k) * spacing))
         }
-        let deadline = Clock.monotonic() + (start - Clock.realtime()) + Double(count) * spacing + 10
-        while (0..<count).contains(where: { server.arrival(of: "due \($0)") == nil }), Clock.monotonic() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return try (0..<count).map { k in
-            guard let arrival = server.arrival(of: "due \(k)") else { throw BenchFailure("item \(k) never arrived") }
-            return arrival - (start + Double(k) * spacing)
-        }
+        return try await server.lateness(of: "due", count: count, start: start, spacing: spacing, slack: 10)
     }
 
     static func throughput(bus: TestBus, seconds: Double) async throws -> Throughput {

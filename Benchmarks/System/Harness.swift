@@ -71,6 +71,22 @@ final class RecordingServer: @unchecked Sendable {
         return received[summary]
     }
 
+    /// How late each of `count` notifications named `"PREFIX K"` arrived, the K-th due at
+    /// `start + K * spacing`; waits until all are in or `slack` seconds after the last is due.
+    func lateness(of prefix: String, count: Int, start: Double, spacing: Double, slack: Double) async throws -> [Double]
+    {
+        let deadline = Clock.monotonic() + (start - Clock.realtime()) + Double(count) * spacing + slack
+        while (0..<count).contains(where: { arrival(of: "\(prefix) \($0)") == nil }), Clock.monotonic() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try (0..<count).map { k in
+            guard let arrival = arrival(of: "\(prefix) \(k)") else {
+                throw BenchFailure("\(prefix) \(k) never arrived")
+            }
+            return arrival - (start + Double(k) * spacing)
+        }
+    }
+
     var count: Int {
         lock.lock()
         defer { lock.unlock() }

@@ -66,17 +66,7 @@ enum SystemdPeer {
                 guard made.status == 0 else { throw BenchFailure("systemd-run failed: \(made.output)") }
             }
             guard Clock.realtime() < start else { throw BenchFailure("setting up the timers took too long") }
-            let deadline = Clock.monotonic() + (start - Clock.realtime()) + Double(count) * spacing + 15
-            while (0..<count).contains(where: { server.arrival(of: "peer \($0)") == nil }), Clock.monotonic() < deadline
-            {
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            let result = try (0..<count).map { k in
-                guard let arrival = server.arrival(of: "peer \(k)") else {
-                    throw BenchFailure("timer \(k) never arrived")
-                }
-                return arrival - (start + Double(k) * spacing)
-            }
+            let result = try await server.lateness(of: "peer", count: count, start: start, spacing: spacing, slack: 15)
             _ = await manager.stop()
             return result
         } catch {
