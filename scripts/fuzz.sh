@@ -73,6 +73,15 @@ run_target() {
         echo "fuzz $name: crashed (exit $status); the input is in $out/$name-* and the log above" >&2
         exit 1
     fi
+    # Without coverage counters libFuzzer only throws random bytes. A SwiftPM build has come out without
+    # them for the Swift modules (seen when another Swift build ran at the same time): that is a failure.
+    local counters
+    counters=$(grep -m1 -o "([0-9]* inline 8-bit counters)" "$log" | grep -o "[0-9]*" || echo 0)
+    if [ "$counters" -lt "$minimum_counters" ]; then
+        echo "fuzz $name: only $counters coverage counters (at least $minimum_counters expected); the build is" \
+            "not instrumented: build again with nothing else compiling" >&2
+        exit 1
+    fi
 }
 
 for t in "${swiftc_targets[@]}"; do
@@ -82,20 +91,33 @@ for t in "${swiftc_targets[@]}"; do
     sources=()
     for f in $folders; do sources+=("$core/$f"/*.swift); done
     echo "== fuzz $name: building"
+    minimum_counters=1000
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name ChimeCore "${sources[@]}" "$harness" \
         -o "$out/fuzz-$name" 2> >(grep -v "ld.gold: warning\|__asan_report" >&2)
     run_target "$name" "$out/fuzz-$name"
 done
 
+# Built from scratch (the packages' checkouts stay): a build on top of an earlier one has come out
+# without coverage instrumentation, and then libFuzzer would only throw random bytes.
+spm_build=.build-fuzz-spm
+for t in "${spm_targets[@]}"; do
+    read -r name _ <<<"$t"
+    if wanted "$name"; then
+        rm -rf "$spm_build"/*-unknown-linux-gnu "$spm_build"/release "$spm_build"/release.yaml "$spm_build"/build.db
+        break
+    fi
+done
 for t in "${spm_targets[@]}"; do
     read -r name seeds <<<"$t"
     wanted "$name" || continue
     echo "== fuzz $name: building"
-    CHIME_FUZZ=1 swift build -c release --scratch-path .build-fuzz-spm --sanitize fuzzer --sanitize address \
+    CHIME_FUZZ=1 swift build -c release --scratch-path "$spm_build" --sanitize fuzzer --sanitize address \
         --product "fuzz-$name" >"$out/build-$name.log" 2>&1 || { tail -40 "$out/build-$name.log" >&2; exit 1; }
     tail -1 "$out/build-$name.log"
+    # Both hold tens of thousands of counters when their Swift code is instrumented, a few thousand when not.
+    minimum_counters=20000
     # shellcheck disable=SC2086 # the seed folders are one word each
-    run_target "$name" ".build-fuzz-spm/release/fuzz-$name" $seeds
+    run_target "$name" "$spm_build/release/fuzz-$name" $seeds
 done
 if [ -n "$runs" ]; then
     echo "fuzz: every target ran $runs executions without a crash"
