@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (with AddressSanitizer) and runs each briefly, or as long as asked.
 #   bash scripts/fuzz.sh [SECONDS]          each target for SECONDS (default 10; CI runs the default)
-#   bash scripts/fuzz.sh --runs N           each target for N executions (the full run: --runs 10000000)
+#   bash scripts/fuzz.sh --runs N           each target for N executions (the full run: --runs 10000000),
+#                                           in processes of 250000 executions each
 #   FUZZ_SECONDS=600 / FUZZ_RUNS=N          the same through the environment
 #   FUZZ_TARGETS="config dbus"              only these targets
 # Targets: the rule parsers (rrule, oncalendar, phrase: pure ChimeCore, built with swiftc), the TOML
 # readers (config: chime.toml and group files through TOMLKit, which is C++) and D-Bus message reading
 # (dbus: DBusKit's demarshalling and chimed's record readers); the last two build through SwiftPM in
-# .build-fuzz-spm, where CHIME_FUZZ=1 adds them to the package.
+# .build-fuzz-spm-NAME, where CHIME_FUZZ=1 adds them to the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-10}
@@ -54,9 +55,10 @@ run_target() {
     : >"$log"
     if [ -n "$runs" ]; then
         echo "== fuzz $name: running $runs executions"
-        # In rounds of at most a million: a round is a new process, so memory TOMLKit leaks is returned.
+        # In rounds of 250000: a round is a new process, so the memory TOMLKit leaks (a parsed table each
+        # time, about 2 kB) is returned before libFuzzer's 2 GB limit stops the run.
         while [ "$total" -lt "$runs" ]; do
-            local round=$((runs - total < 1000000 ? runs - total : 1000000))
+            local round=$((runs - total < 250000 ? runs - total : 250000))
             "$binary" "${options[@]}" -runs="$round" -artifact_prefix="$out/$name-" "$corpus" "$@" >>"$log" 2>&1 \
                 || { status=$?; break; }
             total=$((total + round))
@@ -73,6 +75,16 @@ run_target() {
         echo "fuzz $name: crashed (exit $status); the input is in $out/$name-* and the log above" >&2
         exit 1
     fi
+    # Without coverage counters libFuzzer only throws random bytes (a SwiftPM build has come out with its
+    # Swift modules uninstrumented, seen while other Swift builds ran on the machine). A long run is then
+    # pointless and fails; a brief one still runs the seeds and random input, and says so.
+    local counters
+    counters=$(grep -m1 -o "([0-9]* inline 8-bit counters)" "$log" | grep -o "[0-9][0-9]*" | head -1 || true)
+    if [ "${counters:-0}" -lt "$minimum_counters" ]; then
+        echo "fuzz $name: only ${counters:-0} coverage counters (at least $minimum_counters expected): the build" \
+            "is not instrumented; remove .build-fuzz-spm-$name and run again with nothing else compiling" >&2
+        if [ -n "$runs" ]; then exit 1; fi
+    fi
 }
 
 for t in "${swiftc_targets[@]}"; do
@@ -82,20 +94,28 @@ for t in "${swiftc_targets[@]}"; do
     sources=()
     for f in $folders; do sources+=("$core/$f"/*.swift); done
     echo "== fuzz $name: building"
+    minimum_counters=1000
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name ChimeCore "${sources[@]}" "$harness" \
         -o "$out/fuzz-$name" 2> >(grep -v "ld.gold: warning\|__asan_report" >&2)
     run_target "$name" "$out/fuzz-$name"
 done
 
+# Each in a scratch folder of its own, built from scratch (the packages' checkouts stay): a second product
+# built in the same folder, or a build on top of an earlier one, has come out with its Swift modules
+# uninstrumented, and then libFuzzer would only throw random bytes at them.
 for t in "${spm_targets[@]}"; do
     read -r name seeds <<<"$t"
     wanted "$name" || continue
+    spm_build=.build-fuzz-spm-$name
+    rm -rf "$spm_build"/*-unknown-linux-gnu "$spm_build"/release "$spm_build"/release.yaml "$spm_build"/build.db
     echo "== fuzz $name: building"
-    CHIME_FUZZ=1 swift build -c release --scratch-path .build-fuzz-spm --sanitize fuzzer --sanitize address \
+    CHIME_FUZZ=1 swift build -c release --scratch-path "$spm_build" --sanitize fuzzer --sanitize address \
         --product "fuzz-$name" >"$out/build-$name.log" 2>&1 || { tail -40 "$out/build-$name.log" >&2; exit 1; }
     tail -1 "$out/build-$name.log"
+    # Both hold tens of thousands of counters when their Swift code is instrumented, a few thousand when not.
+    minimum_counters=20000
     # shellcheck disable=SC2086 # the seed folders are one word each
-    run_target "$name" ".build-fuzz-spm/release/fuzz-$name" $seeds
+    run_target "$name" "$spm_build/release/fuzz-$name" $seeds
 done
 if [ -n "$runs" ]; then
     echo "fuzz: every target ran $runs executions without a crash"
