@@ -26,37 +26,63 @@ struct InteractionState {
     /// server gives.
     var closing: Set<UInt32> = []
     var waitingForUnlock: [(notificationID: UInt32, key: String, reply: String?)] = []
+    /// Notify calls whose answer chimed has not acted on yet. The answer comes through the relay and a
+    /// signal straight from the server, so a signal about a notification can arrive before chimed knows
+    /// its id: such signals wait in `earlySignals` until no answer is due.
+    var answersDue = 0
+    var earlySignals: [DBusMessage] = []
 }
 
 /// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events
 /// for the owning app, kept for it while it is not running.
 extension Daemon {
-    /// The server's signals about shown notifications.
+    /// The server's signals about shown notifications, on chimed's own connection. Those a server sends
+    /// only to the connection that called Notify reach the relay, which passes them on to `serverSignal`.
     func subscribeToServerSignals(on connection: DBusConnection) async throws {
-        let rule = { (member: String) in
-            DBusMatchRule(
+        for member in ["ActionInvoked", "ActivationToken", "NotificationReplied", "NotificationClosed"] {
+            let rule = DBusMatchRule(
                 sender: NotificationServer.name, interface: NotificationServer.interface, member: member,
                 path: NotificationServer.path)
+            _ = try await connection.subscribe(rule) { [weak self] message in self?.serverSignal(message) }
         }
-        _ = try await connection.subscribe(rule("ActionInvoked")) { [weak self] message in
-            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
-                case .string(let key) = message.body[1]
-            else { return }
-            self.actionInvoked(notificationID: id, key: key, reply: nil)
+    }
+
+    /// One of the server's signals about a shown notification (on `queue`).
+    func serverSignal(_ message: DBusMessage) {
+        guard message.body.count == 2, case .uint32(let id) = message.body[0] else { return }
+        if interaction.answersDue > 0, message.member != "ActivationToken", delivery.shown[id] == nil,
+            interaction.questions[id] == nil
+        {
+            if interaction.earlySignals.count < Self.earlySignalLimit { interaction.earlySignals.append(message) }
+            return
         }
-        _ = try await connection.subscribe(rule("ActivationToken")) { [weak self] message in
-            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
-                case .string(let token) = message.body[1]
-            else { return }
-            self.interaction.tokens[id] = token
+        switch (message.member, message.body[1]) {
+        case ("ActionInvoked", .string(let key)):
+            actionInvoked(notificationID: id, key: key, reply: nil)
+        case ("ActivationToken", .string(let token)):
+            interaction.tokens[id] = token
+        case ("NotificationReplied", .string(let text)):
+            // KDE's inline reply: the text typed into a text-input action.
+            actionInvoked(notificationID: id, key: "inline-reply", reply: text)
+        case ("NotificationClosed", .uint32(let reason)):
+            popupClosed(notificationID: id, reason: reason)
+        default:
+            break
         }
-        // KDE's inline reply: the text typed into a text-input action.
-        _ = try await connection.subscribe(rule("NotificationReplied")) { [weak self] message in
-            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
-                case .string(let text) = message.body[1]
-            else { return }
-            self.actionInvoked(notificationID: id, key: "inline-reply", reply: text)
-        }
+    }
+
+    /// At most this many signals wait for a Notify answer; more are dropped (they cannot be about chimed's
+    /// notification, which is one at a time).
+    static let earlySignalLimit = 1000
+
+    /// A Notify answer was acted on (its id is known, or the call failed): when no other is due, the
+    /// signals that arrived early are handled now. On `queue`.
+    func answerHandled() {
+        interaction.answersDue -= 1
+        guard interaction.answersDue == 0, !interaction.earlySignals.isEmpty else { return }
+        let early = interaction.earlySignals
+        interaction.earlySignals = []
+        for message in early { serverSignal(message) }
     }
 
     /// An action chosen on a notification (on `queue`).

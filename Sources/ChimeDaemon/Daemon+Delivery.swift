@@ -114,6 +114,7 @@ extension Daemon {
         }
         let now = clock.now()
         let owner = serverOwner
+        interaction.answersDue += 1
         // Stored before the call: a row still marked at the next start was being sent when chimed stopped.
         persist({ try $0.sending(next.rows, now: now) }) { [weak self] result in
             guard let self else { return }
@@ -123,7 +124,7 @@ extension Daemon {
             }
             Task {
                 do throws(DBusError) {
-                    let id = try await server.notify(content, replacesID: replacesID)
+                    let id = try await server.notify(content, replacesID: replacesID, rows: next.rows.map(\.seq))
                     self.queue.async { self.sent(next, notificationID: id) }
                 } catch {
                     self.queue.async { self.sendFailed(next, error: error, sentTo: owner) }
@@ -194,6 +195,7 @@ extension Daemon {
         }
         let delivered = Set(rows.map(\.seq))
         delivery.outbox.removeAll { delivered.contains($0.seq) }
+        answerHandled()
         notifier.status(statusLine())
         pump()
     }
@@ -206,6 +208,7 @@ extension Daemon {
     /// the call) gets the notification again a moment later, or its successor gets it when it appears.
     private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError, sentTo owner: String?) {
         delivery.sending = false
+        answerHandled()
         if NotificationServer.meansNoServer(error) {
             // The bus told chimed that the server went before it answered this call, so a server owning
             // the name now is a new one: send to it. (Not when chimed's own connection is closed.)

@@ -96,18 +96,27 @@ extension Daemon {
                 ])
         }
         content.expireTimeout = 0
-        guard let server = queue.sync(execute: { self.server }) else { return nil }
+        guard
+            let server = queue.sync(execute: { () -> NotificationServer? in
+                if self.server != nil { interaction.answersDue += 1 }
+                return self.server
+            })
+        else { return nil }
         let id: UInt32
         do {
             id = try await server.notify(content)
         } catch {
+            queue.sync { answerHandled() }
             logger.warning("cannot ask \"\(content.summary)\": \(error)")
             return nil
         }
         let summary = content.summary
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             let once = Once(continuation)
-            queue.sync { interaction.questions[id] = { once.resume($0) } }
+            queue.sync {
+                interaction.questions[id] = { once.resume($0) }
+                answerHandled()
+            }
             logger.info("asking \"\(summary)\"", metadata: ["notification": "\(id)"])
             queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
                 if self?.interaction.questions.removeValue(forKey: id) != nil { once.resume(nil) }

@@ -41,6 +41,8 @@ public final class Daemon: Service, @unchecked Sendable {
         /// `testClockOffsetFile` (seconds to add to the real clock) and acts as if the clock was set.
         public var testHooks = false
         public var testClockOffsetFile: String?
+        /// How to start the notification relay; nil: chimed calls the server on its own connection.
+        public var relay: RelaySettings?
 
         public init(store: ScheduleStore) {
             self.store = store
@@ -63,6 +65,10 @@ public final class Daemon: Service, @unchecked Sendable {
     var watchdogTimer: DispatchSourceTimer?
     var connection: DBusConnection?
     var server: NotificationServer?
+    /// The notification relay, which makes the calls to the server; nil when it could not be started.
+    var relayLink: RelayLink?
+    /// The relay lock's descriptor, held while chimed runs (-1: none).
+    var relayLock: Int32 = -1
     var serverOwner: String?
     /// Set when Notify found no server; cleared when one appears. While set, due notifications wait
     /// without another futile call (which could also try to auto-start a server again and again).
@@ -133,7 +139,12 @@ public final class Daemon: Service, @unchecked Sendable {
         if configuration.testHooks { trapped += [.sigusr1, .sigusr2] }
         let sequence = await UnixSignalsSequence(trapping: trapped)
         queue.sync { signals = sequence }
+        if let relay = configuration.relay {
+            // Before the outbox is read: a relay of the previous chimed may still be storing an answer.
+            relayLock = try await Self.lockRelay(relay.lockPath, logger: logger)
+        }
         try await restore()
+        startRelay()
         // Watch before loading, and load before owning the name: a file written the moment chimed can be
         // reached is always seen.
         startWatchers()
@@ -150,7 +161,8 @@ public final class Daemon: Service, @unchecked Sendable {
         // Set before the name is owned: a call D-Bus activation queued for chimed arrives the moment it is.
         queue.sync {
             self.connection = connection
-            var server = NotificationServer(connection: connection)
+            relayLink?.direct.withLock { $0 = connection }
+            var server = NotificationServer(transport: relayLink ?? connection)
             server.callTimeout = settings.serverTimeout
             self.server = server
         }
@@ -174,12 +186,6 @@ public final class Daemon: Service, @unchecked Sendable {
         }
         try await subscribeToServerSignals(on: connection)
         try await subscribeToServerPause(on: connection)
-        _ = try await connection.subscribe(NotificationServer.closedRule) { [weak self] message in
-            guard let self, message.body.count == 2, case .uint32(let id) = message.body[0],
-                case .uint32(let reason) = message.body[1]
-            else { return }
-            self.popupClosed(notificationID: id, reason: reason)
-        }
         if let systemBus = configuration.systemBus {
             let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
                 self?.sleepChanged(goingToSleep: sleeping)
@@ -224,17 +230,18 @@ public final class Daemon: Service, @unchecked Sendable {
                     \(state.outbox.count) notifications still to deliver
                     """)
             }
-            for row in state.outbox where row.sentBeforeRestart {
-                // The server's answer never reached the disk: it may show this one already, and no id is
-                // known that the new popup could replace. It is sent again rather than risk losing it.
-                logger.notice(
-                    "a notification was being sent when chimed stopped; sending it again (it may show twice)",
-                    metadata: ["item": "\(row.itemID)"])
-            }
             perform(
                 scheduler.restore(
                     groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),
                     items: state.items, now: clock.now()))
+            finishReceived(state.outbox.filter(\.sentBeforeRestart))
+            for row in state.outbox where row.sentBeforeRestart && row.receivedID == nil {
+                // Handed to the relay, but no answer of the server was stored: it never reached the
+                // server, or the relay stopped as well. It is sent again rather than risk losing it.
+                logger.notice(
+                    "a notification was being sent when chimed stopped, with no answer from the server; sending it again",
+                    metadata: ["item": "\(row.itemID)"])
+            }
         }
     }
 
@@ -379,6 +386,7 @@ public final class Daemon: Service, @unchecked Sendable {
             lockMonitor?.cancel()
             connection?.close()
             connection = nil
+            relayLink?.finish()
         }
     }
 

@@ -7,29 +7,36 @@ public struct NotificationServer: Sendable {
     public static let name = "org.freedesktop.Notifications"
     public static let path: DBusObjectPath = "/org/freedesktop/Notifications"
     public static let interface = "org.freedesktop.Notifications"
-    /// The server's `NotificationClosed(u id, u reason)` signal.
-    static let closedRule = DBusMatchRule(
-        sender: name, interface: interface, member: "NotificationClosed", path: path)
-
-    let connection: DBusConnection
+    let transport: any NotificationTransport
     /// How long a server may take to answer before the call counts as failed.
     var callTimeout: Duration = .seconds(10)
     /// Whether the server reads the body as markup (its capability `body-markup`): then the body's `<`,
     /// `>` and `&` are escaped, so that text such as `<b>` is shown as written.
     var bodyMarkup = false
 
-    public init(connection: DBusConnection) {
-        self.connection = connection
+    public init(transport: any NotificationTransport) {
+        self.transport = transport
     }
 
-    /// Shows `content`; returns the server's notification id.
+    /// Calls one of the server's methods through the transport; `rows` as in `notify`.
+    func call(_ member: String, interface: String = interface, _ body: [DBusValue] = [], rows: [UInt64] = [])
+        async throws(DBusError) -> [DBusValue]
+    {
+        let message = DBusMessage.methodCall(
+            destination: Self.name, path: Self.path, interface: interface, member: member, body: body)
+        return try await transport.call(message, timeout: callTimeout, rows: rows).body
+    }
+
+    /// Shows `content`; returns the server's notification id. `rows` are the outbox rows it stands for:
+    /// the relay stores the id on them as soon as the server answers.
     ///
     /// The arguments are the specification's: app_name, replaces_id, app_icon, summary, body,
     /// actions (key, label, key, label, …), hints, expire_timeout.
-    public func notify(_ content: NotificationContent, replacesID: UInt32 = 0) async throws(DBusError) -> UInt32 {
-        let reply = try await connection.call(
-            destination: Self.name, path: Self.path, interface: Self.interface, member: "Notify",
-            Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup), timeout: callTimeout)
+    public func notify(_ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [])
+        async throws(DBusError) -> UInt32
+    {
+        let reply = try await call(
+            "Notify", Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup), rows: rows)
         guard case .uint32(let id)? = reply.first else {
             throw DBusError(.failed, "the notification server answered Notify without an id")
         }
@@ -42,19 +49,13 @@ public struct NotificationServer: Sendable {
     /// `i` and refuse `u`, so a refusal of the signature is answered by asking again with `i`.
     public func close(notificationID: UInt32, asInt32: Bool = false) async throws(DBusError) {
         if asInt32 {
-            _ = try await connection.call(
-                destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
-                [.int32(Int32(bitPattern: notificationID))], timeout: callTimeout)
+            _ = try await call("CloseNotification", [.int32(Int32(bitPattern: notificationID))])
             return
         }
         do {
-            _ = try await connection.call(
-                destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
-                [.uint32(notificationID)], timeout: callTimeout)
+            _ = try await call("CloseNotification", [.uint32(notificationID)])
         } catch  where error.is(.invalidArgs) || error.is(.unknownMethod) {
-            _ = try await connection.call(
-                destination: Self.name, path: Self.path, interface: Self.interface, member: "CloseNotification",
-                [.int32(Int32(bitPattern: notificationID))], timeout: callTimeout)
+            _ = try await call("CloseNotification", [.int32(Int32(bitPattern: notificationID))])
         }
     }
 
@@ -109,9 +110,7 @@ public struct NotificationServer: Sendable {
 
     /// The server's capabilities (`actions`, `body`, `persistence`, …).
     public func capabilities() async throws(DBusError) -> [String] {
-        let reply = try await connection.call(
-            destination: Self.name, path: Self.path, interface: Self.interface, member: "GetCapabilities",
-            timeout: callTimeout)
+        let reply = try await call("GetCapabilities")
         return try reply.first.map { (v) throws(DBusError) in try v.decode([String].self) } ?? []
     }
 
@@ -119,9 +118,7 @@ public struct NotificationServer: Sendable {
     public func information() async throws(DBusError) -> (
         name: String, vendor: String, version: String, specVersion: String
     ) {
-        let reply = try await connection.call(
-            destination: Self.name, path: Self.path, interface: Self.interface, member: "GetServerInformation",
-            timeout: callTimeout)
+        let reply = try await call("GetServerInformation")
         let strings = reply.compactMap { if case .string(let s) = $0 { s } else { nil } }
         guard strings.count == 4 else { throw DBusError(.failed, "GetServerInformation did not answer four strings") }
         return (strings[0], strings[1], strings[2], strings[3])

@@ -304,7 +304,11 @@ public final class ScheduleStore: Sendable {
                         db, now, .suppressed, itemID: row.itemID,
                         detail: "in the \(digest) notification \(notificationID)")
                 } else {
-                    let again = row.sentBeforeRestart ? ", sent again after a restart (it may show twice)" : ""
+                    let again =
+                        !row.sentBeforeRestart
+                        ? ""
+                        : row.receivedID == notificationID
+                            ? ", received after a restart" : ", sent again after a restart (it may show twice)"
                     try Self.record(
                         db, now, .delivered, itemID: row.itemID,
                         detail: "notification \(notificationID)\(late)\(again)\(note.map { " (\($0))" } ?? "")")
@@ -519,7 +523,8 @@ public final class ScheduleStore: Sendable {
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date),
             category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
-            sentBeforeRestart: (row["sendingUsec"] as Int64?) != nil)
+            sentBeforeRestart: (row["sendingUsec"] as Int64?) != nil,
+            receivedID: (row["receivedID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
     }
 
     static func shown(from row: Row) throws -> ShownNotification {

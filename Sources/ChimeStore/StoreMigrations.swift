@@ -159,6 +159,11 @@ enum StoreMigrations {
             // marked at start was being sent when chimed stopped: the server may or may not have it.
             try db.alter(table: "outbox") { t in t.add(column: "sendingUsec", .integer) }
         }
+        migrator.registerMigration("v6: ids received for notifications being sent") { db in
+            // Written by the notification relay when the server answers Notify, before chimed hears of it, so
+            // that a row whose answer came after chimed stopped is known to be shown, and under which id.
+            try db.alter(table: "outbox") { t in t.add(column: "receivedID", .integer) }
+        }
         return migrator
     }
 }

@@ -54,16 +54,22 @@ public struct OutboxRecord: Hashable, Sendable {
     public var category: String?
     /// The notification it replaces (a snooze, its own earlier popup).
     public var replacesID: UInt32?
-    /// Whether an earlier chimed had called Notify for it and stopped before the server's answer was
-    /// stored: the server may show it already, and sending it again may show it twice.
+    /// Whether an earlier chimed had handed it to the notification relay and stopped before it stored the
+    /// delivery.
     public var sentBeforeRestart: Bool
+    /// The id the server gave it, when the relay received the server's answer after chimed stopped: it is
+    /// shown, and is not sent again. Nil with `sentBeforeRestart` means no answer was received: the row
+    /// is sent again, and shows twice only if the server had it while the relay stopped as well.
+    public var receivedID: UInt32?
 
     public init(
         seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, owner: String = "", group: GroupKey?,
         occurrence: Date, number: Int, late: Bool, content: NotificationContent?, source: ContentSource? = nil,
-        endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil, sentBeforeRestart: Bool = false
+        endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil, sentBeforeRestart: Bool = false,
+        receivedID: UInt32? = nil
     ) {
         self.sentBeforeRestart = sentBeforeRestart
+        self.receivedID = receivedID
         self.owner = group?.owner ?? owner
         self.groupID = group?.id
         self.category = category

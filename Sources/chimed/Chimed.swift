@@ -59,6 +59,13 @@ struct Chimed: AsyncParsableCommand {
             valueName: "DIR"))
     var groupsDir: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run as chimed's notification relay, serving chimed on descriptor FD (chimed starts it itself).",
+            valueName: "FD", visibility: .hidden))
+    var relaySocket: Int32?
+
     /// The state directory by the XDG Base Directory rules.
     var resolvedStateDirectory: String {
         if let stateDir { return stateDir }
@@ -66,6 +73,11 @@ struct Chimed: AsyncParsableCommand {
         if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/chime" }
         let home = env["HOME"] ?? NSHomeDirectory()
         return home + "/.local/state/chime"
+    }
+
+    /// This executable, which also runs the notification relay.
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     func validate() throws {
@@ -79,6 +91,11 @@ struct Chimed: AsyncParsableCommand {
     func run() async throws {
         // A file size limit (ulimit -f) must make a write fail, which chimed reports, not kill chimed.
         signal(SIGXFSZ, SIG_IGN)
+        let databasePath = resolvedStateDirectory + "/chime.sqlite"
+        if let relaySocket {
+            await NotificationRelay.serve(
+                socket: relaySocket, databasePath: databasePath, bus: address.map { .bus($0) } ?? .session)
+        }
         let settingsPath = config ?? DaemonSettings.defaultPath()
         let settings: DaemonSettings
         do {
@@ -92,7 +109,7 @@ struct Chimed: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, control: control) }
         let store: ScheduleStore
         do {
-            store = try ScheduleStore(path: resolvedStateDirectory + "/chime.sqlite")
+            store = try ScheduleStore(path: databasePath)
         } catch {
             FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8))
             throw ExitCode(1)
@@ -112,6 +129,12 @@ struct Chimed: AsyncParsableCommand {
             if let localtime = environment["CHIMED_TEST_LOCALTIME"] { configuration.localtimePath = localtime }
         }
         if let address { configuration.bus = .bus(address) }
+        configuration.relay = RelaySettings(
+            arguments: [
+                Self.executablePath(), "--relay-socket", "\(NotificationRelay.socketDescriptor)", "--state-dir",
+                resolvedStateDirectory,
+            ] + (address.map { ["--address", $0] } ?? []),
+            lockPath: databasePath + ".relay-lock")
         configuration.logger = Logger(label: "chimed")
         let daemon = Daemon(configuration: configuration)
         let group = ServiceGroup(

@@ -1,0 +1,103 @@
+import ChimeCore
+import ChimeStore
+import DBusKit
+import Dispatch
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How chimed starts its notification relay (see `NotificationRelay`).
+public struct RelaySettings: Sendable {
+    /// The relay's command line, the executable first.
+    public var arguments: [String]
+    /// The lock file: held by chimed and its relay, so that a new chimed waits for the last relay.
+    public var lockPath: String
+
+    public init(arguments: [String], lockPath: String) {
+        self.arguments = arguments
+        self.lockPath = lockPath
+    }
+}
+
+extension Daemon {
+    /// Takes the relay lock, waiting while the relay of a chimed that stopped still stores its answers.
+    static func lockRelay(_ path: String, logger: Logger) async throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw DaemonError("cannot open the relay lock \(path): \(String(cString: strerror(errno)))")
+        }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return descriptor }
+        logger.notice(
+            "waiting for the notification relay of the previous chimed to store the answers it is waiting for")
+        let locked = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: flock(descriptor, LOCK_EX) == 0) }
+        }
+        guard locked else {
+            close(descriptor)
+            throw DaemonError("cannot lock \(path): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
+    /// Starts the relay. Without it chimed calls the server itself, and says what that costs.
+    func startRelay() {
+        guard let relay = configuration.relay, relayLock >= 0 else { return }
+        do {
+            let link = try RelayLink(arguments: relay.arguments, lockDescriptor: relayLock, logger: logger) {
+                [weak self] message in
+                guard let self else { return }
+                self.queue.async { self.serverSignal(message) }
+            }
+            queue.sync { relayLink = link }
+        } catch {
+            logger.warning(
+                """
+                \(error.message); chimed calls the notification server itself, so a notification it is sending \
+                when it is killed may show twice
+                """)
+        }
+    }
+
+    /// Outbox rows an earlier chimed was sending when it stopped, whose answer its relay received and
+    /// stored: they are shown, under that id, and are recorded as delivered instead of sent again. On
+    /// `queue`, after the scheduler is restored.
+    func finishReceived(_ rows: [OutboxRecord]) {
+        let byID = Dictionary(grouping: rows.filter { $0.receivedID != nil }, by: { $0.receivedID! })
+        guard !byID.isEmpty else { return }
+        let now = clock.now()
+        for (id, rows) in byID.sorted(by: { $0.key < $1.key }) {
+            var shown: ShownNotification?
+            if rows.count == 1, let row = rows.first, row.kind == .occurrence {
+                let item = scheduler.item(row.itemID)
+                shown = ShownNotification(
+                    notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
+                    entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
+                    content: row.content == nil ? nil : presented(row).content, occurrence: row.occurrence,
+                    until: row.endDate.flatMap { $0 > now ? $0 : nil })
+            }
+            for row in rows {
+                logger.notice(
+                    "a notification was being sent when chimed stopped; the server showed it as notification \(id)",
+                    metadata: ["item": "\(row.itemID)"])
+            }
+            let record = shown
+            let digest = rows.count > 1 ? "digest" : nil
+            persist({ try $0.delivered(rows, notificationID: id, digest: digest, shown: record, now: now) }) {
+                [weak self] result in
+                if case .failure(let error) = result { self?.logger.error("cannot record a delivery: \(error)") }
+            }
+            if let record {
+                delivery.remember(record)
+                if let until = record.until {
+                    scheduler.trackPopup(ShownPopup(notificationID: id, itemID: record.itemID, until: until))
+                }
+            }
+            let seqs = Set(rows.map(\.seq))
+            delivery.outbox.removeAll { seqs.contains($0.seq) }
+        }
+        arm(scheduler.nextDeadline)
+    }
+}

@@ -1,0 +1,435 @@
+import ChimeStore
+import DBusKit
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How chimed reaches the notification server: its own bus connection, or the notification relay.
+public protocol NotificationTransport: Sendable {
+    /// Calls a method of the notification server. `rows` are the outbox rows a Notify stands for: the
+    /// relay stores the id the server answers with on them before it passes the answer on.
+    func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage
+}
+
+extension DBusConnection: NotificationTransport {
+    public func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage {
+        try await call(message, timeout: timeout)
+    }
+}
+
+/// The notification relay: a small process of chimed's own that makes chimed's calls to the notification
+/// server and stores the id each Notify is answered with before chimed hears of it.
+///
+/// The server gives a notification its id only in the answer to Notify, so a chimed killed between the
+/// call and the answer could not know whether its notification was shown, or what a repeat should
+/// replace. The relay outlives such a chimed: it waits for the answers still due, stores their ids on
+/// the outbox rows (`DeliveryReceipts`), and exits. It holds chimed's relay lock until then, so the next
+/// chimed reads the outbox only after every answer is stored, and finds those rows shown.
+///
+/// chimed and the relay speak over a socket pair (SOCK_SEQPACKET, one frame per packet). A frame is a
+/// D-Bus message in wire format after a small header:
+/// - chimed to relay: tag (u64), timeout in ms (u32), row count (u32), the rows' seqs (u64 each), call.
+/// - relay to chimed: tag (u64), then the answer (method return or error); tag 0 for a signal the server
+///   addressed to the relay (some servers send NotificationClosed and ActionInvoked only to the
+///   connection that called Notify).
+///
+/// The relay ignores SIGTERM, SIGINT and SIGHUP: it stops when chimed's end of the socket closes and no
+/// answer is due any more, or when it loses the bus.
+public enum NotificationRelay {
+    /// The relay's side of the socket pair, in the relay process.
+    public static let socketDescriptor: Int32 = 3
+    /// The relay lock, inherited from chimed and held until the relay exits.
+    public static let lockDescriptor: Int32 = 4
+    /// The largest frame either side sends or reads.
+    static let frameLimit = 1 << 20
+
+    /// The relay process: serves chimed on `socket` until chimed is gone and every answer is stored.
+    public static func serve(socket: Int32, databasePath: String, bus: DBusConnection.Address) async -> Never {
+        for signalNumber in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { signal(signalNumber, SIG_IGN) }
+        let receipts: DeliveryReceipts
+        let connection: DBusConnection
+        do {
+            receipts = try DeliveryReceipts(path: databasePath)
+        } catch {
+            fail("cannot store delivery receipts: \(error)")
+        }
+        let queue = DispatchQueue(label: "chimed.relay", qos: .userInitiated)
+        do {
+            connection = try await DBusConnection.connect(bus, queue: queue)
+        } catch {
+            fail("cannot connect to the bus: \(error.message)")
+        }
+        connection.onDisconnect { exit(0) }
+        let relay = Relay(socket: socket, connection: connection, receipts: receipts, queue: queue)
+        do {
+            _ = try await connection.subscribe(
+                DBusMatchRule(
+                    sender: NotificationServer.name, interface: NotificationServer.interface,
+                    path: NotificationServer.path)
+            ) { message in
+                // Broadcast signals reach chimed's own connection; only those addressed to the relay
+                // are passed on.
+                if message.destination != nil { relay.reply(tag: 0, message) }
+            }
+        } catch {
+            fail("cannot subscribe to the notification server's signals: \(error.message)")
+        }
+        relay.start()
+        while true { try? await Task.sleep(for: .seconds(3600)) }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("chimed (notification relay): \(message)\n".utf8))
+        exit(1)
+    }
+
+    /// The relay's state, on its queue.
+    final class Relay: @unchecked Sendable {
+        // @unchecked Sendable: every var is touched on `queue` only.
+        let socket: Int32
+        let connection: DBusConnection
+        let receipts: DeliveryReceipts
+        let queue: DispatchQueue
+        var reader: DispatchSourceRead?
+        var buffer = [UInt8](repeating: 0, count: NotificationRelay.frameLimit)
+        var inFlight = 0
+        var chimedGone = false
+
+        init(socket: Int32, connection: DBusConnection, receipts: DeliveryReceipts, queue: DispatchQueue) {
+            self.socket = socket
+            self.connection = connection
+            self.receipts = receipts
+            self.queue = queue
+        }
+
+        func start() {
+            queue.async {
+                let reader = DispatchSource.makeReadSource(fileDescriptor: self.socket, queue: self.queue)
+                reader.setEventHandler { [unowned self] in self.readFrames() }
+                reader.resume()
+                self.reader = reader
+            }
+        }
+
+        private func readFrames() {
+            while true {
+                let count = buffer.withUnsafeMutableBytes {
+                    recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+                }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                }
+                guard count > 0 else {
+                    // chimed is gone: finish what is due, then go.
+                    reader?.cancel()
+                    chimedGone = true
+                    exitWhenIdle()
+                    return
+                }
+                guard let request = Request(frame: buffer[0..<count]) else {
+                    NotificationRelay.fail("chimed sent a frame that is not a call")
+                }
+                inFlight += 1
+                let connection = self.connection
+                Task {
+                    let answer: DBusMessage
+                    do throws(DBusError) {
+                        answer = try await connection.call(request.message, timeout: request.timeout)
+                        if !request.rows.isEmpty, case .uint32(let id)? = answer.body.first {
+                            do {
+                                try self.receipts.record(notificationID: id, seqs: request.rows)
+                            } catch {
+                                FileHandle.standardError.write(Data("chimed (notification relay): \(error)\n".utf8))
+                            }
+                        }
+                    } catch {
+                        answer = DBusMessage(kind: .error, errorName: error.name, body: [.string(error.message)])
+                    }
+                    self.queue.async {
+                        self.reply(tag: request.tag, answer)
+                        self.inFlight -= 1
+                        self.exitWhenIdle()
+                    }
+                }
+            }
+        }
+
+        private func exitWhenIdle() {
+            if chimedGone, inFlight == 0 { exit(0) }
+        }
+
+        /// Sends an answer (or, with tag 0, a signal) to chimed; nothing to do when chimed is gone.
+        func reply(tag: UInt64, _ message: DBusMessage) {
+            var message = message
+            // A reply in wire format needs the serial it answers; chimed matches by tag, not by it.
+            if message.kind != .signal { message.replySerial = 1 }
+            guard let bytes = try? message.serialized() else { return }
+            var frame = [UInt8]()
+            frame.reserveCapacity(8 + bytes.count)
+            frame.appendLittleEndian(tag)
+            frame += bytes
+            _ = frame.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+    }
+
+    /// A call chimed asks the relay to make.
+    struct Request {
+        var tag: UInt64
+        var timeout: Duration
+        var rows: [UInt64]
+        var message: DBusMessage
+
+        init(tag: UInt64, timeout: Duration, rows: [UInt64], message: DBusMessage) {
+            self.tag = tag
+            self.timeout = timeout
+            self.rows = rows
+            self.message = message
+        }
+
+        init?(frame: ArraySlice<UInt8>) {
+            var reader = FrameReader(bytes: frame)
+            guard let tag = reader.u64(), let milliseconds = reader.u32(), let count = reader.u32(),
+                count <= 4096
+            else { return nil }
+            var rows: [UInt64] = []
+            for _ in 0..<count {
+                guard let seq = reader.u64() else { return nil }
+                rows.append(seq)
+            }
+            guard let message = try? DBusMessage(serialized: Array(reader.rest)), message.kind == .methodCall else {
+                return nil
+            }
+            self.init(tag: tag, timeout: .milliseconds(Int64(milliseconds)), rows: rows, message: message)
+        }
+
+        func frame() throws(DBusError) -> [UInt8] {
+            let bytes = try message.serialized()
+            var frame = [UInt8]()
+            frame.reserveCapacity(16 + rows.count * 8 + bytes.count)
+            frame.appendLittleEndian(tag)
+            let milliseconds =
+                timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+            frame.appendLittleEndian(UInt32(clamping: milliseconds))
+            frame.appendLittleEndian(UInt32(rows.count))
+            for row in rows { frame.appendLittleEndian(row) }
+            return frame + bytes
+        }
+    }
+
+    struct FrameReader {
+        var bytes: ArraySlice<UInt8>
+
+        mutating func u64() -> UInt64? { integer(8) }
+        mutating func u32() -> UInt32? { integer(4).map { UInt32($0) } }
+        var rest: ArraySlice<UInt8> { bytes }
+
+        private mutating func integer(_ size: Int) -> UInt64? {
+            guard bytes.count >= size else { return nil }
+            var value: UInt64 = 0
+            for (shift, byte) in bytes.prefix(size).enumerated() { value |= UInt64(byte) << (8 * UInt64(shift)) }
+            bytes = bytes.dropFirst(size)
+            return value
+        }
+    }
+}
+
+extension [UInt8] {
+    fileprivate mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+    }
+}
+
+/// chimed's end of the relay: starts the relay process, passes calls to it and their answers back, and
+/// starts it again should it stop.
+final class RelayLink: NotificationTransport, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is under `state`'s lock, or on `queue`.
+    struct State {
+        var socket: Int32 = -1
+        var pid: pid_t = 0
+        var nextTag: UInt64 = 1
+        var waiting: [UInt64: CheckedContinuation<Result<DBusMessage, DBusError>, Never>] = [:]
+    }
+
+    let arguments: [String]
+    let lockDescriptor: Int32
+    let logger: Logger
+    let queue = DispatchQueue(label: "chimed.relay-link", qos: .userInitiated)
+    private let state = Mutex(State())
+    /// On `queue`.
+    private var reader: DispatchSourceRead?
+    private var buffer = [UInt8](repeating: 0, count: NotificationRelay.frameLimit)
+    /// The largest frame the socket takes (its send buffer); a larger call goes over `direct`.
+    private let frameCapacity = Mutex(0)
+    /// chimed's own connection, for a call too large for the socket: it is made without a receipt.
+    let direct = Mutex<DBusConnection?>(nil)
+    /// Signals the server addressed to the relay; on `queue`.
+    let onSignal: @Sendable (DBusMessage) -> Void
+
+    /// Starts the relay: `arguments` run it (the executable first), `lockDescriptor` is the relay lock
+    /// it inherits.
+    init(
+        arguments: [String], lockDescriptor: Int32, logger: Logger, onSignal: @escaping @Sendable (DBusMessage) -> Void
+    ) throws(DaemonError) {
+        self.arguments = arguments
+        self.lockDescriptor = lockDescriptor
+        self.logger = logger
+        self.onSignal = onSignal
+        let spawned: Result<Void, DaemonError> = queue.sync {
+            do throws(DaemonError) { try spawn() } catch { return .failure(error) }
+            return .success(())
+        }
+        try spawned.get()
+    }
+
+    /// Starts the relay process with a new socket pair; on `queue`.
+    private func spawn() throws(DaemonError) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw DaemonError(
+                "cannot make a socket pair for the notification relay: \(String(cString: strerror(errno)))")
+        }
+        var size = Int32(NotificationRelay.frameLimit)
+        for fd in pair { setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        // The kernel caps the buffer (net.core.wmem_max) and reports it doubled for its bookkeeping.
+        var granted: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &granted, &length)
+        frameCapacity.withLock { $0 = Int(granted) / 2 - 1024 }
+        // Well above the descriptors the relay gets them as, so that each dup2 below clears close-on-exec.
+        let relayEnd = fcntl(pair[1], F_DUPFD_CLOEXEC, 64)
+        let lockCopy = fcntl(lockDescriptor, F_DUPFD_CLOEXEC, 64)
+        close(pair[1])
+        defer {
+            close(relayEnd)
+            close(lockCopy)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, relayEnd, NotificationRelay.socketDescriptor)
+        posix_spawn_file_actions_adddup2(&actions, lockCopy, NotificationRelay.lockDescriptor)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+        guard status == 0 else {
+            close(pair[0])
+            throw DaemonError(
+                "cannot start the notification relay \(arguments[0]): \(String(cString: strerror(status)))")
+        }
+        state.withLock {
+            $0.socket = pair[0]
+            $0.pid = pid
+        }
+        let reader = DispatchSource.makeReadSource(fileDescriptor: pair[0], queue: queue)
+        reader.setEventHandler { [unowned self] in self.readFrames(from: pair[0]) }
+        reader.resume()
+        self.reader = reader
+        logger.debug("notification relay started", metadata: ["pid": "\(pid)"])
+    }
+
+    func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage {
+        let frame = try NotificationRelay.Request(tag: 0, timeout: timeout, rows: rows, message: message).frame()
+        if frame.count > frameCapacity.withLock({ $0 }), let direct = direct.withLock({ $0 }) {
+            logger.notice(
+                "a call of \(frame.count) bytes is too large for the notification relay; chimed makes it itself")
+            return try await direct.call(message, timeout: timeout)
+        }
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
+            var frame = frame
+            let (tag, socket) = state.withLock { state in
+                let tag = state.nextTag
+                state.nextTag += 1
+                state.waiting[tag] = continuation
+                return (tag, state.socket)
+            }
+            Swift.withUnsafeBytes(of: tag.littleEndian) { frame.replaceSubrange(0..<8, with: $0) }
+            let sent = frame.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent != frame.count {
+                // The relay is not running (it is started again): the call never reached the server.
+                state.withLock { $0.waiting.removeValue(forKey: tag) }?.resume(
+                    returning: .failure(DBusError(.noReply, "the notification relay is not running")))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads the relay's answers and signals; on `queue`.
+    private func readFrames(from socket: Int32) {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+            guard count > 8 else {
+                relayStopped(socket: socket)
+                return
+            }
+            var frame = NotificationRelay.FrameReader(bytes: buffer[0..<count])
+            guard let tag = frame.u64(), let message = try? DBusMessage(serialized: Array(frame.rest)) else {
+                logger.error("the notification relay sent a frame that is not a D-Bus message; ignored")
+                continue
+            }
+            if tag == 0 {
+                onSignal(message)
+                continue
+            }
+            let answer: Result<DBusMessage, DBusError> =
+                message.kind == .error
+                ? .failure(
+                    DBusError(
+                        name: message.errorName ?? DBusError.Name.failed.rawValue,
+                        message: message.body.first.flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""))
+                : .success(message)
+            state.withLock { $0.waiting.removeValue(forKey: tag) }?.resume(returning: answer)
+        }
+    }
+
+    /// The relay's end closed: the calls it had are answered as not answered (they may or may not have
+    /// reached the server), and a new relay is started.
+    private func relayStopped(socket: Int32) {
+        reader?.cancel()
+        reader = nil
+        let (pid, waiting) = state.withLock { state in
+            let taken = (state.pid, state.waiting)
+            state.waiting = [:]
+            state.socket = -1
+            return taken
+        }
+        close(socket)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        for continuation in waiting.values {
+            continuation.resume(returning: .failure(DBusError(.noReply, "the notification relay stopped")))
+        }
+        logger.error("the notification relay stopped (wait status \(status)); starting it again in a second")
+        queue.asyncAfter(deadline: .now() + 1) { [self] in
+            do throws(DaemonError) {
+                try spawn()
+            } catch {
+                logger.critical("\(error.message); exiting with status 3 so that the service manager restarts chimed")
+                exit(3)
+            }
+        }
+    }
+
+    /// Closes chimed's end: the relay finishes what it has and exits.
+    func finish() {
+        queue.sync {
+            reader?.cancel()
+            reader = nil
+            let socket = state.withLock { state in
+                let socket = state.socket
+                state.socket = -1
+                return socket
+            }
+            if socket >= 0 { shutdown(socket, Int32(SHUT_WR)) }
+        }
+    }
+}
