@@ -100,18 +100,24 @@ for t in "${swiftc_targets[@]}"; do
     run_target "$name" "$out/fuzz-$name"
 done
 
-# Each in a scratch folder of its own, built from scratch (the packages' checkouts stay): a second product
-# built in the same folder, or a build on top of an earlier one, has come out with its Swift modules
-# uninstrumented, and then libFuzzer would only throw random bytes at them.
+# Each in a scratch folder of its own, built from nothing (the packages come from the local cache). The
+# same build now and then comes out with its Swift modules uninstrumented (only a C module carries
+# coverage; the cause is in the toolchain, and a build in another folder usually comes out right), and
+# then libFuzzer would only throw random bytes at it: such a binary is built again, up to three times.
 for t in "${spm_targets[@]}"; do
     read -r name seeds <<<"$t"
     wanted "$name" || continue
     spm_build=.build-fuzz-spm-$name
-    rm -rf "$spm_build"/*-unknown-linux-gnu "$spm_build"/release "$spm_build"/release.yaml "$spm_build"/build.db
-    echo "== fuzz $name: building"
-    CHIME_FUZZ=1 swift build -c release --scratch-path "$spm_build" --sanitize fuzzer --sanitize address \
-        --product "fuzz-$name" >"$out/build-$name.log" 2>&1 || { tail -40 "$out/build-$name.log" >&2; exit 1; }
-    tail -1 "$out/build-$name.log"
+    for attempt in 1 2 3; do
+        rm -rf "$spm_build"
+        echo "== fuzz $name: building"
+        CHIME_FUZZ=1 swift build -c release --scratch-path "$spm_build" --sanitize fuzzer --sanitize address \
+            --product "fuzz-$name" >"$out/build-$name.log" 2>&1 || { tail -40 "$out/build-$name.log" >&2; exit 1; }
+        tail -1 "$out/build-$name.log"
+        instrumented=$(nm "$spm_build/release/fuzz-$name" | grep -c "__sancov_gen_" || true)
+        [ "$instrumented" -ge 100 ] && break
+        echo "fuzz $name: the build has no coverage instrumentation in its Swift code (attempt $attempt)" >&2
+    done
     # Both hold tens of thousands of counters when their Swift code is instrumented, a few thousand when not.
     minimum_counters=20000
     # shellcheck disable=SC2086 # the seed folders are one word each
