@@ -32,9 +32,8 @@ public final class DeliveryReceipts: Sendable {
         do {
             try writer.write { db in
                 for seq in seqs {
-                    try db.execute(
-                        sql: "UPDATE outbox SET receivedID = ? WHERE seq = ?",
-                        arguments: [Int64(notificationID), Int64(seq)])
+                    try db.cachedStatement(sql: "UPDATE outbox SET receivedID = ? WHERE seq = ?")
+                        .execute(arguments: [Int64(notificationID), Int64(seq)])
                 }
             }
         } catch {

@@ -242,9 +242,9 @@ public final class ScheduleStore: Sendable {
     public func commit(_ step: StepRecord, now: Date) throws -> [OutboxRecord] {
         guard !step.isEmpty else { return [] }
         return try write { db in
-            for item in step.updated { try Self.save(item, state: "pending", in: db, now: now) }
+            for item in step.updated { try Self.saveProgress(item, state: "pending", in: db, now: now) }
             for item in step.finished {
-                try Self.save(item, state: "finished", in: db, now: now)
+                try Self.saveProgress(item, state: "finished", in: db, now: now)
                 try Self.record(db, now, .finished, item, detail: item.finished?.rawValue)
             }
             for missed in step.missed {
@@ -257,12 +257,13 @@ public final class ScheduleStore: Sendable {
             }
             var stored: [OutboxRecord] = []
             for var row in step.outbox {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content,
                             source, endUsec, createdUsec, category, replacesID)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
+                        """
+                ).execute(
                     arguments: [
                         row.kind.rawValue, Int64(row.itemID), row.owner, row.groupID,
                         Time.usec(row.occurrence), row.number, row.late, try row.content.map(Coding.encode),
@@ -276,13 +277,13 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Marks outbox rows as being sent, before Notify is called for them. A row still marked when chimed
-    /// starts again was being sent when it stopped (`OutboxRecord.sentBeforeRestart`).
+    /// Marks outbox rows as being sent, as Notify is called for them. A row still marked, without a
+    /// receipt, when chimed starts again was being sent when it stopped (`OutboxRecord.sentBeforeRestart`).
     public func sending(_ rows: [OutboxRecord], now: Date) throws {
         try write { db in
             for row in rows {
-                try db.execute(
-                    sql: "UPDATE outbox SET sendingUsec = ? WHERE seq = ?", arguments: [Time.usec(now), Int64(row.seq)])
+                try db.cachedStatement(sql: "UPDATE outbox SET sendingUsec = ? WHERE seq = ?")
+                    .execute(arguments: [Time.usec(now), Int64(row.seq)])
             }
         }
     }
@@ -296,7 +297,7 @@ public final class ScheduleStore: Sendable {
     ) throws {
         try write { db in
             for row in rows {
-                try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq = ?").execute(arguments: [Int64(row.seq)])
                 guard row.kind == .occurrence else { continue }
                 let late = row.late ? ", late" : ""
                 if let digest {
@@ -305,10 +306,9 @@ public final class ScheduleStore: Sendable {
                         detail: "in the \(digest) notification \(notificationID)")
                 } else {
                     let again =
-                        !row.sentBeforeRestart
-                        ? ""
-                        : row.receivedID == notificationID
-                            ? ", received after a restart" : ", sent again after a restart (it may show twice)"
+                        row.receivedID == notificationID
+                        ? ", received after a restart"
+                        : row.sentBeforeRestart ? ", sent again after a restart (it may show twice)" : ""
                     try Self.record(
                         db, now, .delivered, itemID: row.itemID,
                         detail: "notification \(notificationID)\(late)\(again)\(note.map { " (\($0))" } ?? "")")
@@ -538,7 +538,7 @@ public final class ScheduleStore: Sendable {
     }
 
     static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO item (id, owner, groupID, entryID, fireAtUsec, content, entry, recurrence, entryState,
                     state, finishReason, createdUsec, snoozeOf, replacesID)
@@ -547,7 +547,8 @@ public final class ScheduleStore: Sendable {
                     entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, content = excluded.content,
                     entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
                     state = excluded.state, finishReason = excluded.finishReason
-                """,
+                """
+        ).execute(
             arguments: [
                 Int64(item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
                 try Coding.encode(item.content), try Coding.encode(item.entry),
@@ -557,14 +558,28 @@ public final class ScheduleStore: Sendable {
             ])
     }
 
+    /// Stores how an item moved on (its fire date, state and end), its definition being unchanged: the
+    /// columns that change, without encoding the definition again. An item not stored yet is stored whole.
+    static func saveProgress(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
+        try db.cachedStatement(
+            sql: """
+                UPDATE item SET fireAtUsec = ?, entryState = ?, state = ?, finishReason = ? WHERE id = ?
+                """
+        ).execute(arguments: [
+            Time.usec(item.fireDate), try Coding.encode(item.state), state, item.finished?.rawValue, Int64(item.id),
+        ])
+        if db.changesCount == 0 { try save(item, state: state, in: db, now: now) }
+    }
+
     static func record(
         _ db: Database, _ now: Date, _ event: HistoryEvent, _ item: ScheduledItem, detail: String? = nil
     ) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
+                """
+        ).execute(
             arguments: [
                 Int64(item.id), Time.usec(now), event.rawValue, detail, item.owner, item.groupID,
                 item.groupID == nil ? nil : item.entry.id, item.content.summary,
@@ -575,14 +590,14 @@ public final class ScheduleStore: Sendable {
     static func record(_ db: Database, _ now: Date, _ event: HistoryEvent, itemID: UInt64, detail: String? = nil)
         throws
     {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
                 SELECT ?, ?, ?, ?, owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END,
                     json_extract(content, '$.summary')
                 FROM (SELECT 1) LEFT JOIN item ON item.id = ?
-                """,
-            arguments: [Int64(itemID), Time.usec(now), event.rawValue, detail, Int64(itemID)])
+                """
+        ).execute(arguments: [Int64(itemID), Time.usec(now), event.rawValue, detail, Int64(itemID)])
     }
 }
 
