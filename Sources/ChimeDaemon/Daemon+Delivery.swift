@@ -115,19 +115,20 @@ extension Daemon {
         let now = clock.now()
         let owner = serverOwner
         interaction.answersDue += 1
-        // Stored before the call: a row still marked at the next start was being sent when chimed stopped.
+        // Marked as being handed to the relay; not waited for, since the relay's receipt, not the mark, is
+        // what tells the next start that the server has it. The mark only lets the history say that a row
+        // sent again without an answer may show twice.
         persist({ try $0.sending(next.rows, now: now) }) { [weak self] result in
-            guard let self else { return }
             if case .failure(let error) = result {
-                // Showing it matters more; only a crash before its delivery is stored could show it twice.
-                self.logger.error("cannot mark a notification as being sent: \(error)")
+                self?.logger.error("cannot mark a notification as being sent: \(error)")
             }
-            Task {
-                do throws(DBusError) {
-                    let id = try await server.notify(content, replacesID: replacesID, rows: next.rows.map(\.seq))
-                    self.queue.async { self.sent(next, notificationID: id) }
-                } catch {
-                    self.queue.async { self.sendFailed(next, error: error, sentTo: owner) }
+        }
+        server.notify(content, replacesID: replacesID, rows: next.rows.map(\.seq)) { [weak self] result in
+            guard let self else { return }
+            self.queue.async {
+                switch result {
+                case .success(let id): self.sent(next, notificationID: id)
+                case .failure(let error): self.sendFailed(next, error: error, sentTo: owner)
                 }
             }
         }
@@ -196,7 +197,7 @@ extension Daemon {
         let delivered = Set(rows.map(\.seq))
         delivery.outbox.removeAll { delivered.contains($0.seq) }
         answerHandled()
-        notifier.status(statusLine())
+        statusChanged()
         pump()
     }
 
@@ -221,7 +222,7 @@ extension Daemon {
             serverMissing = true
             delivery.plan = []
             for row in delivery.outbox { reportKept(row, reason: "no notification server on the bus (\(error.name))") }
-            notifier.status(statusLine())
+            statusChanged()
             return
         }
         if error.is(.noReply) {

@@ -54,12 +54,12 @@ extension Daemon {
                 "missed \(missed.count) occurrence\(plural) of \"\(missed.item.content.summary)\" (\(missed.handling.rawValue))",
                 metadata: ["item": "\(missed.item.id)"])
         }
-        notifier.status(statusLine())
+        statusChanged()
         guard !record.isEmpty else { return }
         let now = clock.now()
         let unstored = record.outbox
         let stored = record
-        persist({ try $0.commit(stored, now: now) }) { [weak self] result in
+        let stepStored: @Sendable (Result<[OutboxRecord], any Error>) -> Void = { [weak self] result in
             guard let self else { return }
             switch result {
             case .success(let rows):
@@ -70,6 +70,14 @@ extension Daemon {
                 self.logger.critical("cannot store what came due: \(error); delivering it anyway")
                 self.outboxArrived(unstored)
             }
+        }
+        if record.outbox.isEmpty {
+            persist({ try $0.commit(stored, now: now) }, then: stepStored)
+        } else {
+            // Something is due: stored on this thread (storeQueue.sync runs the work here when nothing is
+            // ahead of it), and sent on at once, without waking two threads in between.
+            let store = self.store
+            stepStored(storeQueue.sync { Result { try store.commit(stored, now: now) } })
         }
     }
 
@@ -93,21 +101,20 @@ extension Daemon {
     func arm(_ deadline: Date?) {
         guard let deadline else {
             armedDeadline = nil
-            timer?.schedule(wallDeadline: .distantFuture)
+            deadlineTimer?.arm(wallSeconds: nil)
             return
         }
         guard armedDeadline != deadline else { return }
         armedDeadline = deadline
-        let timer = self.timer ?? makeTimer()
-        timer.schedule(wallDeadline: clock.wallTime(for: deadline), leeway: .nanoseconds(0))
-    }
-
-    private func makeTimer() -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        timer.setEventHandler { [weak self] in self?.timerFired() }
-        timer.resume()
-        self.timer = timer
-        return timer
+        if deadlineTimer == nil {
+            do {
+                deadlineTimer = try DeadlineTimer(queue: queue) { [weak self] in self?.timerFired() }
+            } catch {
+                logger.critical("cannot create the scheduling timer: \(error); exiting with status 3")
+                exit(3)
+            }
+        }
+        deadlineTimer?.arm(wallSeconds: clock.wallSeconds(for: deadline))
     }
 
     private func timerFired() {

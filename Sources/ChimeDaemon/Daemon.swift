@@ -60,7 +60,7 @@ public final class Daemon: Service, @unchecked Sendable {
     // Queue-confined state.
     var scheduler = Scheduler()
     var settings: DaemonSettings
-    var timer: DispatchSourceTimer?
+    var deadlineTimer: DeadlineTimer?
     var armedDeadline: Date?
     var watchdogTimer: DispatchSourceTimer?
     var connection: DBusConnection?
@@ -69,6 +69,8 @@ public final class Daemon: Service, @unchecked Sendable {
     var relayLink: RelayLink?
     /// The relay lock's descriptor, held while chimed runs (-1: none).
     var relayLock: Int32 = -1
+    /// A status line for the service manager is on its way (`statusChanged`).
+    var statusUpdateScheduled = false
     var serverOwner: String?
     /// Set when Notify found no server; cleared when one appears. While set, due notifications wait
     /// without another futile call (which could also try to auto-start a server again and again).
@@ -234,7 +236,7 @@ public final class Daemon: Service, @unchecked Sendable {
                 scheduler.restore(
                     groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),
                     items: state.items, now: clock.now()))
-            finishReceived(state.outbox.filter(\.sentBeforeRestart))
+            finishReceived(state.outbox)
             for row in state.outbox where row.sentBeforeRestart && row.receivedID == nil {
                 // Handed to the relay, but no answer of the server was stored: it never reached the
                 // server, or the relay stopped as well. It is sent again rather than risk losing it.
@@ -375,8 +377,9 @@ public final class Daemon: Service, @unchecked Sendable {
     /// Closes the bus connection, the timers and the watchers.
     public func stop() {
         queue.sync {
-            for timer in [timer, watchdogTimer, reloadTimer, delivery.gateTimer] { timer?.cancel() }
-            timer = nil
+            for timer in [watchdogTimer, reloadTimer, delivery.gateTimer] { timer?.cancel() }
+            deadlineTimer?.cancel()
+            deadlineTimer = nil
             watchdogTimer = nil
             reloadTimer = nil
             delivery.gateTimer = nil
@@ -411,6 +414,21 @@ public final class Daemon: Service, @unchecked Sendable {
             queue.async { then(result) }
         }
     }
+
+    /// The status line changed: the service manager hears the new one a second later, so that a burst
+    /// of steps and deliveries costs one message to systemd, not one each (and no formatting on the way
+    /// to a delivery). On `queue`.
+    func statusChanged() {
+        guard notifier.isSupervised, !statusUpdateScheduled else { return }
+        statusUpdateScheduled = true
+        queue.asyncAfter(deadline: .now() + Self.statusInterval) { [weak self] in
+            guard let self else { return }
+            self.statusUpdateScheduled = false
+            self.notifier.status(self.statusLine())
+        }
+    }
+
+    static let statusInterval: DispatchTimeInterval = .seconds(1)
 
     func statusLine() -> String {
         var line = "\(scheduler.count) pending"

@@ -9,9 +9,12 @@ final class DaemonClock: Sendable {
 
     func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
 
+    /// The system wall time, in seconds since the epoch, at which this clock shows `date`.
+    func wallSeconds(for date: Date) -> Double { date.timeIntervalSince1970 - offset.withLock { $0 } }
+
     /// The system wall time at which this clock shows `date`.
     func wallTime(for date: Date) -> DispatchWallTime {
-        let seconds = date.timeIntervalSince1970 - offset.withLock { $0 }
+        let seconds = wallSeconds(for: date)
         let whole = seconds.rounded(.down)
         return DispatchWallTime(timespec: timespec(tv_sec: Int(whole), tv_nsec: Int((seconds - whole) * 1e9)))
     }

@@ -11,14 +11,29 @@ import Synchronization
 
 /// How chimed reaches the notification server: its own bus connection, or the notification relay.
 public protocol NotificationTransport: Sendable {
-    /// Calls a method of the notification server. `rows` are the outbox rows a Notify stands for: the
-    /// relay stores the id the server answers with on them before it passes the answer on.
-    func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage
+    /// Calls a method of the notification server; `completion` gets the answer. `rows` are the outbox
+    /// rows a Notify stands for: the relay stores the id the server answers with on them before it passes
+    /// the answer on.
+    func call(
+        _ message: DBusMessage, timeout: Duration, rows: [UInt64],
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void)
+}
+
+extension NotificationTransport {
+    func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage {
+        try await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
+            call(message, timeout: timeout, rows: rows) { continuation.resume(returning: $0) }
+        }.get()
+    }
 }
 
 extension DBusConnection: NotificationTransport {
-    public func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage {
-        try await call(message, timeout: timeout)
+    public func call(
+        _ message: DBusMessage, timeout: Duration, rows: [UInt64],
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        call(message, timeout: timeout, completion: completion)
     }
 }
 
@@ -136,26 +151,25 @@ public enum NotificationRelay {
                     NotificationRelay.fail("chimed sent a frame that is not a call")
                 }
                 inFlight += 1
-                let connection = self.connection
-                Task {
-                    let answer: DBusMessage
-                    do throws(DBusError) {
-                        answer = try await connection.call(request.message, timeout: request.timeout)
-                        if !request.rows.isEmpty, case .uint32(let id)? = answer.body.first {
+                // On the connection's queue, so the call leaves now, in the order chimed asked.
+                connection.call(request.message, timeout: request.timeout) { [self] result in
+                    var answer: DBusMessage
+                    switch result {
+                    case .success(let reply):
+                        answer = reply
+                        if !request.rows.isEmpty, case .uint32(let id)? = reply.body.first {
                             do {
-                                try self.receipts.record(notificationID: id, seqs: request.rows)
+                                try receipts.record(notificationID: id, seqs: request.rows)
                             } catch {
                                 FileHandle.standardError.write(Data("chimed (notification relay): \(error)\n".utf8))
                             }
                         }
-                    } catch {
+                    case .failure(let error):
                         answer = DBusMessage(kind: .error, errorName: error.name, body: [.string(error.message)])
                     }
-                    self.queue.async {
-                        self.reply(tag: request.tag, answer)
-                        self.inFlight -= 1
-                        self.exitWhenIdle()
-                    }
+                    reply(tag: request.tag, answer)
+                    inFlight -= 1
+                    exitWhenIdle()
                 }
             }
         }
@@ -253,7 +267,7 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         var socket: Int32 = -1
         var pid: pid_t = 0
         var nextTag: UInt64 = 1
-        var waiting: [UInt64: CheckedContinuation<Result<DBusMessage, DBusError>, Never>] = [:]
+        var waiting: [UInt64: @Sendable (Result<DBusMessage, DBusError>) -> Void] = [:]
     }
 
     let arguments: [String]
@@ -334,31 +348,36 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         logger.debug("notification relay started", metadata: ["pid": "\(pid)"])
     }
 
-    func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage {
-        let frame = try NotificationRelay.Request(tag: 0, timeout: timeout, rows: rows, message: message).frame()
+    func call(
+        _ message: DBusMessage, timeout: Duration, rows: [UInt64],
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        var frame: [UInt8]
+        do {
+            frame = try NotificationRelay.Request(tag: 0, timeout: timeout, rows: rows, message: message).frame()
+        } catch {
+            completion(.failure(error))
+            return
+        }
         if frame.count > frameCapacity.withLock({ $0 }), let direct = direct.withLock({ $0 }) {
             logger.notice(
                 "a call of \(frame.count) bytes is too large for the notification relay; chimed makes it itself")
-            return try await direct.call(message, timeout: timeout)
+            direct.call(message, timeout: timeout, completion: completion)
+            return
         }
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
-            var frame = frame
-            let (tag, socket) = state.withLock { state in
-                let tag = state.nextTag
-                state.nextTag += 1
-                state.waiting[tag] = continuation
-                return (tag, state.socket)
-            }
-            Swift.withUnsafeBytes(of: tag.littleEndian) { frame.replaceSubrange(0..<8, with: $0) }
-            let sent = frame.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent != frame.count {
-                // The relay is not running (it is started again): the call never reached the server.
-                state.withLock { $0.waiting.removeValue(forKey: tag) }?.resume(
-                    returning: .failure(DBusError(.noReply, "the notification relay is not running")))
-            }
+        let (tag, socket) = state.withLock { state in
+            let tag = state.nextTag
+            state.nextTag += 1
+            state.waiting[tag] = completion
+            return (tag, state.socket)
         }
-        return try result.get()
+        Swift.withUnsafeBytes(of: tag.littleEndian) { frame.replaceSubrange(0..<8, with: $0) }
+        let sent = frame.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if sent != frame.count {
+            // The relay is not running (it is started again): the call never reached the server.
+            state.withLock { $0.waiting.removeValue(forKey: tag) }?(
+                .failure(DBusError(.noReply, "the notification relay is not running")))
+        }
     }
 
     /// Reads the relay's answers and signals; on `queue`.
@@ -387,7 +406,7 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
                         name: message.errorName ?? DBusError.Name.failed.rawValue,
                         message: message.body.first.flatMap { if case .string(let s) = $0 { s } else { nil } } ?? ""))
                 : .success(message)
-            state.withLock { $0.waiting.removeValue(forKey: tag) }?.resume(returning: answer)
+            state.withLock { $0.waiting.removeValue(forKey: tag) }?(answer)
         }
     }
 
@@ -405,9 +424,7 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         close(socket)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        for continuation in waiting.values {
-            continuation.resume(returning: .failure(DBusError(.noReply, "the notification relay stopped")))
-        }
+        for completion in waiting.values { completion(.failure(DBusError(.noReply, "the notification relay stopped"))) }
         logger.error("the notification relay stopped (wait status \(status)); starting it again in a second")
         queue.asyncAfter(deadline: .now() + 1) { [self] in
             do throws(DaemonError) {

@@ -35,12 +35,29 @@ public struct NotificationServer: Sendable {
     public func notify(_ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [])
         async throws(DBusError) -> UInt32
     {
-        let reply = try await call(
-            "Notify", Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup), rows: rows)
-        guard case .uint32(let id)? = reply.first else {
-            throw DBusError(.failed, "the notification server answered Notify without an id")
+        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<UInt32, DBusError>, Never>) in
+            notify(content, replacesID: replacesID, rows: rows) { continuation.resume(returning: $0) }
+        }.get()
+    }
+
+    /// `notify`, with the id or the error given to `completion` (on the transport's queue). The call
+    /// leaves before this returns when the transport is the relay.
+    public func notify(
+        _ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [],
+        completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void
+    ) {
+        let message = DBusMessage.methodCall(
+            destination: Self.name, path: Self.path, interface: Self.interface, member: "Notify",
+            body: Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup))
+        transport.call(message, timeout: callTimeout, rows: rows) { result in
+            completion(
+                result.flatMap { reply in
+                    guard case .uint32(let id)? = reply.body.first else {
+                        return .failure(DBusError(.failed, "the notification server answered Notify without an id"))
+                    }
+                    return .success(id)
+                })
         }
-        return id
     }
 
     /// Closes a shown notification (`CloseNotification`).

@@ -53,7 +53,7 @@ public final class DBusConnection: @unchecked Sendable {
     let methodCallWorker: Task<Void, Never>
 
     struct PendingCall {
-        let continuation: CheckedContinuation<DBusMessage, any Error>
+        let complete: @Sendable (Result<DBusMessage, DBusError>) -> Void
         let timer: DispatchSourceTimer
     }
 
@@ -276,9 +276,9 @@ public final class DBusConnection: @unchecked Sendable {
             if let pending = pendingCalls.removeValue(forKey: message.replySerial) {
                 pending.timer.cancel()
                 if let error = message.error {
-                    pending.continuation.resume(throwing: error)
+                    pending.complete(.failure(error))
                 } else {
-                    pending.continuation.resume(returning: message)
+                    pending.complete(.success(message))
                 }
                 return DBUS_HANDLER_RESULT_HANDLED
             }
@@ -309,7 +309,7 @@ public final class DBusConnection: @unchecked Sendable {
         pendingCalls.removeAll()
         for (_, call) in pending {
             call.timer.cancel()
-            call.continuation.resume(throwing: DBusError(.disconnected, "the connection to the bus was lost"))
+            call.complete(.failure(DBusError(.disconnected, "the connection to the bus was lost")))
         }
         let handlers = disconnectHandlers
         disconnectHandlers.removeAll()
@@ -345,60 +345,83 @@ public final class DBusConnection: @unchecked Sendable {
     /// An error reply throws a `DBusError` carrying the remote error name and message; no reply
     /// within `timeout` throws `org.freedesktop.DBus.Error.NoReply`; a cancelled task throws at once.
     public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
-        guard message.kind == .methodCall else { throw DBusError(.invalidArgs, "call() needs a method call") }
-        let encoded = try message.encode()
-        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(encoded)))
         let serialBox = SerialBox()
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<DBusMessage, any Error>) in
-                    queue.async {
-                        let encoded = OpaquePointer(bitPattern: bits)!
-                        defer { dbus_message_unref(encoded) }
-                        guard !self.isClosed else {
-                            continuation.resume(throwing: DBusError(.disconnected, "the connection is closed"))
-                            return
-                        }
-                        if serialBox.cancelled {
-                            continuation.resume(throwing: DBusError(.failed, "the call was cancelled"))
-                            return
-                        }
-                        var serial: UInt32 = 0
-                        guard dbus_connection_send(self.raw, encoded, &serial) != 0 else {
-                            continuation.resume(throwing: DBusError(.noMemory, "cannot queue the message"))
-                            return
-                        }
-                        serialBox.serial = serial
-                        let timer = DispatchSource.makeTimerSource(queue: self.queue)
-                        timer.schedule(deadline: .now() + .nanoseconds(Int(timeout.nanoseconds)))
-                        timer.setEventHandler { [weak self] in
-                            guard let self, let pending = self.pendingCalls.removeValue(forKey: serial) else { return }
-                            pending.timer.cancel()
-                            pending.continuation.resume(
-                                throwing: DBusError(
-                                    .noReply,
-                                    "\(message.destination ?? "the peer") did not answer \(message.member ?? "") within \(timeout)"
-                                ))
-                        }
-                        timer.resume()
-                        self.pendingCalls[serial] = PendingCall(continuation: continuation, timer: timer)
-                    }
-                }
-            } onCancel: {
-                queue.async {
-                    serialBox.cancelled = true
-                    guard let serial = serialBox.serial, let pending = self.pendingCalls.removeValue(forKey: serial)
-                    else { return }
-                    pending.timer.cancel()
-                    pending.continuation.resume(throwing: DBusError(.failed, "the call was cancelled"))
-                }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
+                call(message, timeout: timeout, serialBox: serialBox) { continuation.resume(returning: $0) }
             }
-        } catch let error as DBusError {
-            throw error
-        } catch {
-            throw DBusError(.failed, "\(error)")
+        } onCancel: {
+            queue.async {
+                serialBox.cancelled = true
+                guard let serial = serialBox.serial, let pending = self.pendingCalls.removeValue(forKey: serial)
+                else { return }
+                pending.timer.cancel()
+                pending.complete(.failure(DBusError(.failed, "the call was cancelled")))
+            }
         }
+        return try result.get()
+    }
+
+    /// Calls a method; `completion` gets the reply (or the error, as for the async form) on the
+    /// connection's queue. Called on that queue, the message is sent before this returns, so calls made
+    /// one after the other there leave in that order.
+    public func call(
+        _ message: DBusMessage, timeout: Duration = .seconds(25),
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        call(message, timeout: timeout, serialBox: SerialBox(), completion: completion)
+    }
+
+    private func call(
+        _ message: DBusMessage, timeout: Duration, serialBox: SerialBox,
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        guard message.kind == .methodCall else {
+            completion(.failure(DBusError(.invalidArgs, "call() needs a method call")))
+            return
+        }
+        let encoded: OpaquePointer
+        do {
+            encoded = try message.encode()
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(encoded)))
+        let send: @Sendable () -> Void = { [self] in
+            let encoded = OpaquePointer(bitPattern: bits)!
+            defer { dbus_message_unref(encoded) }
+            guard !isClosed else {
+                completion(.failure(DBusError(.disconnected, "the connection is closed")))
+                return
+            }
+            if serialBox.cancelled {
+                completion(.failure(DBusError(.failed, "the call was cancelled")))
+                return
+            }
+            var serial: UInt32 = 0
+            guard dbus_connection_send(raw, encoded, &serial) != 0 else {
+                completion(.failure(DBusError(.noMemory, "cannot queue the message")))
+                return
+            }
+            serialBox.serial = serial
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .nanoseconds(Int(timeout.nanoseconds)))
+            timer.setEventHandler { [weak self] in
+                guard let self, let pending = self.pendingCalls.removeValue(forKey: serial) else { return }
+                pending.timer.cancel()
+                pending.complete(
+                    .failure(
+                        DBusError(
+                            .noReply,
+                            "\(message.destination ?? "the peer") did not answer \(message.member ?? "") within \(timeout)"
+                        )))
+            }
+            timer.resume()
+            pendingCalls[serial] = PendingCall(complete: completion, timer: timer)
+        }
+        if isOnQueue { send() } else { queue.async(execute: send) }
     }
 
     /// Calls a method and returns the reply's body.
@@ -439,7 +462,7 @@ public final class DBusConnection: @unchecked Sendable {
             pendingCalls.removeAll()
             for (_, call) in pending {
                 call.timer.cancel()
-                call.continuation.resume(throwing: DBusError(.disconnected, "the connection was closed"))
+                call.complete(.failure(DBusError(.disconnected, "the connection was closed")))
             }
             dbus_connection_close(raw)
             for (_, sources) in watchSources { for source in sources { source.cancel() } }
