@@ -175,36 +175,49 @@ final class ChimedProcess {
 
     var pid: Int32 { process.pid }
 
-    /// Resident memory, from /proc.
-    var residentBytes: Int {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
-        }
-        return 0
+    /// chimed and its notification relay (its child), whose costs count as chimed's.
+    var pids: [Int32] {
+        // Each thread lists the children it started.
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return [pid]
+            + threads.flatMap { thread in
+                ((try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/children", encoding: .utf8)) ?? "")
+                    .split(separator: " ").compactMap { Int32($0) }
+            }
     }
 
-    /// Context switches per thread (by thread id) and the whole process's CPU time.
+    /// Resident memory of chimed and its relay, from /proc.
+    var residentBytes: Int {
+        pids.reduce(0) { total, pid in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            return total + (Int(line?.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+        }
+    }
+
+    /// Context switches per thread (by process and thread id) and the CPU time of chimed and its relay.
     var activity: Activity {
         var result = Activity()
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        for task in tasks {
-            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
-            var switches = 0
-            for line in status.split(separator: "\n") {
-                let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
-                if parts.first == "voluntary_ctxt_switches" || parts.first == "nonvoluntary_ctxt_switches" {
-                    switches += Int(parts.last ?? "") ?? 0
+        for pid in pids {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for task in tasks {
+                let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+                var switches = 0
+                for line in status.split(separator: "\n") {
+                    let parts = line.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+                    if parts.first == "voluntary_ctxt_switches" || parts.first == "nonvoluntary_ctxt_switches" {
+                        switches += Int(parts.last ?? "") ?? 0
+                    }
                 }
+                result.switches["\(pid)/\(task)"] = switches
             }
-            result.switches[task] = switches
-        }
-        // utime and stime (fields 14 and 15) count every thread, also the ones that ended.
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        if let close = stat.lastIndex(of: ")") {
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) {
-                result.cpuTicks = user + system
+            // utime and stime (fields 14 and 15) count every thread, also the ones that ended.
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            if let close = stat.lastIndex(of: ")") {
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                if fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) {
+                    result.cpuTicks += user + system
+                }
             }
         }
         return result
@@ -214,7 +227,7 @@ final class ChimedProcess {
 }
 
 struct Activity {
-    /// Context switches so far, by thread id.
+    /// Context switches so far, by process and thread id ("PID/TID").
     var switches: [String: Int] = [:]
     /// CPU time in clock ticks (user + system).
     var cpuTicks = 0

@@ -13,9 +13,10 @@ import UnixSignals
 /// chimed: owns `io.chime.Chime1`, keeps the groups and items, and delivers due notifications to the
 /// notification server.
 ///
-/// All scheduling state lives on `queue`, which also runs the D-Bus connection, the one wall-clock timer
-/// and the clock, file and sleep watchers. The store is written on `storeQueue`, one transaction at a
-/// time in the order they were asked for.
+/// All scheduling state lives on `queue`, which also runs the D-Bus connection and the clock, file and
+/// sleep watchers; the one wall-clock timer (`DeadlineTimer`) runs its handler on it from a thread of its
+/// own. The store is written on `storeQueue`, one transaction at a time in the order they were asked for.
+/// Calls to the notification server go through the notification relay (`NotificationRelay`).
 public final class Daemon: Service, @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue`.
 

@@ -170,6 +170,43 @@ import Testing
         #expect(try store.load().outbox.isEmpty)
     }
 
+    @Test func aReceiptStoredByTheRelayMarksTheRowShownUnderItsID() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        do {
+            let store = try ScheduleStore(path: path)
+            for id: UInt64 in 1...3 { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
+            let rows = try store.commit(
+                StepRecord(
+                    outbox: (1...3).map {
+                        OutboxRecord(
+                            itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
+                            content: item($0, "n\($0)", at: 0).content)
+                    }), now: t0)
+            try store.sending(Array(rows[0...1]), now: t0)
+            // The relay, a process of its own, got the server's answer for the first row only.
+            try DeliveryReceipts(path: path).record(notificationID: 42, seqs: [rows[0].seq])
+        }
+        let store = try ScheduleStore(path: path)
+        let outbox = try store.load().outbox
+        #expect(outbox.map(\.receivedID) == [42, nil, nil])
+        #expect(outbox.map(\.sentBeforeRestart) == [true, true, false])
+        try store.delivered([outbox[0]], notificationID: 42, digest: nil, shown: nil, now: t0 + 1)
+        try store.delivered([outbox[1]], notificationID: 43, digest: nil, shown: nil, now: t0 + 1)
+        let details = try store.history(HistoryQuery(limit: 2)).map(\.detail)
+        #expect(
+            details == [
+                "notification 43, sent again after a restart (it may show twice)",
+                "notification 42, received after a restart",
+            ])
+    }
+
+    @Test func receiptsNeedAnExistingDatabase() throws {
+        let path = Self.temporaryPath()
+        #expect(throws: StoreError.self) { try DeliveryReceipts(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test func aGroupIsReplacedAndRemovedWhole() throws {
         let store = try ScheduleStore()
         let key = GroupKey(owner: "org.example.App", id: "g")

@@ -119,6 +119,49 @@ import Testing
 
     // MARK: - The bus
 
+    /// chimed's notification relay, its child, of which there is one.
+    static func relayPID(of chimed: ManagedProcess) throws -> Int32 {
+        // Each thread lists the children it started.
+        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(chimed.pid)/task")
+        let pids = threads.flatMap { thread in
+            ((try? String(contentsOfFile: "/proc/\(chimed.pid)/task/\(thread)/children", encoding: .utf8)) ?? "")
+                .split(separator: " ").compactMap { Int32($0) }
+        }
+        guard pids.count == 1 else { throw TestFailure("chimed has \(pids.count) children, not its one relay") }
+        return pids[0]
+    }
+
+    // MARK: - The notification relay
+
+    @Test func aKilledRelayIsStartedAgainAndNothingIsLost() async throws {
+        try await Session.run(settings: Self.settings) { s in
+            let chimed = try #require(s.chimed)
+            _ = try await Self.schedule(s, "before")
+            try await s.server!.notifyCalls.wait("the first notification went through the relay") {
+                $0.contains { $0.summary == "before" }
+            }
+            let relay = try Self.relayPID(of: chimed)
+            #expect(kill(relay, SIGKILL) == 0)
+            try await chimed.waitForStderr(containing: "the notification relay stopped")
+
+            // Due while no relay runs, and after: all are delivered, once each, by the relay started again.
+            var summaries: [String] = []
+            for i in 0..<20 {
+                summaries.append("after-\(i)")
+                _ = try await Self.schedule(s, "after-\(i)", at: Date().addingTimeInterval(Double(i) * 0.1))
+            }
+            let wanted = Set(summaries)
+            try await s.server!.notifyCalls.wait("every notification after the kill was delivered") {
+                wanted.isSubset(of: Set($0.compactMap(\.summary)))
+            }
+            let shown = s.server!.notifyCalls.elements.compactMap(\.summary).filter { wanted.contains($0) }
+            #expect(shown.count == wanted.count, "shown: \(shown.sorted())")
+            let again = try Self.relayPID(of: chimed)
+            #expect(again != relay)
+            #expect(!chimed.hasExited)
+        }
+    }
+
     @Test func chimedExitsWhenTheBusGoesAndARestartOnANewBusHasItsState() async throws {
         let farAway = Date(timeIntervalSince1970: 4_102_444_800)
         var state = ""
