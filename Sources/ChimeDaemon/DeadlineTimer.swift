@@ -31,7 +31,10 @@ final class DeadlineTimer: @unchecked Sendable {
                 if stopped.load(ordering: .acquiring) { break }
                 // EINTR, or ECANCELED (not asked for): nothing expired; read again.
                 guard count == MemoryLayout<UInt64>.size else { continue }
-                queue.sync(execute: handler)
+                queue.sync {
+                    // Not after `cancel`, which runs on the queue too.
+                    if !stopped.load(ordering: .acquiring) { handler() }
+                }
             }
             close(fd)
         }

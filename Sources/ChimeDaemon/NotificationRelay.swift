@@ -153,7 +153,7 @@ public enum NotificationRelay {
                 inFlight += 1
                 // On the connection's queue, so the call leaves now, in the order chimed asked.
                 connection.call(request.message, timeout: request.timeout) { [self] result in
-                    var answer: DBusMessage
+                    let answer: DBusMessage
                     switch result {
                     case .success(let reply):
                         answer = reply
