@@ -114,16 +114,21 @@ import Testing
         #expect(history[0].entryID == "daily")
     }
 
-    @Test func deliveredRowsLeaveTheOutboxAndSayHowTheyWereShown() throws {
-        let store = try ScheduleStore()
-        for id: UInt64 in 1...3 { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
-        let rows = try store.commit(
+    /// Items 1…`count` ("n1", …), each with one occurrence due now in the outbox; the stored rows.
+    func dueNow(_ count: UInt64, in store: ScheduleStore) throws -> [OutboxRecord] {
+        for id: UInt64 in 1...count { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
+        return try store.commit(
             StepRecord(
-                outbox: (1...3).map {
+                outbox: (1...count).map {
                     OutboxRecord(
                         itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
                         content: item($0, "n\($0)", at: 0).content)
                 }), now: t0)
+    }
+
+    @Test func deliveredRowsLeaveTheOutboxAndSayHowTheyWereShown() throws {
+        let store = try ScheduleStore()
+        let rows = try dueNow(3, in: store)
         let shown = ShownNotification(
             notificationID: 9, itemID: 1, owner: "org.example.App", group: "g", entryID: "e", category: "c",
             content: item(1, "n1", at: 0).content, occurrence: t0, until: t0 + 60)
@@ -150,14 +155,7 @@ import Testing
         var rows: [OutboxRecord] = []
         do {
             let store = try ScheduleStore(path: path)
-            for id: UInt64 in 1...2 { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
-            rows = try store.commit(
-                StepRecord(
-                    outbox: (1...2).map {
-                        OutboxRecord(
-                            itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
-                            content: item($0, "n\($0)", at: 0).content)
-                    }), now: t0)
+            rows = try dueNow(2, in: store)
             try store.sending([rows[0]], now: t0)
         }
         // The next start: the first row was in flight, the second was not sent yet.
@@ -175,14 +173,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         do {
             let store = try ScheduleStore(path: path)
-            for id: UInt64 in 1...3 { try store.insert(item(id, "n\(id)", at: 0), now: t0) }
-            let rows = try store.commit(
-                StepRecord(
-                    outbox: (1...3).map {
-                        OutboxRecord(
-                            itemID: $0, group: nil, occurrence: t0, number: 1, late: false,
-                            content: item($0, "n\($0)", at: 0).content)
-                    }), now: t0)
+            let rows = try dueNow(3, in: store)
             try store.sending(Array(rows[0...1]), now: t0)
             // The relay, a process of its own, got the server's answer for the first row only.
             try DeliveryReceipts(path: path).record(notificationID: 42, seqs: [rows[0].seq])
