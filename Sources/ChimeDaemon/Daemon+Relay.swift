@@ -44,9 +44,10 @@ extension Daemon {
 
     /// Starts the relay. Without it chimed calls the server itself, and says what that costs.
     func startRelay() {
-        guard let relay = configuration.relay, relayLock >= 0 else { return }
+        let lock = queue.sync { relayLock }
+        guard let relay = configuration.relay, lock >= 0 else { return }
         do {
-            let link = try RelayLink(arguments: relay.arguments, lockDescriptor: relayLock, logger: logger) {
+            let link = try RelayLink(arguments: relay.arguments, lockDescriptor: lock, logger: logger) {
                 [weak self] message in
                 guard let self else { return }
                 self.queue.async { self.serverSignal(message) }

@@ -144,7 +144,8 @@ public final class Daemon: Service, @unchecked Sendable {
         queue.sync { signals = sequence }
         if let relay = configuration.relay {
             // Before the outbox is read: a relay of the previous chimed may still be storing an answer.
-            relayLock = try await Self.lockRelay(relay.lockPath, logger: logger)
+            let lock = try await Self.lockRelay(relay.lockPath, logger: logger)
+            queue.sync { relayLock = lock }
         }
         try await restore()
         startRelay()
