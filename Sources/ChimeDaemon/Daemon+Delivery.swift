@@ -146,11 +146,7 @@ extension Daemon {
             digestName = nil
             note = leftOut
             if row.kind == .occurrence {
-                let item = scheduler.item(row.itemID)
-                shown = ShownNotification(
-                    notificationID: notificationID, itemID: row.itemID, owner: row.owner,
-                    group: row.group?.id, entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
-                    content: content, occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
+                shown = shownRecord(of: row, as: notificationID, content: content, now: now)
             }
         case .digest(let digest, _):
             digestName =
@@ -199,6 +195,18 @@ extension Daemon {
         answerHandled()
         statusChanged()
         pump()
+    }
+
+    /// What is remembered of an occurrence shown as notification `id`, for its actions, its closing and
+    /// its end date.
+    func shownRecord(of row: OutboxRecord, as id: UInt32, content: NotificationContent?, now: Date)
+        -> ShownNotification
+    {
+        let item = scheduler.item(row.itemID)
+        return ShownNotification(
+            notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
+            entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category, content: content,
+            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
     }
 
     /// How long chimed waits before it sends again to a server that did not answer.

@@ -98,8 +98,9 @@ extension Daemon {
         content.expireTimeout = 0
         guard
             let server = queue.sync(execute: { () -> NotificationServer? in
-                if self.server != nil { interaction.answersDue += 1 }
-                return self.server
+                guard let server else { return nil }
+                interaction.answersDue += 1
+                return server
             })
         else { return nil }
         let id: UInt32

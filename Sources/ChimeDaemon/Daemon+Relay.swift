@@ -72,12 +72,8 @@ extension Daemon {
         for (id, rows) in byID.sorted(by: { $0.key < $1.key }) {
             var shown: ShownNotification?
             if rows.count == 1, let row = rows.first, row.kind == .occurrence {
-                let item = scheduler.item(row.itemID)
-                shown = ShownNotification(
-                    notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
-                    entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category,
-                    content: row.content == nil ? nil : presented(row).content, occurrence: row.occurrence,
-                    until: row.endDate.flatMap { $0 > now ? $0 : nil })
+                shown = shownRecord(
+                    of: row, as: id, content: row.content == nil ? nil : presented(row).content, now: now)
             }
             for row in rows {
                 logger.notice(
