@@ -517,6 +517,26 @@ extension SchedulerStep {
         #expect(error?.kind == .invalid)
     }
 
+    @Test func anIdentifierNamesItsFirstCharacterOutsideLettersDigitsAndDashUnderscoreDot() {
+        func problem(_ id: String) -> String? {
+            do {
+                try TimelineGroup.validateIdentifier(id, what: "entry id")
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(problem("Morning-pill_2.v1") == nil)
+        #expect(
+            problem("caf\u{E9}")
+                == "the entry id \"caf\u{E9}\" contains \"\u{E9}\"; use letters, digits, '-', '_' and '.' only")
+        // A letter with a combining accent is one character, named whole.
+        #expect(problem("a\u{301}b")?.contains("contains \"a\u{301}\"") == true)
+        #expect(problem("x/y")?.contains("contains \"/\"") == true)
+        #expect(problem("") == "the entry id is empty")
+        #expect(problem(String(repeating: "a", count: 201)) == "the entry id is longer than 200 bytes")
+    }
+
     /// A 10 000-entry timeline over a simulated year: every occurrence once, in order, on time.
     @Test func tenThousandEntriesFireInOrder() throws {
         var s = Scheduler(systemTimeZone: berlin)
