@@ -540,18 +540,18 @@ public final class ScheduleStore: Sendable {
     static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO item (id, owner, groupID, entryID, fireAtUsec, content, entry, recurrence, entryState,
+                INSERT INTO item (id, owner, groupID, entryID, fireAtUsec, summary, entry, recurrence, entryState,
                     state, finishReason, createdUsec, snoozeOf, replacesID)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, groupID = excluded.groupID,
-                    entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, content = excluded.content,
+                    entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, summary = excluded.summary,
                     entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
                     state = excluded.state, finishReason = excluded.finishReason
                 """
         ).execute(
             arguments: [
                 Int64(item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
-                try Coding.encode(item.content), try Coding.encode(item.entry),
+                item.content.summary, try Coding.encode(item.entry),
                 try item.recurrence.map(Coding.encode), try Coding.encode(item.state), state,
                 item.finished?.rawValue, Time.usec(now), item.snoozeOf.map { Int64($0) },
                 item.replacesID.map { Int64($0) },
@@ -593,8 +593,7 @@ public final class ScheduleStore: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
-                SELECT ?, ?, ?, ?, owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END,
-                    json_extract(content, '$.summary')
+                SELECT ?, ?, ?, ?, owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END, summary
                 FROM (SELECT 1) LEFT JOIN item ON item.id = ?
                 """
         ).execute(arguments: [Int64(itemID), Time.usec(now), event.rawValue, detail, Int64(itemID)])
@@ -612,11 +611,16 @@ enum Time {
 
 /// JSON for the definition columns.
 enum Coding {
+    // One of each, shared: both are safe to use from several threads, and making one per value cost
+    // a visible part of storing and loading items.
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+
     static func encode<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+        String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
+        try decoder.decode(type, from: Data(text.utf8))
     }
 }

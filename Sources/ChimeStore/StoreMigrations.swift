@@ -164,6 +164,13 @@ enum StoreMigrations {
             // that a row whose answer came after chimed stopped is known to be shown, and under which id.
             try db.alter(table: "outbox") { t in t.add(column: "receivedID", .integer) }
         }
+        migrator.registerMigration("v7: an item's summary instead of a copy of its content") { db in
+            // The content is part of the entry; the copy was read only for the summary of history records,
+            // and encoding it again cost a third of storing an item.
+            try db.alter(table: "item") { t in t.add(column: "summary", .text) }
+            try db.execute(sql: "UPDATE item SET summary = json_extract(content, '$.summary')")
+            try db.alter(table: "item") { t in t.drop(column: "content") }
+        }
         return migrator
     }
 }

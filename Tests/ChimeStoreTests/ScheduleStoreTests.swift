@@ -320,6 +320,11 @@ import Testing
         #expect(state.largestItemID == 2)
         let history = try store.history(HistoryQuery())
         #expect(history.map(\.summary) == ["shown one", "pending one"])
+        // A record made now takes the migrated item's summary.
+        #expect(try store.cancel(1, now: t0 + 30))
+        let latest = try store.history(HistoryQuery()).first
+        #expect(latest?.event == .cancelled)
+        #expect(latest?.summary == "pending one")
     }
 
     @Test func aFileThatIsNotADatabaseIsAnErrorAndIsLeftAlone() throws {
