@@ -137,6 +137,25 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         hints = try c.decodeIfPresent([String: NotificationHint].self, forKey: .hints) ?? [:]
     }
 
+    /// Writes only what differs from the defaults `init(from:)` fills in: most content is a summary and
+    /// little else, and every stored item carries its content.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(summary, forKey: .summary)
+        if !appName.isEmpty { try c.encode(appName, forKey: .appName) }
+        try c.encodeIfPresent(subtitle, forKey: .subtitle)
+        if !body.isEmpty { try c.encode(body, forKey: .body) }
+        if !icon.isEmpty { try c.encode(icon, forKey: .icon) }
+        try c.encodeIfPresent(sound, forKey: .sound)
+        try c.encodeIfPresent(urgency, forKey: .urgency)
+        if expireTimeout != -1 { try c.encode(expireTimeout, forKey: .expireTimeout) }
+        if !actions.isEmpty { try c.encode(actions, forKey: .actions) }
+        try c.encodeIfPresent(category, forKey: .category)
+        if !userInfo.isEmpty { try c.encode(userInfo, forKey: .userInfo) }
+        try c.encodeIfPresent(desktopEntry, forKey: .desktopEntry)
+        if !hints.isEmpty { try c.encode(hints, forKey: .hints) }
+    }
+
     /// The body as a server shows it: the subtitle, when there is one, as its first line.
     public var displayedBody: String {
         guard let subtitle, !subtitle.isEmpty else { return body }

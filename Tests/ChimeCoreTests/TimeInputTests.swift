@@ -47,6 +47,25 @@ import Testing
 }
 
 @Suite struct NotificationContentTests {
+    /// Stored content keeps every field, and a field left at its default takes no room.
+    @Test func contentSurvivesItsStoredFormAndDefaultsAreLeftOut() throws {
+        var full = NotificationContent(
+            appName: "pills", summary: "Take it", subtitle: "morning", body: "with water", icon: "pill",
+            sound: "bell", urgency: .critical, expireTimeout: 0,
+            actions: [NotificationAction(key: "done", label: "Done")],
+            category: "dose", userInfo: ["n": "1"], hints: ["x-k": .int(3)])
+        full.desktopEntry = "org.example.Pills"
+        let minimal = NotificationContent(summary: "Hi")
+        for content in [full, minimal] {
+            let data = try JSONEncoder().encode(content)
+            #expect(try JSONDecoder().decode(NotificationContent.self, from: data) == content)
+        }
+        let keys = try JSONSerialization.jsonObject(with: JSONEncoder().encode(minimal)) as? [String: Any]
+        #expect(keys.map { Array($0.keys) } == ["summary"])
+        let allKeys = try JSONSerialization.jsonObject(with: JSONEncoder().encode(full)) as? [String: Any]
+        #expect(allKeys?.count == 13)
+    }
+
     @Test func validContentPasses() throws {
         try NotificationContent(summary: "x", actions: [NotificationAction(key: "a", label: "A")]).validate()
     }

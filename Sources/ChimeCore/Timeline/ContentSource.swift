@@ -178,4 +178,24 @@ public struct EntryState: Codable, Hashable, Sendable {
         self.poolPosition = poolPosition
         self.poolBag = poolBag
     }
+
+    enum CodingKeys: String, CodingKey { case occurrences, lastFired, poolPosition, poolBag }
+
+    // Stored with every step of its item: a value at its default is left out, and read back as it.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            occurrences: try c.decodeIfPresent(Int.self, forKey: .occurrences) ?? 0,
+            lastFired: try c.decodeIfPresent(Date.self, forKey: .lastFired),
+            poolPosition: try c.decodeIfPresent(Int.self, forKey: .poolPosition) ?? 0,
+            poolBag: try c.decodeIfPresent([Int].self, forKey: .poolBag) ?? [])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        if occurrences != 0 { try c.encode(occurrences, forKey: .occurrences) }
+        try c.encodeIfPresent(lastFired, forKey: .lastFired)
+        if poolPosition != 0 { try c.encode(poolPosition, forKey: .poolPosition) }
+        if !poolBag.isEmpty { try c.encode(poolBag, forKey: .poolBag) }
+    }
 }

@@ -199,6 +199,18 @@ import Testing
         }
         #expect(state == EntryState(poolPosition: 1))
     }
+
+    /// An entry's state is stored with every step: defaults take no room, and what earlier versions
+    /// stored (every key) is still read.
+    @Test func entryStateSurvivesItsStoredForm() throws {
+        let fired = EntryState(occurrences: 3, lastFired: date, poolPosition: 2, poolBag: [4, 1])
+        for state in [EntryState(), fired] {
+            #expect(try JSONDecoder().decode(EntryState.self, from: JSONEncoder().encode(state)) == state)
+        }
+        #expect(String(decoding: try JSONEncoder().encode(EntryState()), as: UTF8.self) == "{}")
+        let earlier = Data(#"{"occurrences":1,"poolPosition":0,"poolBag":[]}"#.utf8)
+        #expect(try JSONDecoder().decode(EntryState.self, from: earlier) == EntryState(occurrences: 1))
+    }
 }
 
 @Suite struct CommandOutputTests {
