@@ -30,6 +30,17 @@ struct ChimeBench: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Compare the ratios with this baseline; exit 1 on a regression.", valueName: "FILE"))
     var baseline: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Measure only this part (repeat for several); the floor is always measured.", valueName: "PART"))
+    var only: [Part] = []
+
+    enum Part: String, CaseIterable, ExpressibleByArgument {
+        case idle, lateness, throughput, systemd, scale, engine
+    }
+
+    func measures(_ part: Part) -> Bool { only.isEmpty || only.contains(part) }
+
     func run() async throws {
         // chimed and chime are built beside this executable.
         let binaries = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
@@ -43,6 +54,30 @@ struct ChimeBench: AsyncParsableCommand {
         report.floor = Percentiles(seconds: floorLateness(count: sizes.dueItems, spacing: sizes.spacing))
         say(row("floor: clock_nanosleep(TIMER_ABSTIME)", report.floor!.text))
 
+        if [.idle, .lateness, .throughput, .systemd].contains(where: measures) {
+            try await measureOnABus(binaries: binaries, sizes: sizes, into: &report)
+        }
+
+        // 6. Scale, on a chimed of its own.
+        if measures(.scale) {
+            report.scale = try await Self.scale(binaries: binaries, groups: sizes.scaleGroups, entriesPerGroup: 1000)
+            say(row("scale: \(report.scale!.entries) entries in \(sizes.scaleGroups) groups", report.scale!.text))
+        }
+
+        // 7. The time engine.
+        if measures(.engine) {
+            report.timeEngine = try Self.timeEngine(binaries: binaries, iterations: sizes.calendarIterations)
+            say(row("time engine", report.timeEngine!.text))
+        }
+
+        let data = try JSONEncoder.sorted.encode(report)
+        say("\n" + String(decoding: data, as: UTF8.self))
+        if let json { try data.write(to: URL(fileURLWithPath: json)) }
+        if let baseline { try Self.compare(report, baseline: baseline) }
+    }
+
+    /// Idle cost, lateness, throughput and the systemd peer: one chimed with the active entries loaded.
+    func measureOnABus(binaries: URL, sizes: Sizes, into report: inout Report) async throws {
         let bus = try await TestBus.start()
         var chimed: ChimedProcess?
         var server: RecordingServer?
@@ -64,38 +99,29 @@ struct ChimeBench: AsyncParsableCommand {
                 row(
                     "load \(sizes.activeEntries) entries (Reschedule, 10k per group)",
                     String(format: "%.2f s", report.loadSeconds!)))
-            let before = chimed!.activity
-            try await Task.sleep(for: .seconds(sizes.idleSeconds))
-            let idle = chimed!.activity.since(before)
-            report.idle = Idle(
-                seconds: sizes.idleSeconds, contextSwitches: idle.contextSwitches,
-                cpuMilliseconds: idle.cpuMilliseconds)
-            say(row("idle \(sizes.idleSeconds) s with \(sizes.activeEntries) entries", report.idle!.text))
+            if measures(.idle) {
+                let before = chimed!.activity
+                try await Task.sleep(for: .seconds(sizes.idleSeconds))
+                let idle = chimed!.activity.since(before)
+                report.idle = Idle(
+                    seconds: sizes.idleSeconds, contextSwitches: idle.contextSwitches,
+                    cpuMilliseconds: idle.cpuMilliseconds)
+                say(row("idle \(sizes.idleSeconds) s with \(sizes.activeEntries) entries", report.idle!.text))
+            }
 
             // 3. Lateness: items due at known instants, received by the recording server.
-            report.lateness = Percentiles(
-                seconds: try await Self.lateness(client, server: server!, count: sizes.dueItems, spacing: sizes.spacing)
-            )
-            say(row("chimed: Schedule → Notify received", report.lateness!.text))
+            if measures(.lateness) {
+                report.lateness = Percentiles(
+                    seconds: try await Self.lateness(
+                        client, server: server!, count: sizes.dueItems, spacing: sizes.spacing))
+                say(row("chimed: Schedule → Notify received", report.lateness!.text))
+            }
 
             // 4. Throughput: Schedule calls (durable before the reply) against the bus's own Ping.
-            report.throughput = try await Self.throughput(bus: bus, seconds: sizes.throughputSeconds)
-            say(row("Peer.Ping to the bus, 1 client", String(format: "%.0f calls/s", report.throughput!.ping)))
-            say(
-                row(
-                    "Schedule, 1 client",
-                    String(
-                        format: "%.0f calls/s (%.0f%% of Ping)", report.throughput!.schedule1,
-                        100 * report.throughput!.schedule1 / report.throughput!.ping)))
-            say(
-                row(
-                    "Schedule, 8 clients",
-                    String(
-                        format: "%.0f calls/s (%.0f%% of Ping)", report.throughput!.schedule8,
-                        100 * report.throughput!.schedule8 / report.throughput!.ping)))
+            if measures(.throughput) { try await measureThroughput(bus: bus, sizes: sizes, into: &report) }
 
             // 5. The systemd timer peer.
-            if !noSystemd && !quick {
+            if !noSystemd && !quick && measures(.systemd) {
                 if let peer = try await SystemdPeer.lateness(
                     bus: bus, server: server!, count: sizes.peerItems, spacing: sizes.spacing)
                 {
@@ -115,19 +141,18 @@ struct ChimeBench: AsyncParsableCommand {
         await chimed?.stop()
         server?.close()
         await bus.stop()
+    }
 
-        // 6. Scale, on a chimed of its own.
-        report.scale = try await Self.scale(binaries: binaries, groups: sizes.scaleGroups, entriesPerGroup: 1000)
-        say(row("scale: \(report.scale!.entries) entries in \(sizes.scaleGroups) groups", report.scale!.text))
-
-        // 7. The time engine.
-        report.timeEngine = try Self.timeEngine(binaries: binaries, iterations: sizes.calendarIterations)
-        say(row("time engine", report.timeEngine!.text))
-
-        let data = try JSONEncoder.sorted.encode(report)
-        say("\n" + String(decoding: data, as: UTF8.self))
-        if let json { try data.write(to: URL(fileURLWithPath: json)) }
-        if let baseline { try Self.compare(report, baseline: baseline) }
+    func measureThroughput(bus: TestBus, sizes: Sizes, into report: inout Report) async throws {
+        let throughput = try await Self.throughput(bus: bus, seconds: sizes.throughputSeconds)
+        report.throughput = throughput
+        say(row("Peer.Ping to the bus, 1 client", String(format: "%.0f calls/s", throughput.ping)))
+        for (clients, rate) in [(1, throughput.schedule1), (8, throughput.schedule8)] {
+            say(
+                row(
+                    "Schedule, \(clients) client\(clients == 1 ? "" : "s")",
+                    String(format: "%.0f calls/s (%.0f%% of Ping)", rate, 100 * rate / throughput.ping)))
+        }
     }
 
     func row(_ label: String, _ value: String) -> String {
