@@ -35,6 +35,9 @@ public final class ScheduleStore: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(Self.busyTimeout)
             writer = try DatabasePool(path: path, configuration: configuration)
+            // Durable before acknowledged: every commit reaches the disk before chimed answers. (GRDB's WAL
+            // default, NORMAL, survives chimed crashing but may lose the last commits to a power cut.)
+            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try Self.open(writer)
         } catch {
             throw StoreError(

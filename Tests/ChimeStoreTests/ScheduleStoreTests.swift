@@ -327,6 +327,18 @@ import Testing
         #expect(latest?.summary == "pending one")
     }
 
+    /// A commit reaches the disk before the store returns: the log is synced on every commit, not only
+    /// at checkpoints.
+    @Test func everyCommitIsSyncedToTheDisk() throws {
+        let store = try ScheduleStore(path: Self.temporaryPath())
+        // The setting belongs to the connection that commits.
+        let (synchronous, journal) = try store.writer.writeWithoutTransaction { db in
+            (try Int.fetchOne(db, sql: "PRAGMA synchronous"), try String.fetchOne(db, sql: "PRAGMA journal_mode"))
+        }
+        #expect(synchronous == 2)  // FULL
+        #expect(journal == "wal")
+    }
+
     @Test func aFileThatIsNotADatabaseIsAnErrorAndIsLeftAlone() throws {
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(
