@@ -183,11 +183,13 @@ extension Daemon {
         persist({ try $0.recordAction(itemID: target, key: key, outcome: recorded, now: now) }) { _ in }
     }
 
-    /// Brings a shown notification back at `until`, with the same actions, replacing its own popup.
+    /// Brings a shown notification back at `until`, with the same actions (its category's too),
+    /// replacing its own popup.
     func snooze(_ shown: ShownNotification, until: Date, target: UInt64) {
         let content = shown.content ?? scheduler.item(shown.itemID)?.content ?? NotificationContent(summary: "")
         let id = scheduler.allocateID()
         var snooze = ScheduledItem(id: id, content: content, fireDate: until, owner: shown.owner)
+        snooze.entry.category = shown.category
         snooze.snoozeOf = target
         snooze.replacesID = shown.notificationID
         let item = snooze
@@ -238,6 +240,7 @@ extension Daemon {
             let id = scheduler.allocateID()
             var snooze = ScheduledItem(
                 id: id, content: content, fireDate: clock.now().addingTimeInterval(seconds), owner: owner)
+            snooze.entry.category = latest?.category ?? item?.entry.category
             snooze.snoozeOf = item?.snoozeOf ?? itemID
             snooze.replacesID = latest?.notificationID
             return (snooze, latest)

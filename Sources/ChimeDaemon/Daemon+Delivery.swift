@@ -142,11 +142,11 @@ extension Daemon {
         var shown: ShownNotification?
         var note: String?
         switch notification {
-        case .single(let row, let content, let leftOut):
+        case .single(let row, _, let leftOut):
             digestName = nil
             note = leftOut
             if row.kind == .occurrence {
-                shown = shownRecord(of: row, as: notificationID, content: content, now: now)
+                shown = shownRecord(of: row, as: notificationID, now: now)
             }
         case .digest(let digest, _):
             digestName =
@@ -198,14 +198,13 @@ extension Daemon {
     }
 
     /// What is remembered of an occurrence shown as notification `id`, for its actions, its closing and
-    /// its end date.
-    func shownRecord(of row: OutboxRecord, as id: UInt32, content: NotificationContent?, now: Date)
-        -> ShownNotification
-    {
+    /// its end date. Its content is the row's, before its category's actions were added for the server
+    /// of the moment: a snooze shows it again with its category, perhaps to another server.
+    func shownRecord(of row: OutboxRecord, as id: UInt32, now: Date) -> ShownNotification {
         let item = scheduler.item(row.itemID)
         return ShownNotification(
             notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
-            entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category, content: content,
+            entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category, content: row.content,
             occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
     }
 

@@ -72,8 +72,7 @@ extension Daemon {
         for (id, rows) in byID.sorted(by: { $0.key < $1.key }) {
             var shown: ShownNotification?
             if rows.count == 1, let row = rows.first, row.kind == .occurrence {
-                shown = shownRecord(
-                    of: row, as: id, content: row.content == nil ? nil : presented(row).content, now: now)
+                shown = shownRecord(of: row, as: id, now: now)
             }
             for row in rows {
                 logger.notice(

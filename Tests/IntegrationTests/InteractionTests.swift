@@ -259,6 +259,40 @@ import Testing
         }
     }
 
+    /// A snooze shows the notification again as it first came: with its category's actions, from the
+    /// popup's button and from `chime snooze`, and with the actions added once.
+    @Test func aSnoozedNotificationComesBackWithItsCategorysActions() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Pizza")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "pizza",
+                    actions: [
+                        CategoryAction(id: "snooze:1s", title: "Later"),
+                        CategoryAction(id: "order", title: "Order now", options: [.foreground]),
+                    ], defaultAction: "order")
+            ])
+            try await app.reschedule(
+                oneEntry(group: "friday", entry: "pizza", in: 0.2, summary: "Pizza Friday", category: "pizza"))
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1)
+            let actions = ["default", "Order now", "snooze:1s", "Later", "order", "Order now"]
+            #expect(calls.elements[0].actions == actions)
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("snooze:1s", on: 1)
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            #expect(calls.elements[1].summary == "Pizza Friday")
+            #expect(calls.elements[1].actions == actions)
+            #expect(calls.elements[1].replacesID == 1)
+            // From the command line, by the item the popup came from (the snooze's).
+            try await s.delivered.wait("the snooze delivered") { $0.count == 2 }
+            let snoozed = try await s.chime(["snooze", "\(s.delivered.elements[1].item)", "1s"])
+            #expect(snoozed.status == 0, "\(snoozed.stderr)")
+            try await calls.wait(forCount: 3, timeout: .seconds(10))
+            #expect(calls.elements[2].actions == actions)
+        }
+    }
+
     @Test func aServerWithoutActionButtonsGetsTheChoicesInTheBody() async throws {
         try await Session.run(withServer: false) { s in
             s.server = try await MockNotificationServer.start(on: s.bus, observer: s.observer, capabilities: "body")
