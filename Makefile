@@ -1,6 +1,7 @@
 # Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local).
 #
-#   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, completions,
+#   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, the D-Bus
+#                                     interface (share/dbus-1/interfaces/io.chime.Chime1.xml), completions,
 #                                     man pages chime(1) and chimed(1), the example chime.toml and group
 #                                     files in share/doc/chime/examples, docs/groups.md,
 #                                     docs/interaction.md, docs/dbus-api.md and docs/rule-phrases.md
@@ -13,6 +14,7 @@ DATADIR ?= $(PREFIX)/share
 DOCDIR ?= $(DATADIR)/doc/chime
 UNITDIR ?= $(DATADIR)/systemd/user
 DBUSDIR ?= $(DATADIR)/dbus-1/services
+IFACEDIR ?= $(DATADIR)/dbus-1/interfaces
 BASHDIR ?= $(DATADIR)/bash-completion/completions
 ZSHDIR ?= $(DATADIR)/zsh/site-functions
 FISHDIR ?= $(DATADIR)/fish/vendor_completions.d
@@ -37,13 +39,14 @@ man: all
 	$(SWIFT) package --scratch-path $(BUILD) generate-manual
 
 install: all man
-	install -d $(BINDIR) $(UNITDIR) $(DBUSDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(MANDIR)
+	install -d $(BINDIR) $(UNITDIR) $(DBUSDIR) $(IFACEDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(MANDIR)
 	install -m 0644 $(MANPAGES) $(MANDIR)/
 	install -m 0755 $(BUILD)/release/chimed $(BINDIR)/chimed
 	install -m 0755 $(BUILD)/release/chime $(BINDIR)/chime
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' -e 's|@DOCDIR@|$(abspath $(DOCDIR))|g' \
 		systemd/chimed.service.in > $(UNITDIR)/chimed.service
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in > $(DBUSDIR)/io.chime.Chime1.service
+	install -m 0644 docs/io.chime.Chime1.xml $(IFACEDIR)/io.chime.Chime1.xml
 	install -m 0644 README.md $(DOCDIR)/README.md
 	install -m 0644 docs/groups.md $(DOCDIR)/groups.md
 	install -m 0644 docs/interaction.md $(DOCDIR)/interaction.md
@@ -60,6 +63,7 @@ install: all man
 uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
 	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
+		$(IFACEDIR)/io.chime.Chime1.xml \
 		$(DOCDIR)/README.md $(DOCDIR)/groups.md $(DOCDIR)/interaction.md $(DOCDIR)/dbus-api.md \
 		$(DOCDIR)/rule-phrases.md $(DOCDIR)/examples/chime.toml $(MANDIR)/chime.1 $(MANDIR)/chimed.1 \
 		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \

@@ -59,8 +59,10 @@ fi
 echo "== make install PREFIX=~/.local (HOME=$fakehome)"
 make -s install PREFIX="$fakehome/.local" >"$root/install.log" 2>&1 || { cat "$root/install.log"; exit 1; }
 unit=$fakehome/.local/share/systemd/user/chimed.service
-check "install put the binaries, unit, activation file and completions in place" test -x "$fakehome/.local/bin/chimed" \
-    -a -x "$fakehome/.local/bin/chime" -a -f "$unit" -a -f "$fakehome/.local/share/dbus-1/services/io.chime.Chime1.service" \
+check "install put the binaries, unit, activation file, interface and completions in place" \
+    test -x "$fakehome/.local/bin/chimed" -a -x "$fakehome/.local/bin/chime" -a -f "$unit" \
+    -a -f "$fakehome/.local/share/dbus-1/services/io.chime.Chime1.service" \
+    -a -s "$fakehome/.local/share/dbus-1/interfaces/io.chime.Chime1.xml" \
     -a -s "$fakehome/.local/share/bash-completion/completions/chime" -a -s "$fakehome/.local/share/zsh/site-functions/_chime" \
     -a -s "$fakehome/.local/share/fish/vendor_completions.d/chime.fish" \
     -a -s "$fakehome/.local/share/doc/chime/examples/chime.toml"
@@ -158,7 +160,8 @@ stop_manager
 (cd "$repo" && make -s uninstall PREFIX="$HOME/.local" >/dev/null 2>&1)
 check "uninstall removed what install put there" test ! -e "$HOME/.local/bin/chimed" -a ! -e "$unit" \
     -a ! -e "$HOME/.local/share/doc/chime" \
-    -a ! -e "$HOME/.local/share/dbus-1/services/io.chime.Chime1.service" -a ! -e "$HOME/.local/bin/chime"
+    -a ! -e "$HOME/.local/share/dbus-1/services/io.chime.Chime1.service" -a ! -e "$HOME/.local/bin/chime" \
+    -a ! -e "$HOME/.local/share/dbus-1/interfaces/io.chime.Chime1.xml"
 check "uninstall kept the schedule" test -f "$HOME/.local/state/chime/chime.sqlite"
 
 if [ $failed -gt 0 ]; then
