@@ -518,20 +518,23 @@ public final class ScheduleStore: Sendable {
 
     // MARK: - Rows
 
+    /// The columns `item(from:)` reads, in the order it reads them.
     static let itemColumns =
         "id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID"
 
+    /// An item from a row of `itemColumns`, read by position: a read by name compares the names
+    /// case-insensitively, column by column, which cost a start with a million items over a second.
     static func item(from row: Row) throws -> ScheduledItem {
-        let rule: String? = row["recurrence"]
-        let reason: String? = row["finishReason"]
+        let rule: String? = row[5]
+        let reason: String? = row[7]
         return ScheduledItem(
-            id: UInt64(row["id"] as Int64), owner: row["owner"], groupID: row["groupID"],
-            entry: try Coding.decode(TimelineEntry.self, row["entry"]),
+            id: UInt64(row[0] as Int64), owner: row[1], groupID: row[2],
+            entry: try Coding.decode(TimelineEntry.self, row[4]),
             recurrence: try rule.map { try Coding.decode(Recurrence.self, $0) },
-            fireDate: Time.date(row["fireAtUsec"]), state: try Coding.decode(EntryState.self, row["entryState"]),
+            fireDate: Time.date(row[3]), state: try Coding.decode(EntryState.self, row[6]),
             finished: reason.flatMap(FinishReason.init(rawValue:)),
-            snoozeOf: (row["snoozeOf"] as Int64?).map { UInt64($0) },
-            replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+            snoozeOf: (row[8] as Int64?).map { UInt64($0) },
+            replacesID: (row[9] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
     }
 
     static func outbox(from row: Row) throws -> OutboxRecord {
