@@ -233,18 +233,9 @@ import Testing
 
     @Test func categoriesAddTheirActionsAndTheDefaultActionMapsAClick() async throws {
         try await Session.run { s in
-            let app = try await s.app("org.example.Pizza")
-            try await app.registerCategories([
-                ActionCategory(
-                    id: "pizza",
-                    actions: [
-                        CategoryAction(id: "stop-repeat", title: "Stop Repeat", options: [.destructive]),
-                        CategoryAction(id: "order", title: "Order now", options: [.foreground]),
-                    ], defaultAction: "order")
-            ])
+            let app = try await pizzaFriday(
+                s, first: CategoryAction(id: "stop-repeat", title: "Stop Repeat", options: [.destructive]), in: 0.5)
             let events = try await app.actionEvents()
-            try await app.reschedule(
-                oneEntry(group: "friday", entry: "pizza", in: 0.5, summary: "Pizza Friday", category: "pizza"))
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 1)
             #expect(
@@ -263,17 +254,7 @@ import Testing
     /// popup's button and from `chime snooze`, and with the actions added once.
     @Test func aSnoozedNotificationComesBackWithItsCategorysActions() async throws {
         try await Session.run { s in
-            let app = try await s.app("org.example.Pizza")
-            try await app.registerCategories([
-                ActionCategory(
-                    id: "pizza",
-                    actions: [
-                        CategoryAction(id: "snooze:1s", title: "Later"),
-                        CategoryAction(id: "order", title: "Order now", options: [.foreground]),
-                    ], defaultAction: "order")
-            ])
-            try await app.reschedule(
-                oneEntry(group: "friday", entry: "pizza", in: 0.2, summary: "Pizza Friday", category: "pizza"))
+            _ = try await pizzaFriday(s, first: CategoryAction(id: "snooze:1s", title: "Later"), in: 0.2)
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 1)
             let actions = ["default", "Order now", "snooze:1s", "Later", "order", "Order now"]
@@ -653,6 +634,21 @@ import Testing
 }
 
 /// A group with one one-off entry `seconds` from now, showing `summary` with the actions of `category`.
+/// The app org.example.Pizza with its category "pizza" (`first`, then "Order now", the default action) and
+/// its group "friday" of one entry, "Pizza Friday", of that category, due in `seconds`.
+func pizzaFriday(_ s: Session, first: CategoryAction, in seconds: TimeInterval) async throws -> ChimeClient {
+    let app = try await s.app("org.example.Pizza")
+    try await app.registerCategories([
+        ActionCategory(
+            id: "pizza",
+            actions: [first, CategoryAction(id: "order", title: "Order now", options: [.foreground])],
+            defaultAction: "order")
+    ])
+    try await app.reschedule(
+        oneEntry(group: "friday", entry: "pizza", in: seconds, summary: "Pizza Friday", category: "pizza"))
+    return app
+}
+
 func oneEntry(group: String, entry: String, in seconds: TimeInterval, summary: String, category: String)
     -> TimelineGroup
 {
