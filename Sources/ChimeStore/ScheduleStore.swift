@@ -303,8 +303,13 @@ public final class ScheduleStore: Sendable {
 
     /// Marks outbox rows as being sent, as Notify is called for them. A row still marked, without a
     /// receipt, when chimed starts again was being sent when it stopped (`OutboxRecord.sentBeforeRestart`).
+    ///
+    /// Like the other records of a delivery (`delivered`, `failed`, `closed`), this answers no one and is
+    /// not synced to the disk: a sync waits for whatever else the disk has to write, and the next due
+    /// notification would wait for it. A power cut can undo such a record; the notification it was about
+    /// went with the power.
     public func sending(_ rows: [OutboxRecord], now: Date) throws {
-        try write { db in
+        try write(synced: false) { db in
             for row in rows {
                 try db.cachedStatement(sql: "UPDATE outbox SET sendingUsec = ? WHERE seq = ?")
                     .execute(arguments: [Time.usec(now), Int64(row.seq)])
@@ -319,7 +324,7 @@ public final class ScheduleStore: Sendable {
         _ rows: [OutboxRecord], notificationID: UInt32, digest: String?, shown: ShownNotification?,
         note: String? = nil, now: Date
     ) throws {
-        try write { db in
+        try write(synced: false) { db in
             for row in rows {
                 try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq = ?").execute(arguments: [Int64(row.seq)])
                 guard row.kind == .occurrence else { continue }
@@ -356,7 +361,7 @@ public final class ScheduleStore: Sendable {
 
     /// Records that the server refused an outbox row; it is dropped so it cannot block the others.
     public func failed(_ row: OutboxRecord, reason: String, now: Date) throws {
-        try write { db in
+        try write(synced: false) { db in
             try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
             try Self.record(db, now, .failed, itemID: row.itemID, detail: reason)
         }
@@ -366,7 +371,7 @@ public final class ScheduleStore: Sendable {
     /// forgets it; false when chimed did not know it.
     @discardableResult
     public func closed(notificationID: UInt32, reason: String, now: Date) throws -> Bool {
-        try write { db in
+        try write(synced: false) { db in
             guard
                 let itemID = try Int64.fetchOne(
                     db, sql: "SELECT itemID FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
