@@ -75,8 +75,8 @@ run_target() {
         echo "fuzz $name: crashed (exit $status); the input is in $out/$name-* and the log above" >&2
         exit 1
     fi
-    # Without coverage counters libFuzzer only throws random bytes (a SwiftPM build has come out with its
-    # Swift modules uninstrumented, seen while other Swift builds ran on the machine). A long run is then
+    # Without coverage counters libFuzzer only throws random bytes. SwiftPM builds are checked before they
+    # run (see below); this checks every target by the counters libFuzzer reports. A long run is then
     # pointless and fails; a brief one still runs the seeds and random input, and says so.
     local counters
     counters=$(grep -m1 -o "([0-9]* inline 8-bit counters)" "$log" | grep -o "[0-9][0-9]*" | head -1 || true)
