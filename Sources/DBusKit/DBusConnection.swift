@@ -49,13 +49,17 @@ public final class DBusConnection: @unchecked Sendable {
     var dispatchScheduled = false
     var isClosed = false
     var disconnectHandlers: [@Sendable () -> Void] = []
-    let methodCalls: AsyncStream<DBusMessage>.Continuation
-    let methodCallWorker: Task<Void, Never>
+    /// Method calls to exported objects, waiting by sender (see `MethodCallLanes`).
+    let methodCalls: MethodCallLanes
 
     struct PendingCall {
         let complete: @Sendable (Result<DBusMessage, DBusError>) -> Void
         let timer: DispatchSourceTimer
     }
+
+    /// The most method calls one sender may have waiting for their answers; more are refused with
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`.
+    public static let maximumCallsPerSender = 64
 
     private init(raw: OpaquePointer, uniqueName: String?, queue: DispatchQueue) {
         self.raw = raw
@@ -65,18 +69,7 @@ public final class DBusConnection: @unchecked Sendable {
             queue.setSpecific(key: DBusConnection.queueKey, value: QueueTag())
         }
         self.queueTag = queue.getSpecific(key: DBusConnection.queueKey)!
-        let (stream, continuation) = AsyncStream<DBusMessage>.makeStream()
-        self.methodCalls = continuation
-        // Method calls to exported objects are handled one at a time, in arrival order, so a
-        // service sees a client's calls in the order they were sent.
-        let box = WeakConnection()
-        self.methodCallWorker = Task {
-            for await call in stream {
-                guard let connection = box.connection else { break }
-                await connection.handleMethodCall(call)
-            }
-        }
-        box.connection = self
+        self.methodCalls = MethodCallLanes(limit: Self.maximumCallsPerSender)
     }
 
     /// Connects, authenticates and (for buses) registers with Hello, off the caller's queue, then
@@ -167,7 +160,7 @@ public final class DBusConnection: @unchecked Sendable {
             // libdbus connections are thread-safe; nothing else can reach this object any more.
             dbus_connection_close(raw)
         }
-        methodCalls.finish()
+        methodCalls.removeAll()
         dbus_connection_unref(raw)
     }
 
@@ -293,7 +286,7 @@ public final class DBusConnection: @unchecked Sendable {
         case .methodCall:
             // Peer is answered by libdbus itself after the filters.
             if message.interface == "org.freedesktop.DBus.Peer" { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-            methodCalls.yield(message)
+            receiveMethodCall(message)
             return DBUS_HANDLER_RESULT_HANDLED
         }
     }
@@ -473,7 +466,7 @@ public final class DBusConnection: @unchecked Sendable {
             objects.removeAll()
             disconnectHandlers.removeAll()
         }
-        methodCalls.finish()
+        methodCalls.removeAll()
     }
 
     /// Runs `body` on the queue, synchronously; re-entrant when already on it.
@@ -498,12 +491,6 @@ public final class DBusConnection: @unchecked Sendable {
 
 /// Marks a queue, so that code can tell whether it already runs on a connection's queue.
 final class QueueTag: Sendable {}
-
-/// Lets the method-call worker task reach the connection without keeping it alive.
-private final class WeakConnection: @unchecked Sendable {
-    // @unchecked Sendable: written once, before the worker task reads it for the first time.
-    weak var connection: DBusConnection?
-}
 
 /// Carries a call's serial between the queue and the cancellation handler; touched only on the queue.
 private final class SerialBox: @unchecked Sendable {

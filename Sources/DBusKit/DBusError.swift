@@ -45,5 +45,6 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let unknownProperty = Name(rawValue: "org.freedesktop.DBus.Error.UnknownProperty")
         public static let propertyReadOnly = Name(rawValue: "org.freedesktop.DBus.Error.PropertyReadOnly")
         public static let matchRuleInvalid = Name(rawValue: "org.freedesktop.DBus.Error.MatchRuleInvalid")
+        public static let limitsExceeded = Name(rawValue: "org.freedesktop.DBus.Error.LimitsExceeded")
     }
 }

@@ -145,7 +145,32 @@ extension DBusConnection {
             ])
     }
 
-    /// Runs on the method-call worker task, one call at a time.
+    /// A method call arrived (on `queue`): it joins its sender's lane, and a lane that was empty gets a
+    /// task that handles its calls one after another.
+    func receiveMethodCall(_ message: DBusMessage) {
+        switch methodCalls.admit(message) {
+        case .queued:
+            break
+        case .full:
+            guard !message.noReplyExpected else { return }
+            _ = try? send(
+                message.makeError(
+                    DBusError(
+                        .limitsExceeded,
+                        "\(methodCalls.limit) calls from this connection are waiting for their answers "
+                            + "already; wait for them before sending more")))
+        case .startLane:
+            Task { [weak self] in
+                var next: DBusMessage? = message
+                while let call = next, let connection = self {
+                    await connection.handleMethodCall(call)
+                    next = connection.methodCalls.next(after: call)
+                }
+            }
+        }
+    }
+
+    /// Handles one call and sends its answer; runs in its sender's lane.
     func handleMethodCall(_ message: DBusMessage) async {
         let reply: DBusMessage
         do {

@@ -471,6 +471,8 @@ import Testing
         /// One element per call that reached the handler.
         let entered = Recorder<Bool>()
         let release = Recorder<Bool>()
+        /// The numbers of the Append calls, in the order their handlers finished.
+        let handled = Recorder<UInt32>()
 
         static func run(_ body: (SlowService) async throws -> Void) async throws {
             let bus = try await TestBus.start()
@@ -486,7 +488,19 @@ import Testing
                                 entered.append(true)
                                 try await release.wait("released", timeout: .seconds(30)) { !$0.isEmpty }
                                 return []
-                            }
+                            },
+                            DBusMethod("Quick", outputs: [DBusArgument("sender", .string)]) { call in
+                                [.string(call.sender ?? "")]
+                            },
+                            DBusMethod("Append", inputs: [DBusArgument("number", .uint32)]) {
+                                [handled = slow.handled] call in
+                                // A handler that suspends a varying number of times: calls handled
+                                // concurrently would finish out of order.
+                                guard case .uint32(let number) = call.arguments[0] else { return [] }
+                                for _ in 0..<(number * 7 % 5) { await Task.yield() }
+                                handled.append(number)
+                                return []
+                            },
                         ])
                 ], at: "/slow")
             do {
@@ -523,6 +537,65 @@ import Testing
             task.cancel()
             let cancelled = await #expect(throws: DBusError.self) { try await task.value }
             #expect(cancelled?.message == "the call was cancelled")
+        }
+    }
+
+    @Test func aWaitingCallHoldsUpOnlyItsOwnSender() async throws {
+        try await SlowService.run { slow in
+            let waiting = Task { try await slow.call() }
+            try await slow.entered.wait(forCount: 1)
+            // Another connection's call is answered while the first one's handler still waits.
+            let other = try await slow.bus.connect()
+            let reply = try await other.call(
+                destination: slow.service.uniqueName, path: "/slow", interface: "io.chime.Slow", member: "Quick")
+            #expect(reply == [.string(other.uniqueName ?? "?")])
+            #expect(slow.release.elements.isEmpty)
+            other.close()
+            slow.release.append(true)
+            _ = try await waiting.value
+        }
+    }
+
+    @Test func oneSendersCallsAreHandledInTheOrderSent() async throws {
+        try await SlowService.run { slow in
+            let count: UInt32 = 40
+            for number in 0..<count {
+                slow.client.call(
+                    DBusMessage.methodCall(
+                        destination: slow.service.uniqueName, path: "/slow", interface: "io.chime.Slow",
+                        member: "Append", body: [.uint32(number)])
+                ) { _ in }
+            }
+            try await slow.handled.wait(forCount: Int(count))
+            #expect(slow.handled.elements == Array(0..<count))
+        }
+    }
+
+    @Test func aSenderWithTooManyCallsWaitingIsRefusedTheRest() async throws {
+        try await SlowService.run { slow in
+            let limit = DBusConnection.maximumCallsPerSender
+            let results = Recorder<Result<DBusMessage, DBusError>>()
+            // The first call waits in its handler; the lane fills up behind it.
+            for _ in 0..<(limit + 5) {
+                slow.client.call(
+                    DBusMessage.methodCall(
+                        destination: slow.service.uniqueName, path: "/slow", interface: "io.chime.Slow",
+                        member: "Wait")
+                ) { results.append($0) }
+            }
+            try await results.wait("the refused calls answered") { $0.count == 5 }
+            for result in results.elements {
+                guard case .failure(let error) = result else {
+                    Issue.record("a call was answered before the first was released")
+                    continue
+                }
+                #expect(error.is(.limitsExceeded))
+                #expect(error.message.contains("\(limit) calls"))
+            }
+            slow.release.append(true)
+            try await results.wait("every call answered", timeout: .seconds(30)) { $0.count == limit + 5 }
+            let answered = results.elements.dropFirst(5)
+            #expect(answered.allSatisfy { if case .success = $0 { true } else { false } })
         }
     }
 
