@@ -24,13 +24,30 @@ public struct Caller: Hashable, Sendable {
 }
 
 /// Finds out who a connection belongs to, and remembers it while the connection lives.
+///
+/// The user is the caller whose process runs the `chime` executable that was installed with chimed:
+/// the same file (device and inode) as `userTool`, not merely a file of that name, and outside a
+/// Flatpak sandbox. Anything else is an app. docs/security.md says why and what this leaves open.
 final class CallerDirectory: @unchecked Sendable {
-    // @unchecked Sendable: `known` is guarded by `lock`.
+    // @unchecked Sendable: `known` is guarded by `lock`; `userTool` is immutable.
     private let lock = NSLock()
     private var known: [String: Caller] = [:]
+    /// The user's own tool, the `chime` executable; nil: no caller is the user.
+    let userTool: String?
 
-    /// The executables that are the user's own tool.
-    static let userTools: Set<String> = ["chime"]
+    init(userTool: String?) {
+        self.userTool = userTool
+    }
+
+    /// The `chime` installed beside the running chimed (`/proc/self/exe`), as `make install` and the
+    /// package put both into one `bin` folder.
+    static func installedUserTool() -> String? {
+        guard let chimed = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
+            return nil
+        }
+        // A chimed replaced on disk while it runs reads "/path/chimed (deleted)": its folder is still right.
+        return ((chimed as NSString).deletingLastPathComponent as NSString).appendingPathComponent("chime")
+    }
 
     /// The caller behind `sender`; refuses a connection of another user.
     func caller(_ sender: String?, on connection: DBusConnection) async throws -> Caller {
@@ -48,7 +65,7 @@ final class CallerDirectory: @unchecked Sendable {
                 .accessDenied, "chimed serves user \(getuid()) only; calls from user \(uid) are refused")
         }
         let pid = try fields.uint32("ProcessID")
-        let appID = try await Self.appID(sender: sender, pid: pid, connection: connection)
+        let appID = try await appID(sender: sender, pid: pid, connection: connection)
         let caller = Caller(uniqueName: sender, uid: uid, pid: pid, appID: appID)
         lock.withLock { known[sender] = caller }
         return caller
@@ -59,12 +76,22 @@ final class CallerDirectory: @unchecked Sendable {
         _ = lock.withLock { known.removeValue(forKey: uniqueName) }
     }
 
-    /// The app id of a process: Flatpak's, else a well-known name its connection owns, else its executable.
-    static func appID(sender: String, pid: UInt32?, connection: DBusConnection) async throws -> String {
-        if let pid, let flatpak = flatpakAppID(pid: pid) { return flatpak }
-        if let name = try await ownedName(of: sender, connection: connection) { return name }
-        guard let pid, let executable = executableName(pid: pid) else { return "unknown" }
-        return userTools.contains(executable) ? "" : executable
+    /// The app id of a process: Flatpak's; "" for the user's own tool; else a well-known name its
+    /// connection owns, else its executable's file name.
+    func appID(sender: String, pid: UInt32?, connection: DBusConnection) async throws -> String {
+        if let pid, let flatpak = Self.flatpakAppID(pid: pid) { return flatpak }
+        if let pid, isUserTool(pid: pid) { return "" }
+        if let name = try await Self.ownedName(of: sender, connection: connection) { return name }
+        guard let pid, let executable = Self.executableName(pid: pid) else { return "unknown" }
+        return executable
+    }
+
+    /// Whether process `pid` runs the user's own tool: the very file, not one of the same name.
+    func isUserTool(pid: UInt32) -> Bool {
+        guard let userTool, let tool = try? Linux.fileIdentity(userTool),
+            let running = try? Linux.fileIdentity("/proc/\(pid)/exe")
+        else { return false }
+        return tool == running
     }
 
     /// `[Application] name=` of a sandboxed app's `/.flatpak-info`.

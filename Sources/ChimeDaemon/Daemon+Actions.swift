@@ -118,7 +118,7 @@ extension Daemon {
             "action \(chosen) chosen on notification \(notificationID)", metadata: ["item": "\(shown.itemID)"])
         if let verb = BuiltInVerb(key: chosen) {
             carryOut(verb, key: chosen, on: shown)
-        } else if let command = definition?.command {
+        } else if let command = definition?.command, let category, isFromGroupFile(category, owner: shown.owner) {
             runActionCommand(command, key: chosen, shown: shown)
         } else {
             var extra: [String: String] = [:]
@@ -128,6 +128,11 @@ extension Daemon {
                 key: chosen, shown: shown, extra: extra,
                 foreground: definition?.options.contains(.foreground) ?? false)
         }
+    }
+
+    /// Whether a group file declared `category`: only those may have chimed run a program.
+    func isFromGroupFile(_ category: ActionCategory, owner: String) -> Bool {
+        owner.isEmpty && configCategories.values.contains { $0.contains(category) }
     }
 
     /// logind's LockedHint changed: actions that waited for the unlock are carried out now.

@@ -101,6 +101,8 @@ extension Daemon {
                     for (index, value) in values.enumerated() {
                         entries.append(try EntryWire.decode(value, index: index, now: now))
                     }
+                    try Self.refuseCommands(in: entries)
+                    try Self.checkCallbacks(in: entries, caller: caller)
                     let group = TimelineGroup(id: id, owner: caller.appID, settings: settings, entries: entries)
                     do {
                         try group.validate()
@@ -163,6 +165,11 @@ extension Daemon {
                     var list: [ActionCategory] = []
                     for (index, value) in values.enumerated() {
                         list.append(try CategoryWire.decode(value, index: index))
+                    }
+                    if let action = list.lazy.flatMap(\.actions).first(where: { $0.command != nil }) {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.permissionDenied,
+                            message: "action \(action.id) has a command: \(Self.commandsComeFromFiles)")
                     }
                     guard Set(list.map(\.id)).count == list.count else {
                         throw DBusError(
@@ -312,6 +319,33 @@ extension Daemon {
             throw DBusError(
                 name: ChimeBus.ErrorName.permissionDenied,
                 message: "item \(itemID) belongs to \(owner), not \(caller.appID)")
+        }
+    }
+
+    /// Why a command from the bus is refused, and where commands come from instead.
+    static let commandsComeFromFiles =
+        "chimed runs programs only from the user's own group files (~/.config/chime/groups/*.toml), never "
+        + "from a D-Bus call; put the command in a group file, or make the content in the app (callback)"
+
+    /// Refuses entries whose content a command makes: no caller on the bus may have chimed run a program.
+    static func refuseCommands(in entries: [TimelineEntry]) throws(DBusError) {
+        for entry in entries {
+            guard case .command = entry.content else { continue }
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied, message: "entry \(entry.id): \(commandsComeFromFiles)")
+        }
+    }
+
+    /// Refuses a content call-back to a bus name that is not the calling app's own: an app asks itself
+    /// for content, never another app.
+    static func checkCallbacks(in entries: [TimelineEntry], caller: Caller) throws(DBusError) {
+        guard !caller.isUser else { return }
+        for entry in entries {
+            guard case .callback(let callback) = entry.content, callback.busName != caller.appID else { continue }
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied,
+                message: "entry \(entry.id): the callback must be your own bus name \(caller.appID), "
+                    + "not \(excerpt(callback.busName))")
         }
     }
 

@@ -288,12 +288,20 @@ extension Daemon {
     /// content when that fails or takes too long.
     private func resolveContent(of row: OutboxRecord) {
         delivery.resolving.insert(row.seq)
+        // Only the user's group files may have chimed run a program; a command stored from the bus by an
+        // earlier version is not run.
+        let mayRun = row.group.map { groupSources[$0] == .config } ?? false
         let entryID = scheduler.item(row.itemID)?.entry.id ?? ""
         let connection = self.connection
         let logger = self.logger
         Task {
             let content: NotificationContent
             switch row.source {
+            case .command(let command)? where !mayRun:
+                logger.warning(
+                    "not running the content command of a group that is not a group file; showing the fallback",
+                    metadata: ["item": "\(row.itemID)"])
+                content = command.base
             case .command(let command)?:
                 switch await CommandRunner.run(command.arguments, timeout: command.timeout) {
                 case .success(let output):

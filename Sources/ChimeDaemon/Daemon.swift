@@ -42,6 +42,8 @@ public final class Daemon: Service, @unchecked Sendable {
         /// `testClockOffsetFile` (seconds to add to the real clock) and acts as if the clock was set.
         public var testHooks = false
         public var testClockOffsetFile: String?
+        /// The `chime` executable whose processes act for the user (see `CallerDirectory`); nil: none.
+        public var userTool: String? = CallerDirectory.installedUserTool()
         /// How to start the notification relay; nil: chimed calls the server on its own connection.
         public var relay: RelaySettings?
 
@@ -97,7 +99,7 @@ public final class Daemon: Service, @unchecked Sendable {
     var serverInfo = ServerInfo()
     /// The server properties as last announced with PropertiesChanged.
     var announcedProperties: [String: DBusValue] = [:]
-    let callers = CallerDirectory()
+    let callers: CallerDirectory
     /// The signals chimed handles, trapped in `start()`.
     var signals: UnixSignalsSequence?
 
@@ -106,6 +108,7 @@ public final class Daemon: Service, @unchecked Sendable {
         self.logger = configuration.logger
         self.settings = configuration.settings
         self.delivery = DeliveryState(settings: configuration.settings, now: Date())
+        self.callers = CallerDirectory(userTool: configuration.userTool)
     }
 
     /// Connects, claims the bus name, serves until graceful shutdown, then closes.

@@ -48,6 +48,16 @@ enum Linux {
         }
     }
 
+    /// The device and inode of the file at `path`, following symbolic links: what makes two paths the
+    /// same file. (`/proc/PID/exe` leads to the executable a process runs, even one since deleted.)
+    ///
+    /// The corresponding C function is `stat`.
+    static func fileIdentity(_ path: String) throws(SystemCallError) -> FileIdentity {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw SystemCallError(call: "stat", errno: errno, subject: path) }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// Creates an inotify instance.
     ///
     /// The corresponding C function is `inotify_init1`.
@@ -87,4 +97,10 @@ enum Linux {
     static func close(_ fd: Int32) throws(SystemCallError) {
         guard Glibc.close(fd) == 0 else { throw SystemCallError(call: "close", errno: errno) }
     }
+}
+
+/// A file as the kernel knows it, whatever path leads to it.
+struct FileIdentity: Hashable, Sendable {
+    var device: UInt64
+    var inode: UInt64
 }

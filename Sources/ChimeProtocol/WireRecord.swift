@@ -19,7 +19,7 @@ public enum WireTime {
 
 /// `text` for an error message: whole when short, else its start and its length, so that a refusal of
 /// a huge value does not repeat it.
-func excerpt(_ text: String) -> String {
+public func excerpt(_ text: String) -> String {
     guard text.utf8.count > 64 else { return "\"\(text)\"" }
     return "\"\(text.prefix(40))…\" (\(text.utf8.count) bytes)"
 }

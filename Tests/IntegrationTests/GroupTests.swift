@@ -1,9 +1,10 @@
-import ChimeKit
 import DBusKit
 import Foundation
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import ChimeKit
 
 #if canImport(Glibc)
     import Glibc
@@ -399,8 +400,18 @@ import Testing
     }
 
     @Test func contentIsMadeWhenItFiresByAPoolACommandAndTheOwningApp() async throws {
-        try await Session.run { s in
-            // The app: serves io.chime.ContentProvider1 under a name of its own.
+        let at = Date().addingTimeInterval(2)
+        // A command comes only from a group file.
+        let commandFile = """
+            [[entry]]
+            id = "command"
+            at = "\(Self.local(at.addingTimeInterval(0.1), zone: TimeZone(identifier: "Europe/Berlin")!))"
+            summary = "Fallback"
+            [entry.command]
+            run = ["echo", "from a command"]
+            """
+        try await Session.run(groups: ["command.toml": commandFile]) { s in
+            // The app: serves io.chime.ContentProvider1 under a name of its own, and asks chimed to call it.
             let app = try await s.bus.connect()
             defer { app.close() }
             try app.export(
@@ -429,31 +440,36 @@ import Testing
                         ])
                 ], at: ContentProviderBus.path)
             try await app.requestName("org.example.Quotes")
-            let at = Date().addingTimeInterval(1.5)
+            _ = try await s.chime(["app", "allow", "org.example.Quotes"])
+            // An app that asks to be called back and is gone when its entry fires.
+            let gone = try await s.app("org.example.Gone")
             let base = NotificationContent(summary: "Fallback")
-            let group = TimelineGroup(
-                id: "sources",
-                entries: [
-                    TimelineEntry(
-                        id: "pool", trigger: .at(at),
-                        content: .pool(
-                            ContentPool(
-                                base: NotificationContent(summary: "Quote"),
-                                items: [.init(body: "first"), .init(body: "second")], order: .inOrder))),
-                    TimelineEntry(
-                        id: "command", trigger: .at(at.addingTimeInterval(0.1)),
-                        content: .command(CommandSource(arguments: ["echo", "from a command"], base: base))),
-                    TimelineEntry(
-                        id: "app", trigger: .at(at.addingTimeInterval(0.2)),
-                        content: .callback(CallbackSource(busName: "org.example.Quotes", fallback: base))),
-                    TimelineEntry(
-                        id: "gone", trigger: .at(at.addingTimeInterval(0.3)),
-                        content: .callback(CallbackSource(busName: "org.example.Gone", fallback: base))),
-                    TimelineEntry(
-                        id: "template", trigger: .rule(.phrase("every 2 seconds"), timeZone: nil),
-                        content: .template(NotificationContent(summary: "Number {n}"))),
-                ])
-            try await s.client().reschedule(group)
+            try await ChimeClient(connection: app).reschedule(
+                TimelineGroup(
+                    id: "sources",
+                    entries: [
+                        TimelineEntry(
+                            id: "pool", trigger: .at(at),
+                            content: .pool(
+                                ContentPool(
+                                    base: NotificationContent(summary: "Quote"),
+                                    items: [.init(body: "first"), .init(body: "second")], order: .inOrder))),
+                        TimelineEntry(
+                            id: "app", trigger: .at(at.addingTimeInterval(0.2)),
+                            content: .callback(CallbackSource(busName: "org.example.Quotes", fallback: base))),
+                        TimelineEntry(
+                            id: "template", trigger: .rule(.phrase("every 2 seconds"), timeZone: nil),
+                            content: .template(NotificationContent(summary: "Number {n}"))),
+                    ]))
+            try await gone.reschedule(
+                TimelineGroup(
+                    id: "gone",
+                    entries: [
+                        TimelineEntry(
+                            id: "gone", trigger: .at(at.addingTimeInterval(0.3)),
+                            content: .callback(CallbackSource(busName: "org.example.Gone", fallback: base)))
+                    ]))
+            gone.close()
             let calls = s.server!.notifyCalls
             try await calls.wait("the four one-offs and two templates arrived", timeout: .seconds(15)) {
                 $0.count >= 6
