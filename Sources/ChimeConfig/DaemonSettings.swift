@@ -13,6 +13,9 @@ public struct DaemonSettings: Hashable, Sendable {
     public var maximumActions: Int?
     /// `[limits] entries-per-app`: the most items (group entries and single items) one app may have.
     public var entriesPerApp = 100_000
+    /// `[limits] bytes-per-app`: the most bytes of content (`ContentSource.byteSize`) one app's items
+    /// may take together.
+    public var bytesPerApp = 33_554_432
     /// `[limits] calls-per-second` and `call-burst`: how fast one app may call chimed.
     public var callsPerSecond: Double = 200
     public var callBurst = 1000

@@ -164,6 +164,9 @@ enum MissedPolicyWords {
             }
             return nil
         case "deliver-late":
+            if let window, window > MissedPolicy.longestLateWindow {
+                throw reader.fail(windowKey, "\(windowKey) may be at most a year (\"366d\")")
+            }
             return .deliverLate(window: window ?? defaultLateWindow)
         case "coalesce", "skip":
             if window != nil {

@@ -168,6 +168,24 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     public static let maximumActions = 16
     public static let maximumUserInfoBytes = 16_000
     public static let maximumHints = 32
+    /// The most bytes one notification's content may take (`byteSize`): 64 KiB.
+    public static let maximumBytes = 65_536
+
+    /// What the content takes, counted as a caller's quota counts it: the UTF-8 bytes of every text
+    /// (summary, subtitle, body, app name, icon, sound, category, desktop entry, each action's key and
+    /// label, each user-info key and value, each hint's name and text) and 8 bytes for any other hint.
+    public var byteSize: Int {
+        var total = summary.utf8.count + body.utf8.count + appName.utf8.count + icon.utf8.count
+        total += (subtitle?.utf8.count ?? 0) + (sound?.utf8.count ?? 0) + (category?.utf8.count ?? 0)
+        total += desktopEntry?.utf8.count ?? 0
+        for action in actions { total += action.key.utf8.count + action.label.utf8.count }
+        for (key, value) in userInfo { total += key.utf8.count + value.utf8.count }
+        for (name, hint) in hints {
+            total += name.utf8.count
+            if case .string(let text) = hint { total += text.utf8.count } else { total += 8 }
+        }
+        return total
+    }
 
     /// Checks sizes and values; the message says what to change.
     public func validate() throws(ContentError) {
@@ -187,6 +205,16 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         let userInfoBytes = userInfo.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
         guard userInfoBytes <= Self.maximumUserInfoBytes else {
             throw ContentError("the user info is larger than \(Self.maximumUserInfoBytes) bytes; keep less in it")
+        }
+        for (name, hint) in hints {
+            guard case .double(let value) = hint, !value.isFinite else { continue }
+            throw ContentError("the hint \(name) is \(value); a number hint must be finite")
+        }
+        let bytes = byteSize
+        guard bytes <= Self.maximumBytes else {
+            throw ContentError(
+                "the content takes \(bytes) bytes, more than the \(Self.maximumBytes) a notification may; "
+                    + "shorten its texts or hints")
         }
         guard expireTimeout >= -1 else {
             throw ContentError(

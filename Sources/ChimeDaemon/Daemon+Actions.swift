@@ -289,16 +289,13 @@ extension Daemon {
         let targets = interaction.appConnections[shown.owner] ?? []
         let outcome: String
         if !targets.isEmpty || shown.owner.isEmpty {
-            let body: [DBusValue] = [
-                .uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(key),
-                Self.stringMap(userInfo),
-            ]
-            // To the app's own connections; the user's items have no app, so anyone may listen.
-            for target in shown.owner.isEmpty ? [nil] : targets.sorted().map(Optional.some) {
-                try? connection?.emitSignal(
-                    path: ChimeBus.path, interface: ChimeBus.interface, member: "ActionInvoked", body,
-                    destination: target)
-            }
+            // To the owner's own connections (the user's: those of `chime`), no one else's.
+            emit(
+                "ActionInvoked",
+                [
+                    .uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(key),
+                    Self.stringMap(userInfo),
+                ], to: shown.owner)
             outcome =
                 (shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)")
                 + (extra["activation-token"] == nil ? "" : " with an activation token")
@@ -360,8 +357,10 @@ extension Daemon {
             throw DBusError(.failed, "chimed is stopping")
         }
         let caller = try await callers.caller(call.sender, on: connection)
+        // Every caller's connection is remembered, the user's too: signals about items go to their owner's
+        // connections only.
         let known = queue.sync { interaction.appConnections[caller.appID]?.contains(caller.uniqueName) ?? false }
-        if !known, !caller.isUser {
+        if !known {
             queue.sync { _ = interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName) }
             let watch = try? await connection.watchNameOwner(caller.uniqueName) { [weak self] owner in
                 guard let self, owner == nil else { return }

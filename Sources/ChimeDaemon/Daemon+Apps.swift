@@ -23,20 +23,30 @@ extension Daemon {
         }
         guard allowed else {
             throw DBusError(
-                name: ChimeBus.ErrorName.quotaExceeded,
+                name: ChimeBus.ErrorName.limitsExceeded,
                 message: "\(caller.appID) calls chimed more than \(settings.callsPerSecond) times a second; slow down")
         }
     }
 
-    /// Refuses a change that would give an app more items than `[limits] entries-per-app`.
-    func checkQuota(_ caller: Caller, adding: Int) throws {
-        guard !caller.isUser, adding > 0 else { return }
-        let (count, limit) = queue.sync { (scheduler.count(owner: caller.appID), settings.entriesPerApp) }
-        guard count + adding <= limit else {
+    /// Refuses a change that would give an app more items than `[limits] entries-per-app`, or more bytes
+    /// of content than `[limits] bytes-per-app`. `adding` and `addingBytes` are what the change adds (less
+    /// what it removes).
+    func checkQuota(_ caller: Caller, adding: Int, addingBytes: Int) throws {
+        guard !caller.isUser, adding > 0 || addingBytes > 0 else { return }
+        let (count, bytes, settings) = queue.sync { () -> (Int, Int, DaemonSettings) in
+            (scheduler.count(owner: caller.appID), scheduler.bytes(owner: caller.appID), self.settings)
+        }
+        guard adding <= 0 || count + adding <= settings.entriesPerApp else {
             throw DBusError(
-                name: ChimeBus.ErrorName.quotaExceeded,
-                message: "\(caller.appID) would have \(count + adding) items, more than the \(limit) an app may have; "
-                    + "remove some first")
+                name: ChimeBus.ErrorName.limitsExceeded,
+                message: "\(caller.appID) would have \(count + adding) items, more than the \(settings.entriesPerApp) "
+                    + "an app may have; remove some first")
+        }
+        guard addingBytes <= 0 || bytes + addingBytes <= settings.bytesPerApp else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.limitsExceeded,
+                message: "\(caller.appID) would have \(bytes + addingBytes) bytes of notifications, more than the "
+                    + "\(settings.bytesPerApp) an app may have; remove some first")
         }
     }
 
@@ -50,7 +60,7 @@ extension Daemon {
     /// Every app chimed knows: with items, groups, a consent, or a connection.
     func apps() -> [AppInfo] {
         queue.sync {
-            var names = Set(interaction.consents.keys).union(interaction.appConnections.keys)
+            var names = Set(interaction.consents.keys).union(interaction.appConnections.keys.filter { !$0.isEmpty })
             for item in scheduler.pending where !item.owner.isEmpty { names.insert(item.owner) }
             for key in scheduler.groupSettings.keys where !key.owner.isEmpty { names.insert(key.owner) }
             return names.sorted().map { app in

@@ -38,13 +38,14 @@ extension Daemon {
                     caller, arguments in
                     let content = try ContentWire.decode(arguments[0])
                     let trigger = try TriggerWire.decode(arguments[1])
+                    if let replaced = trigger.replacesID { try self.checkReplaces(replaced, caller: caller) }
                     // With a group, a group the user turned off stays off, as for Reschedule.
                     try await self.checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
-                    try self.checkQuota(caller, adding: 1)
+                    try self.checkQuota(caller, adding: 1, addingBytes: content.byteSize)
                     return [.uint64(try await self.schedule(content, trigger: trigger, owner: caller.appID))]
                 },
                 method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments in
-                    let id = try arguments[0].decode(UInt64.self)
+                    let id = try Self.itemID(arguments[0], key: "item_id")
                     try self.checkOwner(caller, itemID: id)
                     guard try await self.cancel(id) else {
                         throw DBusError(
@@ -57,7 +58,7 @@ extension Daemon {
                     "Snooze", [DBusArgument("item_id", .uint64), DBusArgument("seconds", .uint32)],
                     [DBusArgument("snooze_id", .uint64)]
                 ) { caller, arguments in
-                    let id = try arguments[0].decode(UInt64.self)
+                    let id = try Self.itemID(arguments[0], key: "item_id")
                     let seconds = try arguments[1].decode(UInt32.self)
                     guard seconds > 0, seconds <= 366 * 86_400 else {
                         throw DBusError(
@@ -109,13 +110,17 @@ extension Daemon {
                     } catch {
                         throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "\(error)")
                     }
+                    try self.checkEnds(of: entries, in: GroupKey(owner: caller.appID, id: id), now: now)
                     let dryRun = try options.bool("dry-run") ?? false
                     if !dryRun {
                         try await self.checkPermission(strategy, caller: caller, group: id)
-                        let existing = self.queue.sync {
-                            self.scheduler.items(of: GroupKey(owner: caller.appID, id: id)).count
+                        let (existing, existingBytes) = self.queue.sync {
+                            let items = self.scheduler.items(of: GroupKey(owner: caller.appID, id: id))
+                            return (items.count, items.reduce(0) { $0 + $1.entry.content.byteSize })
                         }
-                        try self.checkQuota(caller, adding: entries.count - existing)
+                        let bytes = entries.reduce(0) { $0 + $1.content.byteSize }
+                        try self.checkQuota(
+                            caller, adding: entries.count - existing, addingBytes: bytes - existingBytes)
                     }
                     let changes = try await self.reschedule(group, dryRun: dryRun)
                     return [WireRecord.list(changes.map(ChangeWire.encode))]
@@ -144,7 +149,10 @@ extension Daemon {
                     let query = HistoryQuery(
                         limit: limit, owner: caller.isUser ? nil : caller.appID,
                         group: try options.string("group").map { try self.groupKey($0, caller: caller) },
-                        itemID: try options.uint64("item"), since: try options.date("since"))
+                        itemID: try options.uint64("item").map { (id) throws(DBusError) in
+                            try Self.itemID(.uint64(id), key: "item")
+                        },
+                        since: try options.date("since"))
                     let entries = try await self.persisted { try $0.history(query) }
                     return [
                         WireRecord.list(
@@ -248,7 +256,7 @@ extension Daemon {
                             name: ChimeBus.ErrorName.permissionDenied,
                             message: "the user turned group \(key.id) off; only the user can turn it on again")
                     }
-                    try await self.setGroupEnabled(key, enabled: enabled)
+                    try await self.setGroupEnabled(key, enabled: enabled, byUser: caller.isUser)
                     return []
                 },
                 method("Status", [], [record("status")]) { _, _ in
@@ -322,6 +330,19 @@ extension Daemon {
         }
     }
 
+    /// The largest item id: ids are stored as SQLite's signed 64-bit integers.
+    static let maximumItemID = UInt64(Int64.max)
+
+    /// An item id argument (t), 1 to `maximumItemID`.
+    static func itemID(_ value: DBusValue, key: String) throws(DBusError) -> UInt64 {
+        guard case .uint64(let id) = value, (1...maximumItemID).contains(id) else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidArgument,
+                message: "\(key) must be an item id from 1 to \(maximumItemID); list them with `chime pending`")
+        }
+        return id
+    }
+
     /// Why a command from the bus is refused, and where commands come from instead.
     static let commandsComeFromFiles =
         "chimed runs programs only from the user's own group files (~/.config/chime/groups/*.toml), never "
@@ -346,6 +367,44 @@ extension Daemon {
                 name: ChimeBus.ErrorName.permissionDenied,
                 message: "entry \(entry.id): the callback must be your own bus name \(caller.appID), "
                     + "not \(excerpt(callback.busName))")
+        }
+    }
+
+    /// Refuses a new or changed entry whose first occurrence comes after its end (`until`), as `Schedule`
+    /// refuses such an item: it would be listed and never fire. An entry the group has already, unchanged,
+    /// may have ended meanwhile.
+    private func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) throws {
+        guard entries.contains(where: { $0.endDate != nil }) else { return }
+        let (system, existing) = queue.sync { (scheduler.systemTimeZone, Set(scheduler.items(of: key).map(\.entry))) }
+        for entry in entries where !existing.contains(entry) {
+            guard let until = entry.endDate else { continue }
+            let first: Date?
+            switch entry.trigger {
+            case .at(let date):
+                first = date
+            case .rule(let rule, let zone):
+                first = try? Recurrence.parse(
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system
+                ).nextOccurrence(after: now, systemTimeZone: system)
+            }
+            guard let first, first > until else { continue }
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidTime,
+                message: "entry \(entry.id): its first occurrence (\(Time.iso(first))) is after its end (until "
+                    + "\(Time.iso(until))); move until later")
+        }
+    }
+
+    /// Refuses a `replaces-id` that is not a popup of the caller's own items: an app must not take over
+    /// another app's popup, nor a question chimed asks, and receive the actions chosen on it.
+    private func checkReplaces(_ notificationID: UInt32, caller: Caller) throws {
+        guard !caller.isUser else { return }
+        let owner = queue.sync { delivery.shown[notificationID]?.owner }
+        guard owner == caller.appID else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied,
+                message: "replaces-id \(notificationID) is not a notification chimed showed for \(caller.appID)'s "
+                    + "items; an app replaces only its own popups")
         }
     }
 
@@ -434,12 +493,20 @@ enum PermissionWire {
     static let keys: Set<String> = ["permission", "prompt-title", "prompt-message", "prompt-allow", "prompt-deny"]
 
     static func strategy(_ fields: WireFields) throws(DBusError) -> PermissionStrategy? {
-        guard let text = try fields.string("permission") else { return nil }
         var prompt = PermissionPrompt()
         if let title = try fields.string("prompt-title") { prompt.title = title }
         if let message = try fields.string("prompt-message") { prompt.message = message }
         if let allow = try fields.string("prompt-allow") { prompt.allowLabel = allow }
         if let deny = try fields.string("prompt-deny") { prompt.denyLabel = deny }
+        // The texts are checked whenever they are given, not only once a question is asked with them.
+        if ["prompt-title", "prompt-message", "prompt-allow", "prompt-deny"].contains(where: fields.has) {
+            do {
+                try prompt.validate()
+            } catch {
+                throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "options: \(error)")
+            }
+        }
+        guard let text = try fields.string("permission") else { return nil }
         do {
             let strategy = try PermissionStrategy(parsing: text, prompt: prompt)
             try strategy.validate()

@@ -181,9 +181,7 @@ extension Daemon {
                     scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
                     arm(scheduler.nextDeadline)
                 }
-                try? connection?.emitSignal(
-                    path: ChimeBus.path, interface: ChimeBus.interface, member: "Delivered",
-                    [.uint64(row.itemID), .uint32(notificationID)])
+                emit("Delivered", [.uint64(row.itemID), .uint32(notificationID)], to: row.owner)
             }
         case .digest(_, let digested):
             logger.info(
@@ -384,16 +382,21 @@ extension Daemon {
         // Closed because chimed asked, whatever code the server reports (some say "expired").
         let why = NotificationServer.closeReason(byChimed ? 3 : reason)
         logger.debug("notification \(notificationID) closed by the server: \(why)")
-        // The owning app hears of it on its own connections; the user's items have no app, so anyone may
-        // listen (`chime send --wait` does).
-        let targets: [String?] = shown.owner.isEmpty ? [nil] : (interaction.appConnections[shown.owner] ?? []).sorted()
-        for target in targets {
-            try? connection?.emitSignal(
-                path: ChimeBus.path, interface: ChimeBus.interface, member: "NotificationClosed",
-                [.uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(why)],
-                destination: target)
-        }
+        emit(
+            "NotificationClosed",
+            [.uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(why)],
+            to: shown.owner)
         persist({ try $0.closed(notificationID: notificationID, reason: why, now: now) }) { _ in }
+    }
+
+    /// Emits one of chimed's signals about an item to the connections of the item's owner alone (the
+    /// user's items: to the user's `chime` connections), never to every client: another app must not
+    /// learn of it. On `queue`.
+    func emit(_ member: String, _ body: [DBusValue], to owner: String) {
+        for target in (interaction.appConnections[owner] ?? []).sorted() {
+            try? connection?.emitSignal(
+                path: ChimeBus.path, interface: ChimeBus.interface, member: member, body, destination: target)
+        }
     }
 
     // MARK: - The server comes and goes

@@ -163,13 +163,18 @@ extension Daemon {
         queue.sync { interaction.consents[app] = consent }
     }
 
-    /// Turns a group on or off: off removes everything it has pending and blocks reschedules until it is
-    /// on again; on puts its entries back.
-    public func setGroupEnabled(_ key: GroupKey, enabled: Bool) async throws {
+    /// Turns a group on or off: off removes everything it has pending; on puts its entries back.
+    ///
+    /// The user's switch (`byUser`) is the group's authorization: a group the user turned off blocks the
+    /// app's reschedules and stays off until the user turns it on. An app's own switch only turns its group
+    /// off or on, and leaves the user's decision as it was.
+    public func setGroupEnabled(_ key: GroupKey, enabled: Bool, byUser: Bool = true) async throws {
         let now = clock.now()
-        try await persisted { try $0.setAuthorization(enabled ? .allowed : .denied, group: key, now: now) }
+        if byUser {
+            try await persisted { try $0.setAuthorization(enabled ? .allowed : .denied, group: key, now: now) }
+        }
         let group = queue.sync { () -> TimelineGroup? in
-            interaction.groupAuthorizations[key] = enabled ? .allowed : .denied
+            if byUser { interaction.groupAuthorizations[key] = enabled ? .allowed : .denied }
             guard var settings = scheduler.groupSettings[key] else { return nil }
             settings.enabled = enabled
             let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)

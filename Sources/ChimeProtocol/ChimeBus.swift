@@ -9,7 +9,7 @@ public enum ChimeBus {
     public static let path: DBusObjectPath = "/io/chime/Chime1"
     public static let interface = "io.chime.Chime1"
     /// The version of the API in this build (the `Version` property).
-    public static let version = "0.2.0"
+    public static let version = "0.3.0"
 
     /// Error names chimed answers with; each comes with a message saying what to change.
     public enum ErrorName {
@@ -21,8 +21,8 @@ public enum ChimeBus {
         public static let invalidRule = "io.chime.Chime1.Error.InvalidRule"
         /// No such item.
         public static let notFound = "io.chime.Chime1.Error.NotFound"
-        /// Too many pending items for one caller.
-        public static let quotaExceeded = "io.chime.Chime1.Error.QuotaExceeded"
+        /// A limit of one app: its items, their bytes, or how fast it calls (chime.toml `[limits]`).
+        public static let limitsExceeded = "io.chime.Chime1.Error.LimitsExceeded"
         /// The request cannot be carried out in chimed's present state (e.g. the group comes from a file).
         public static let conflict = "io.chime.Chime1.Error.Conflict"
         /// chimed could not store the change; nothing was changed.

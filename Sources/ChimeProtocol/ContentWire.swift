@@ -96,7 +96,11 @@ public enum ContentWire {
                     try fields.checkLength(s, key: "hints", maximumBytes: WireFields.maximumStringBytes)
                     content.hints[name] = .string(s)
                 case .int32(let i): content.hints[name] = .int(i)
-                case .double(let d): content.hints[name] = .double(d)
+                case .double(let d):
+                    guard d.isFinite else {
+                        throw invalid("\(fields.what) hint \(excerpt(name)) must be a finite number, not \(d)")
+                    }
+                    content.hints[name] = .double(d)
                 case .byte(let b): content.hints[name] = .byte(b)
                 case .boolean(let b): content.hints[name] = .boolean(b)
                 case let other:

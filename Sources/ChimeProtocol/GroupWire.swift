@@ -92,14 +92,16 @@ public enum EntryWire {
             sources.append(
                 .command(
                     CommandSource(
-                        arguments: arguments, timeout: try fields.seconds("command-timeout") ?? 5, output: output,
+                        arguments: arguments, timeout: try fields.seconds("command-timeout", maximum: 60) ?? 5,
+                        output: output,
                         base: base)))
         }
         if let busName = try fields.string("callback", maximumBytes: 255) {
             sources.append(
                 .callback(
                     CallbackSource(
-                        busName: busName, timeout: try fields.seconds("callback-timeout") ?? 1, fallback: base)
+                        busName: busName, timeout: try fields.seconds("callback-timeout", maximum: 10) ?? 1,
+                        fallback: base)
                 ))
         }
         guard sources.count <= 1 else { throw invalid("\(what): give at most one of pool, command and callback") }
@@ -138,7 +140,7 @@ public enum GroupSettingsWire {
         let fields = try WireFields(value, what: "settings")
         try fields.refuseUnknown(known: ["missed", "late-window", "enabled"])
         var settings = GroupSettings(enabled: try fields.bool("enabled") ?? true)
-        let window = try fields.seconds("late-window")
+        let window = try fields.seconds("late-window", maximum: MissedPolicy.longestLateWindow)
         switch try fields.string("missed") {
         case nil:
             if window != nil { throw invalid("settings key \"late-window\" goes with missed = deliver-late") }
@@ -158,7 +160,7 @@ public enum GroupSettingsWire {
     /// The policy's name as listings show it.
     public static func name(_ policy: MissedPolicy?) -> String {
         switch policy {
-        case .deliverLate(let window)?: "deliver-late (\(Int(window)) s)"
+        case .deliverLate(let window)?: "deliver-late (\(Int(min(window, MissedPolicy.longestLateWindow))) s)"
         case .coalesce?: "coalesce"
         case .skip?: "skip"
         case nil: "default"

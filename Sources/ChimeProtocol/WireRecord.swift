@@ -8,6 +8,10 @@ func invalid(_ message: String) -> DBusError {
 
 /// Microseconds since the Unix epoch, as every time travels on the wire.
 public enum WireTime {
+    /// The instants chimed accepts: from the Unix epoch to the last microsecond of the year 9999. Later
+    /// ones cannot be told as calendar dates, and would overflow the arithmetic of any schedule.
+    public static let validRange: ClosedRange<Int64> = 0...253_402_300_799_999_999
+
     public static func microseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
@@ -99,16 +103,25 @@ public struct WireFields: Sendable {
         return i
     }
 
-    /// Seconds, as a double greater than zero.
-    public func seconds(_ key: String) throws(DBusError) -> TimeInterval? {
+    /// Seconds, as a double greater than zero and at most `maximum`.
+    public func seconds(_ key: String, maximum: TimeInterval) throws(DBusError) -> TimeInterval? {
         guard case .double(let d)? = try value(key, .double) else { return nil }
-        guard d > 0, d.isFinite else { throw invalid("\(what) key \"\(key)\" must be a number of seconds above 0") }
+        guard d > 0, d <= maximum else {
+            throw invalid(
+                "\(what) key \"\(key)\" must be a number of seconds above 0 and at most \(Int(maximum)), not \(d)")
+        }
         return d
     }
 
-    /// An instant, as `x` microseconds since the Unix epoch.
+    /// An instant, as `x` microseconds since the Unix epoch, within `WireTime.validRange`.
     public func date(_ key: String) throws(DBusError) -> Date? {
-        try int64(key).map { WireTime.date(microseconds: $0) }
+        guard let microseconds = try int64(key) else { return nil }
+        guard WireTime.validRange.contains(microseconds) else {
+            throw invalid(
+                "\(what) key \"\(key)\" must be microseconds since 1970-01-01 UTC from \(WireTime.validRange.lowerBound) "
+                    + "to \(WireTime.validRange.upperBound) (the end of the year 9999), not \(microseconds)")
+        }
+        return WireTime.date(microseconds: microseconds)
     }
 
     public func strings(_ key: String) throws(DBusError) -> [String]? {

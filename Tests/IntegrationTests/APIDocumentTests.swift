@@ -123,7 +123,7 @@ import Testing
             #expect(markdown.contains("`\(name)"), "docs/dbus-api.md does not describe \(name)")
         }
         for error in [
-            "InvalidArgument", "InvalidRule", "InvalidTime", "NotFound", "PermissionDenied", "QuotaExceeded",
+            "InvalidArgument", "InvalidRule", "InvalidTime", "NotFound", "PermissionDenied", "LimitsExceeded",
             "Conflict",
             "Storage",
         ] {

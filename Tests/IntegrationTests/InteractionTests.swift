@@ -213,7 +213,7 @@ import Testing
                 _ = try await app.schedule(NotificationContent(summary: "one too many"), at: far)
                 Issue.record("a fourth item was accepted")
             } catch let error as ChimeError {
-                #expect(error.dbusName == "io.chime.Chime1.Error.QuotaExceeded")
+                #expect(error.dbusName == "io.chime.Chime1.Error.LimitsExceeded")
                 #expect(error.message.contains("more than the 3 an app may have"))
             }
             // Four calls so far, one refused; two more use up the burst of six.
@@ -223,7 +223,7 @@ import Testing
                 _ = try await app.pending()
                 Issue.record("a seventh quick call was accepted")
             } catch let error as ChimeError {
-                #expect(error.dbusName == "io.chime.Chime1.Error.QuotaExceeded")
+                #expect(error.dbusName == "io.chime.Chime1.Error.LimitsExceeded")
                 #expect(error.message.contains("times a second"))
             }
             // The user's tool is not limited.

@@ -15,7 +15,7 @@ import Testing
     static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
     /// docs/dbus-api.md's errors of chimed's own; anything else must be one of the bus's.
     static let documented: Set<String> = [
-        "InvalidArgument", "InvalidRule", "InvalidTime", "NotFound", "PermissionDenied", "QuotaExceeded", "Conflict",
+        "InvalidArgument", "InvalidRule", "InvalidTime", "NotFound", "PermissionDenied", "LimitsExceeded", "Conflict",
         "Storage",
     ]
 

@@ -76,6 +76,15 @@ public struct PermissionPrompt: Codable, Hashable, Sendable {
                 )
             }
         }
+        // A question the user cannot read is no question: no control characters (the message may break
+        // lines).
+        for (text, what) in [(title, "title"), (allowLabel, "allow label"), (denyLabel, "deny label")]
+        where text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw PermissionError("the permission prompt's \(what) has control characters; write plain text")
+        }
+        if message.unicodeScalars.contains(where: { $0 != "\n" && $0.properties.generalCategory == .control }) {
+            throw PermissionError("the permission prompt's message has control characters; write plain text")
+        }
         // Two buttons with one label would leave the user guessing which one allows.
         guard allowLabel != denyLabel else {
             throw PermissionError(

@@ -86,6 +86,11 @@ public struct Scheduler: Sendable {
         items.count(owner: owner) + retired.count(owner: owner)
     }
 
+    /// The bytes the items of app `owner` take, pending and retired (`ContentSource.byteSize`).
+    public func bytes(owner: String) -> Int {
+        items.bytes(owner: owner) + retired.bytes(owner: owner)
+    }
+
     /// Whether `id` is pending.
     public func contains(_ id: UInt64) -> Bool { items[id] != nil }
 

@@ -99,7 +99,8 @@ public struct CategoryAction: Codable, Hashable, Sendable {
         }
         if id.hasPrefix("snooze"), BuiltInVerb(key: id) == nil {
             throw TimelineError(
-                "the action \"\(id)\" looks like a snooze but is not one; write snooze:10m, snooze:1h, …")
+                "the action \"\(id)\" looks like a snooze but is not one; write snooze:10m, snooze:1h, … (at most a year)"
+            )
         }
         guard !title.isEmpty, title.utf8.count <= 200 else {
             throw TimelineError("the action \(id) needs a title of 1 to 200 bytes")
@@ -127,8 +128,12 @@ public enum BuiltInVerb: Hashable, Sendable {
     /// The snooze of a plain `snooze` key.
     public static let defaultSnooze: TimeInterval = 600
 
-    /// Reads an action key: `stop-repeat`, `snooze` or `snooze:DURATION` (`snooze:10m`, `snooze:1h30m`),
-    /// `skip-next`, `dismiss`; nil for any other key.
+    /// The longest snooze a `snooze:DURATION` key may ask for: a year. A longer one is not a built-in
+    /// verb but an action key like any other.
+    public static let longestSnooze: TimeInterval = 366 * 86_400
+
+    /// Reads an action key: `stop-repeat`, `snooze` or `snooze:DURATION` (`snooze:10m`, `snooze:1h30m`,
+    /// at most `longestSnooze`), `skip-next`, `dismiss`; nil for any other key.
     public init?(key: String) {
         switch key {
         case "stop-repeat": self = .stopRepeat
@@ -136,7 +141,9 @@ public enum BuiltInVerb: Hashable, Sendable {
         case "dismiss": self = .dismiss
         case "snooze": self = .snooze(Self.defaultSnooze)
         default:
-            guard key.hasPrefix("snooze:"), let seconds = try? TimeInput.parseDuration(String(key.dropFirst(7))) else {
+            guard key.hasPrefix("snooze:"), let seconds = try? TimeInput.parseDuration(String(key.dropFirst(7))),
+                seconds > 0, seconds <= Self.longestSnooze
+            else {
                 return nil
             }
             self = .snooze(seconds)

@@ -15,6 +15,19 @@ public enum ContentSource: Codable, Hashable, Sendable {
     /// A call back to the owning app over D-Bus, when the entry fires.
     case callback(CallbackSource)
 
+    /// What the source takes, as quotas count it: its content, and a pool's texts, a command's arguments
+    /// or a call back's name (see `NotificationContent.byteSize`).
+    public var byteSize: Int {
+        switch self {
+        case .fixed(let content), .template(let content): content.byteSize
+        case .pool(let pool):
+            pool.items.reduce(pool.base.byteSize) { $0 + $1.body.utf8.count + ($1.summary?.utf8.count ?? 0) }
+        case .command(let command):
+            command.arguments.reduce(command.base.byteSize) { $0 + $1.utf8.count }
+        case .callback(let callback): callback.fallback.byteSize + callback.busName.utf8.count
+        }
+    }
+
     /// The content's fixed part: what listings show, and what a failed command or call back falls
     /// back to.
     public var base: NotificationContent {
@@ -97,8 +110,16 @@ public struct ContentPool: Codable, Hashable, Sendable {
     }
 
     public static let maximumItems = 10_000
+    /// The most bytes a pool's texts may take together (see `ContentSource.byteSize`): 1 MiB.
+    public static let maximumBytes = 1_048_576
 
     public func validate() throws(ContentError) {
+        let bytes = ContentSource.pool(self).byteSize
+        guard bytes <= Self.maximumBytes else {
+            throw ContentError(
+                "the pool takes \(bytes) bytes, more than the \(Self.maximumBytes) allowed; keep fewer or shorter texts"
+            )
+        }
         guard items.contains(where: \.enabled) else {
             throw ContentError("the pool has no enabled item; add one or enable one")
         }

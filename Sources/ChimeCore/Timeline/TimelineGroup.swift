@@ -146,6 +146,9 @@ public enum MissedPolicy: Codable, Hashable, Sendable {
 
     /// The default: deliver late within an hour.
     public static let `default` = MissedPolicy.deliverLate(window: 3600)
+
+    /// The longest late window: a year. A missed occurrence older than that is no reminder any more.
+    public static let longestLateWindow: TimeInterval = 366 * 86_400
 }
 
 /// A group or entry that cannot be used, with what to change.
