@@ -6,8 +6,8 @@ set -euo pipefail
 packages=(
     # build
     pkg-config libdbus-1-dev libsystemd-dev libsqlite3-dev
-    # a private bus, gdbus (an independent D-Bus peer in tests)
-    dbus-daemon dbus libglib2.0-bin
+    # a private bus, gdbus (an independent D-Bus peer in tests), dbus-monitor (docs examples)
+    dbus-daemon dbus dbus-bin libglib2.0-bin
     # a headless notification server for the tests and the demo
     python3-dbusmock
     # a real notification server in the tests (dunst on a virtual X display, screenshots of it)

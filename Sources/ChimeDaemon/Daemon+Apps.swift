@@ -76,9 +76,10 @@ extension Daemon {
     /// The server and what chimed holds: `server-present` (b), `server-name`, `server-vendor`,
     /// `server-version`, `spec-version` (s), `capabilities` (as), `paused` (b, when the server says),
     /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `version` (s).
-    func status() async -> WireRecord {
-        let paused = await serverPaused()
-        return queue.sync {
+    ///
+    /// Answered from what chimed knows: a server that hangs delays no one.
+    func status() -> WireRecord {
+        queue.sync {
             var r = WireRecord()
             r.set("version", ChimeBus.version)
             r.set("server-present", serverOwner != nil)
@@ -89,7 +90,7 @@ extension Daemon {
                 r.set("spec-version", serverInfo.specVersion)
                 r.set("capabilities", strings: serverInfo.capabilities)
             }
-            if let paused { r.set("paused", paused) }
+            if serverOwner != nil, let paused = serverPausedState { r.set("paused", paused) }
             r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
             r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
             r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))

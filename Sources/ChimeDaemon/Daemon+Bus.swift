@@ -260,7 +260,7 @@ extension Daemon {
                     return []
                 },
                 method("Status", [], [record("status")]) { _, _ in
-                    [await self.status().value]
+                    [self.status().value]
                 },
             ],
             signals: [
@@ -294,7 +294,7 @@ extension Daemon {
                     self.queue.sync { self.serverInformationRecord().value }
                 },
                 DBusProperty("Paused", type: .boolean, emitsChangedSignal: false) { [unowned self] in
-                    .boolean(await self.pausedProperty())
+                    .boolean(self.queue.sync { self.pausedProperty })
                 },
             ])
     }

@@ -412,6 +412,7 @@ extension Daemon {
             pump()
         } else {
             logger.info("no notification server on the bus")
+            serverPausedState = nil
             announceServerProperties()
             // Without an owner a Notify either finds none (and everything is kept) or starts one.
             pump()

@@ -21,32 +21,43 @@ extension Daemon {
     static let questionTimeout: TimeInterval = 60
 
     /// Evaluates `strategy` for the caller and `group`; the user's own tool is always allowed.
+    ///
+    /// A question waits for the user (up to `questionTimeout`) without holding up anyone else: other
+    /// callers' calls go on meanwhile, and the app's other calls that need the same question share its
+    /// answer (`QuestionBoard`).
     func evaluate(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws -> PermissionOutcome {
         if caller.isUser { return .allowed }
-        var request = queue.sync { () -> PermissionRequest in
-            var authorizations: [String: GroupAuthorization] = [:]
-            for (key, status) in interaction.groupAuthorizations where key.owner == caller.appID {
-                authorizations[key.id] = status
+        evaluation: while true {
+            // What is known now: across an await below, another call of the app may have stored an answer.
+            var request = queue.sync { () -> PermissionRequest in
+                var authorizations: [String: GroupAuthorization] = [:]
+                for (key, status) in interaction.groupAuthorizations where key.owner == caller.appID {
+                    authorizations[key.id] = status
+                }
+                let facts = PermissionFacts(
+                    groupAuthorizations: authorizations,
+                    appConsent: interaction.consents[caller.appID] ?? .undetermined, serverPresent: serverOwner != nil)
+                return PermissionRequest(strategy: strategy, app: caller.appID, group: group, facts: facts)
             }
-            let facts = PermissionFacts(
-                groupAuthorizations: authorizations,
-                appConsent: interaction.consents[caller.appID] ?? .undetermined, serverPresent: serverOwner != nil)
-            return PermissionRequest(strategy: strategy, app: caller.appID, group: group, facts: facts)
-        }
-        // A group the user turned off stays off, whatever the app's strategy, until the user turns it on
-        // (or the app's strategy is allow-automatically, which overrides on purpose).
-        if let group,
-            queue.sync(execute: { interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] })
-                == .denied, strategy.group == .bypass
-        {
-            return .deniedOnGroupLevel(.deniedPreviously)
-        }
-        var step = request.start()
-        while true {
-            try await save(step.changes, app: caller.appID)
-            if let outcome = step.outcome { return outcome }
-            guard let question = step.question else { return .deniedOnSystemLevel(.undetermined) }
-            step = request.answer(await ask(question, app: caller.appID))
+            // A group the user turned off stays off, whatever the app's strategy, until the user turns it on
+            // (or the app's strategy is allow-automatically, which overrides on purpose).
+            if let group,
+                queue.sync(execute: { interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] })
+                    == .denied, strategy.group == .bypass
+            {
+                return .deniedOnGroupLevel(.deniedPreviously)
+            }
+            var step = request.start()
+            while true {
+                try await save(step.changes, app: caller.appID)
+                if let outcome = step.outcome { return outcome }
+                guard let question = step.question else { return .deniedOnSystemLevel(.undetermined) }
+                let app = caller.appID
+                switch await questions.answer(question, app: app, ask: { await self.ask(question, app: app) }) {
+                case .answered(let answer): step = request.answer(answer)
+                case .askAgain: continue evaluation
+                }
+            }
         }
     }
 
@@ -195,10 +206,12 @@ extension Daemon {
         Task {
             let capabilities = (try? await server.capabilities()) ?? []
             let information = try? await server.information()
+            let paused = await serverPaused()
             queue.async {
                 // Another server took the name meanwhile: what it is will be asked again.
                 guard self.serverOwner == owner else { return }
                 self.serverInfoOwner = owner
+                self.serverPausedState = paused
                 self.server?.bodyMarkup = capabilities.contains("body-markup")
                 self.serverInfo.capabilities = capabilities
                 if let information {
@@ -216,8 +229,9 @@ extension Daemon {
         }
     }
 
-    /// Whether the user paused notifications on the server (dunst's `paused`, or an `Inhibited`
-    /// property where the server has one); nil when the server says neither.
+    /// Asks the server whether the user paused notifications on it (dunst's `paused`, or an `Inhibited`
+    /// property where the server has one); nil when the server says neither or does not answer in time.
+    /// Asked when a server appears; PropertiesChanged keeps the answer current (`serverPausedState`).
     func serverPaused() async -> Bool? {
         guard let connection = queue.sync(execute: { self.connection }) else { return nil }
         for (interface, property) in Self.pauseProperties {

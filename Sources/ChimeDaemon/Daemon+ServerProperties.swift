@@ -21,25 +21,18 @@ extension Daemon {
         return r
     }
 
-    /// The `Paused` property: what `serverPaused()` reads (dunst's `paused` or an `Inhibited` property),
-    /// false when there is no server or it tells neither.
-    func pausedProperty() async -> Bool {
-        guard queue.sync(execute: { serverOwner != nil }) else { return false }
-        return await serverPaused() ?? false
-    }
+    /// The `Paused` property: whether the present server said it is paused (dunst's `paused` or an
+    /// `Inhibited` property), false when there is no server or it tells neither. From what chimed knows,
+    /// so a server that hangs delays no one. On `queue`.
+    var pausedProperty: Bool { serverOwner != nil && serverPausedState == true }
 
-    /// Reads the server properties now and announces those that changed since the last announcement.
+    /// Announces the server properties as chimed knows them now. On `queue`.
     func announceServerProperties() {
-        Task {
-            let paused = await pausedProperty()
-            queue.async {
-                self.announce([
-                    "NotificationServerPresent": .boolean(self.serverOwner != nil),
-                    "ServerInformation": self.serverInformationRecord().value,
-                    "Paused": .boolean(paused),
-                ])
-            }
-        }
+        announce([
+            "NotificationServerPresent": .boolean(serverOwner != nil),
+            "ServerInformation": serverInformationRecord().value,
+            "Paused": .boolean(pausedProperty),
+        ])
     }
 
     /// Emits PropertiesChanged for the values in `values` that differ from what was last announced.
@@ -70,7 +63,8 @@ extension Daemon {
                 guard case .string(let name) = entry.key, name == property,
                     case .variant(.boolean(let paused)) = entry.value
                 else { continue }
-                self.announce(["Paused": .boolean(paused)])
+                self.serverPausedState = paused
+                self.announce(["Paused": .boolean(self.pausedProperty)])
             }
         }
     }

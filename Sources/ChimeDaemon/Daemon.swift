@@ -97,9 +97,13 @@ public final class Daemon: Service, @unchecked Sendable {
     var configCategories: [String: [ActionCategory]] = [:]
     var interaction = InteractionState()
     var serverInfo = ServerInfo()
+    /// Whether the present server said it is paused; nil: it has not said (or there is none).
+    var serverPausedState: Bool?
     /// The server properties as last announced with PropertiesChanged.
     var announcedProperties: [String: DBusValue] = [:]
     let callers: CallerDirectory
+    /// The questions open for the user, one per app at most.
+    let questions = QuestionBoard()
     /// The signals chimed handles, trapped in `start()`.
     var signals: UnixSignalsSequence?
 

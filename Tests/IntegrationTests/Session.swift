@@ -49,8 +49,10 @@ final class Session: @unchecked Sendable {
         }
         do {
             let delivered = session.delivered
+            // chimed sends Delivered to the item's owner alone; the test bus lets the observer overhear it.
             session.deliveredSubscription = try await session.observer.subscribe(
-                DBusMatchRule(sender: "io.chime.Chime1", interface: "io.chime.Chime1", member: "Delivered")
+                DBusMatchRule(
+                    sender: "io.chime.Chime1", interface: "io.chime.Chime1", member: "Delivered", eavesdrop: true)
             ) { message in
                 guard message.body.count == 2, case .uint64(let item) = message.body[0],
                     case .uint32(let notification) = message.body[1]
