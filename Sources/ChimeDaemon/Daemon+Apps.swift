@@ -65,7 +65,8 @@ extension Daemon {
 
     /// The server and what chimed holds: `server-present` (b), `server-name`, `server-vendor`,
     /// `server-version`, `spec-version` (s), `capabilities` (as), `paused` (b, when the server says),
-    /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `version` (s).
+    /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `set-aside` (u: stored rows chimed
+    /// could not read, kept in the table `set_aside`), `version` (s).
     func status() async -> WireRecord {
         let paused = await serverPaused()
         return queue.sync {
@@ -84,6 +85,7 @@ extension Daemon {
             r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
             r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
             r.set("apps", .uint32(UInt32(clamping: Set(scheduler.pending.map(\.owner)).subtracting([""]).count)))
+            r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
             return r
         }
     }
