@@ -26,6 +26,17 @@ public struct DaemonSettings: Hashable, Sendable {
     public var quietHours: QuietHours?
     /// `[flood] rate` and `burst`: how fast notifications may reach the server.
     public var flood = FloodControl()
+    /// `[history] max-age`: delivery history older than this, in seconds, is pruned.
+    public var historyMaxAge: TimeInterval = 90 * 86_400
+    /// `[history] max-entries`: beyond this many history entries the oldest are pruned.
+    public var historyMaxEntries = 100_000
+
+    /// The range of `[limits] bytes-per-app`: at least the most one item may hold.
+    public static let bytesPerAppRange = 65_536...17_179_869_184
+    /// The range of `[history] max-age`, in seconds: an hour to ten years.
+    public static let historyMaxAgeRange: ClosedRange<TimeInterval> = 3600...(3650 * 86_400)
+    /// The range of `[history] max-entries`.
+    public static let historyMaxEntriesRange = 1...10_000_000
 
     public init() {}
 
@@ -66,7 +77,8 @@ public struct DaemonSettings: Hashable, Sendable {
         "missed": ["policy", "late-window"],
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
-        "limits": ["entries-per-app", "calls-per-second", "call-burst"],
+        "limits": ["entries-per-app", "bytes-per-app", "calls-per-second", "call-burst"],
+        "history": ["max-age", "max-entries"],
     ]
 
     /// Parses the text of a chime.toml; errors name the file, the line and what to change.
@@ -132,6 +144,15 @@ public struct DaemonSettings: Hashable, Sendable {
                 }
                 settings.entriesPerApp = count
             }
+            if let bytes = try limits.integer("bytes-per-app", example: "33554432") {
+                guard bytesPerAppRange.contains(bytes) else {
+                    throw limits.fail(
+                        "bytes-per-app",
+                        "[limits] bytes-per-app must be \(bytesPerAppRange.lowerBound) to \(bytesPerAppRange.upperBound) "
+                            + "(bytes of pending content; the default is 33554432, 32 MiB)")
+                }
+                settings.bytesPerApp = bytes
+            }
             if let rate = try limits.number("calls-per-second", example: "200") {
                 guard rate > 0, rate <= 100_000 else {
                     throw limits.fail(
@@ -144,6 +165,24 @@ public struct DaemonSettings: Hashable, Sendable {
                     throw limits.fail("call-burst", "[limits] call-burst must be 1 to 100000")
                 }
                 settings.callBurst = burst
+            }
+        }
+        if let history = sections["history"] {
+            if let age = try history.duration("max-age", example: "\"90d\"") {
+                guard historyMaxAgeRange.contains(age) else {
+                    throw history.fail(
+                        "max-age", "[history] max-age must be 1h to 3650d; e.g. max-age = \"90d\"")
+                }
+                settings.historyMaxAge = age
+            }
+            if let count = try history.integer("max-entries", example: "100000") {
+                guard historyMaxEntriesRange.contains(count) else {
+                    throw history.fail(
+                        "max-entries",
+                        "[history] max-entries must be \(historyMaxEntriesRange.lowerBound) to "
+                            + "\(historyMaxEntriesRange.upperBound)")
+                }
+                settings.historyMaxEntries = count
             }
         }
         return settings

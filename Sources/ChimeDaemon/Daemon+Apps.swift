@@ -75,7 +75,8 @@ extension Daemon {
 
     /// The server and what chimed holds: `server-present` (b), `server-name`, `server-vendor`,
     /// `server-version`, `spec-version` (s), `capabilities` (as), `paused` (b, when the server says),
-    /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `version` (s).
+    /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `set-aside` (u: stored rows chimed
+    /// could not read, kept in the table `set_aside`), `version` (s).
     ///
     /// Answered from what chimed knows: a server that hangs delays no one.
     func status() -> WireRecord {
@@ -95,6 +96,7 @@ extension Daemon {
             r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
             r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
             r.set("apps", .uint32(UInt32(clamping: Set(scheduler.pending.map(\.owner)).subtracting([""]).count)))
+            r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
             return r
         }
     }

@@ -106,6 +106,8 @@ public final class Daemon: Service, @unchecked Sendable {
     let questions = QuestionBoard()
     /// The signals chimed handles, trapped in `start()`.
     var signals: UnixSignalsSequence?
+    /// How many stored rows are set aside because chimed could not read them (`Status` key `set-aside`).
+    var setAsideRows = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -160,6 +162,7 @@ public final class Daemon: Service, @unchecked Sendable {
         // reached is always seen.
         startWatchers()
         await loadGroupFiles()
+        await reportMovedAside()
         let connection: DBusConnection
         do {
             connection = try await DBusConnection.connect(configuration.bus, queue: queue)
@@ -222,8 +225,14 @@ public final class Daemon: Service, @unchecked Sendable {
         } catch {
             throw DaemonError("cannot read the schedule: \(error)")
         }
+        for row in state.setAsideNow {
+            logger.error(
+                "a stored row chimed cannot read was set aside in the table set_aside of \(store.path ?? "the database"): \(row)"
+            )
+        }
         let zone = SystemZone.current(localtime: configuration.localtimePath)
         queue.sync {
+            setAsideRows = state.setAside
             scheduler = Scheduler(systemTimeZone: zone)
             scheduler.defaultMissedPolicy = settings.missedPolicy
             scheduler.reserveIDs(through: state.largestItemID)
@@ -253,6 +262,26 @@ public final class Daemon: Service, @unchecked Sendable {
                     "a notification was being sent when chimed stopped, with no answer from the server; sending it again",
                     metadata: ["item": "\(row.itemID)"])
             }
+        }
+    }
+
+    /// The database was damaged and moved aside when the store opened: says so in the log and, once, in
+    /// a notification of the user's own, so that someone who does not read the log learns where the old
+    /// schedule went.
+    private func reportMovedAside() async {
+        guard let moved = store.movedAside else { return }
+        logger.error(
+            """
+            the state database was damaged (\(moved.reason)); it was moved to \(moved.path) and chimed \
+            starts with an empty schedule
+            """)
+        let content = NotificationContent(
+            appName: "chime", summary: "Chime started with an empty schedule",
+            body: "The schedule's database was damaged; it was moved to \(moved.path).")
+        do {
+            _ = try await schedule(content, trigger: TriggerWire(), owner: "")
+        } catch {
+            logger.error("cannot schedule the notification that the database was moved aside: \(error)")
         }
     }
 
@@ -361,12 +390,26 @@ public final class Daemon: Service, @unchecked Sendable {
 
     /// Puts new settings in force (on queue).
     private func apply(_ new: DaemonSettings) {
+        let limits = Self.historyLimits(new)
+        if limits != Self.historyLimits(settings) {
+            persist({ store in
+                store.historyLimits = limits
+                try store.pruneHistory(now: Date())
+            }) { [logger] result in
+                if case .failure(let error) = result { logger.error("cannot prune the history: \(error)") }
+            }
+        }
         settings = new
         server?.callTimeout = new.serverTimeout
         scheduler.defaultMissedPolicy = new.missedPolicy
         delivery.gate.quietHours = new.quietHours
         delivery.gate.flood = new.flood
         pump()
+    }
+
+    /// The store's history limits from chime.toml's `[history]`.
+    public static func historyLimits(_ settings: DaemonSettings) -> HistoryLimits {
+        HistoryLimits(maximumAge: settings.historyMaxAge, maximumEntries: settings.historyMaxEntries)
     }
 
     /// A group file or chime.toml changed: reload a moment later, so one editor save is one reload.
@@ -383,7 +426,8 @@ public final class Daemon: Service, @unchecked Sendable {
         timer.schedule(deadline: .now() + .milliseconds(200))
     }
 
-    /// Closes the bus connection, the timers and the watchers.
+    /// Closes the bus connection, the timers and the watchers, then checkpoints the database so that its
+    /// file alone holds everything (a copy of it is a complete backup).
     public func stop() {
         queue.sync {
             for timer in [watchdogTimer, reloadTimer, delivery.gateTimer] { timer?.cancel() }
@@ -399,6 +443,12 @@ public final class Daemon: Service, @unchecked Sendable {
             connection?.close()
             connection = nil
             relayLink?.finish()
+        }
+        // After the writes asked for so far: the store queue runs them in order.
+        let store = self.store
+        let outcome = storeQueue.sync { Result { try store.checkpoint() } }
+        if case .failure(let error) = outcome {
+            logger.warning("cannot checkpoint the database at stop (\(error)); its -wal file holds the latest changes")
         }
     }
 

@@ -1,6 +1,11 @@
 import ChimeCore
 import Foundation
 import GRDB
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// chimed's durable state in SQLite (WAL mode) through GRDB: groups, their entries as items with their
 /// state, one-off items, the outbox of due occurrences, popups with end dates, and delivery history.
@@ -12,61 +17,114 @@ public final class ScheduleStore: Sendable {
     let writer: any DatabaseWriter
     /// The database file; nil for an in-memory store.
     public let path: String?
-    /// History keeps at most this many entries; older ones are dropped when the store opens.
+    /// Where a damaged database found at open was moved, and why; nil when the file was sound. chimed
+    /// then starts with an empty schedule and tells the user where the old one went.
+    public let movedAside: MovedAside?
+    /// The most entries one history query returns, and the default of `[history] max-entries`.
     public static let historyLimit = 100_000
     /// At most this many shown notifications are remembered (for their actions); older ones are dropped.
     public static let shownLimit = 10_000
+    /// At most this many actions are kept for one app that is not there to take them; the oldest go.
+    public static let keptActionsLimit = 1000
     /// How long a write waits for another process that holds the database locked, in seconds.
     public static let busyTimeout: TimeInterval = 5
+    /// How much history is kept: older entries, and the oldest beyond the count, are pruned at open and
+    /// every `HistoryLimits.pruneInterval` records. chimed sets it from chime.toml's `[history]`.
+    public var historyLimits: HistoryLimits {
+        get { limits.withLock { $0 } }
+        set { limits.withLock { $0 = newValue } }
+    }
+    let limits: Mutex<HistoryLimits>
 
     /// Opens (creating when absent) the database at `path` and migrates it.
     ///
-    /// A file that is not a readable Chime database is an error: it is never replaced, so nothing a user
-    /// scheduled is silently lost.
-    public init(path: String) throws(StoreError) {
+    /// The state folder is made private (0700) and every file in it 0600, whatever the umask: the
+    /// schedule says what the user does and when. A file that is not a database, or is damaged, is moved
+    /// aside (see `movedAside`) and an empty store opens; it is never deleted. A file that cannot be
+    /// opened for another reason (locked by another process, an unreadable folder) is an error, so
+    /// nothing a user scheduled is silently set aside.
+    public init(path: String, historyLimits: HistoryLimits = HistoryLimits()) throws(StoreError) {
         self.path = path
+        limits = Mutex(historyLimits)
         let directory = (path as NSString).deletingLastPathComponent
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError("cannot create the state directory \(directory): \(error.localizedDescription)")
         }
+        try Self.makePrivate(directory: directory)
+        // Kept for the user to look at or restore; chimed must start, and can only with a new file.
+        var movedAside = try Self.notADatabase(path).map { reason throws(StoreError) in
+            try Self.moveAside(path, because: reason)
+        }
         do {
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(Self.busyTimeout)
-            writer = try DatabasePool(path: path, configuration: configuration)
-            // Durable before acknowledged: every commit reaches the disk before chimed answers. (GRDB's WAL
-            // default, NORMAL, survives chimed crashing but may lose the last commits to a power cut.)
-            try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            try Self.open(writer)
+            writer = try Self.openPool(path: path, historyLimits: historyLimits)
+        } catch let error as DatabaseError where Self.isDamage(error) && movedAside == nil {
+            let aside = try Self.moveAside(path, because: error.message ?? "\(error.resultCode)")
+            movedAside = aside
+            do {
+                writer = try Self.openPool(path: path, historyLimits: historyLimits)
+            } catch {
+                throw StoreError(
+                    "cannot open a new state database \(path) after moving the damaged one to \(aside.path): \(error)")
+            }
         } catch {
             throw StoreError(
                 "cannot open the state database \(path): \(error). chimed does not replace it; move it aside "
                     + "(mv \(path) \(path).broken) to start with an empty schedule, or restore a backup")
         }
+        self.movedAside = movedAside
     }
 
     /// A store in memory, for tests.
-    public init() throws(StoreError) {
+    public init(historyLimits: HistoryLimits = HistoryLimits()) throws(StoreError) {
         path = nil
+        movedAside = nil
+        limits = Mutex(historyLimits)
         do {
             writer = try DatabaseQueue()
-            try Self.open(writer)
+            try Self.open(writer, historyLimits: historyLimits)
         } catch {
             throw StoreError("cannot create an in-memory database: \(error)")
         }
     }
 
-    private static func open(_ writer: any DatabaseWriter) throws {
+    /// Opens the file with chimed's settings, migrates it and prunes what outgrew its limits.
+    private static func openPool(path: String, historyLimits: HistoryLimits) throws -> DatabasePool {
+        // Created here, private, before SQLite creates it with 0644 less the umask: SQLite gives the
+        // -wal and -shm files the mode of the database file.
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            fchmod(descriptor, 0o600)
+            close(descriptor)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(Self.busyTimeout)
+        configuration.prepareDatabase { db in
+            // Takes effect on a new database only (before its first table); an older one is converted
+            // by `convertToIncrementalVacuum` after its migrations.
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // Durable before acknowledged: every commit reaches the disk before chimed answers. (GRDB's WAL
+        // default, NORMAL, survives chimed crashing but may lose the last commits to a power cut.)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try open(pool, historyLimits: historyLimits)
+        return pool
+    }
+
+    private static func open(_ writer: any DatabaseWriter, historyLimits: HistoryLimits) throws {
         try StoreMigrations.migrator.migrate(writer)
+        try convertToIncrementalVacuum(writer)
         try writer.write { db in
-            try db.execute(
-                sql: "DELETE FROM history WHERE seq <= (SELECT MAX(seq) FROM history) - ?", arguments: [historyLimit])
+            try pruneHistory(db, limits: historyLimits, now: Date())
             try db.execute(
                 sql: """
                     DELETE FROM shown WHERE untilUsec IS NULL AND notificationID NOT IN
                         (SELECT notificationID FROM shown ORDER BY shownUsec DESC LIMIT ?)
                     """, arguments: [shownLimit])
+            try giveBackSpace(db)
         }
     }
 
@@ -150,44 +208,101 @@ public final class ScheduleStore: Sendable {
     // MARK: - Reading
 
     /// Everything chimed needs at start.
+    ///
+    /// A row that cannot be read (broken JSON, a missing value, a time outside `Time.validRange`) is set
+    /// aside: moved to the table `set_aside` with its table's name and its content, and counted in
+    /// `StoredState.setAside`. No stored row can stop chimed from starting.
     public func load() throws -> StoredState {
-        try read { db in
-            let groups = try Row.fetchAll(db, sql: "SELECT owner, id, settings, source FROM timelineGroup").map {
-                row in
+        try write { db in
+            var aside = SetAside()
+            let groups = try aside.rows(
+                db, "timelineGroup", sql: "SELECT rowid, owner, id, settings, source FROM timelineGroup"
+            ) { row in
                 StoredGroup(
-                    key: GroupKey(owner: row["owner"], id: row["id"]),
-                    settings: try Coding.decode(GroupSettings.self, row["settings"]),
-                    source: GroupSource(rawValue: row["source"]) ?? .api)
+                    key: GroupKey(owner: try row.decode(atIndex: 1), id: try row.decode(atIndex: 2)),
+                    settings: try Coding.decode(GroupSettings.self, row.decode(atIndex: 3)),
+                    source: GroupSource(rawValue: try row.decode(atIndex: 4)) ?? .api)
             }
-            let items = try Row.fetchAll(
-                db,
+            // By position (see `item(from:)`); `id` is the rowid.
+            let items = try aside.rows(
+                db, "item",
                 sql: """
                     SELECT \(Self.itemColumns) FROM item
                     WHERE state = 'pending' OR (state = 'finished' AND groupID IS NOT NULL)
                     ORDER BY fireAtUsec, id
-                    """
-            ).map(Self.item(from:))
-            let outbox = try Row.fetchAll(db, sql: "SELECT * FROM outbox ORDER BY seq").map(Self.outbox(from:))
-            let shown = try Row.fetchAll(db, sql: "SELECT * FROM shown ORDER BY shownUsec").map(Self.shown(from:))
+                    """, decode: Self.item(from:))
+            let outbox = try aside.rows(
+                db, "outbox", sql: "SELECT rowid, * FROM outbox ORDER BY seq", decode: Self.outbox(from:))
+            let shown = try aside.rows(
+                db, "shown", sql: "SELECT rowid, * FROM shown ORDER BY shownUsec", decode: Self.shown(from:))
             var categories: [String: [ActionCategory]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT owner, definition FROM category ORDER BY owner, id") {
-                categories[row["owner"], default: []].append(try Coding.decode(ActionCategory.self, row["definition"]))
+            for (owner, category) in try aside.rows(
+                db, "category", sql: "SELECT rowid, owner, definition FROM category ORDER BY owner, id",
+                decode: { row in
+                    (
+                        try row.decode(String.self, atIndex: 1),
+                        try Coding.decode(ActionCategory.self, row.decode(atIndex: 2))
+                    )
+                })
+            {
+                categories[owner, default: []].append(category)
             }
             var consents: [String: AppConsent] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT app, consent FROM appConsent") {
-                if let consent = AppConsent(rawValue: row["consent"]) { consents[row["app"]] = consent }
+            for (app, consent) in try aside.rows(
+                db, "appConsent", sql: "SELECT rowid, app, consent FROM appConsent",
+                decode: { row in
+                    (
+                        try row.decode(String.self, atIndex: 1),
+                        try AppConsent(rawValue: row.decode(atIndex: 2)).orProblem("consent")
+                    )
+                })
+            {
+                consents[app] = consent
             }
             var authorizations: [GroupKey: GroupAuthorization] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT owner, groupID, status FROM groupAuthorization") {
-                if let status = GroupAuthorization(rawValue: row["status"]) {
-                    authorizations[GroupKey(owner: row["owner"], id: row["groupID"])] = status
-                }
+            for (key, status) in try aside.rows(
+                db, "groupAuthorization", sql: "SELECT rowid, owner, groupID, status FROM groupAuthorization",
+                decode: { row in
+                    (
+                        GroupKey(owner: try row.decode(atIndex: 1), id: try row.decode(atIndex: 2)),
+                        try GroupAuthorization(rawValue: row.decode(atIndex: 3)).orProblem("status")
+                    )
+                })
+            {
+                authorizations[key] = status
             }
-            let largest = UInt64(try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(id), 0) FROM item") ?? 0)
+            try aside.store(in: db, now: Date())
             return StoredState(
                 groups: groups, items: items, outbox: outbox, shown: shown, categories: categories,
-                consents: consents, groupAuthorizations: authorizations, largestItemID: largest)
+                consents: consents, groupAuthorizations: authorizations, largestItemID: try Self.largestItemID(db),
+                setAside: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM set_aside") ?? 0,
+                setAsideNow: aside.descriptions)
         }
+    }
+
+    /// The largest item id ever stored, also of items whose rows were deleted or set aside.
+    static func largestItemID(_ db: Database) throws -> UInt64 {
+        let largest = try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT MAX(COALESCE((SELECT MAX(id) FROM item), 0),
+                    COALESCE((SELECT value FROM meta WHERE key = 'largestItemID'), 0))
+                """)
+        return UInt64(max(0, largest ?? 0))
+    }
+
+    /// Keeps `ids` reserved after their rows go: `largestItemID` still counts them.
+    static func reserve(_ ids: [Int64], in db: Database) throws {
+        guard let largest = ids.max() else { return }
+        try db.cachedStatement(
+            sql: "UPDATE meta SET value = MAX(value, ?) WHERE key = 'largestItemID'"
+        ).execute(arguments: [largest])
+    }
+
+    /// The number of stored rows set aside, because chimed could not read them, at this or an earlier
+    /// start.
+    public func setAsideCount() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM set_aside") ?? 0 }
     }
 
     /// History, newest first.
@@ -205,7 +320,7 @@ public final class ScheduleStore: Sendable {
             }
             if let item = query.itemID {
                 conditions.append("itemID = ?")
-                arguments += [Int64(item)]
+                arguments += [Int64(clamping: item)]
             }
             if let since = query.since {
                 conditions.append("atUsec >= ?")
@@ -221,14 +336,21 @@ public final class ScheduleStore: Sendable {
                     """,
                 arguments: arguments
             ).compactMap { row in
-                guard let event = HistoryEvent(rawValue: row["event"]) else { return nil }
-                let groupID: String? = row["groupID"]
-                let owner: String = row["owner"] ?? ""
+                // A record chimed cannot read is left out of the answer rather than stop it; pruning
+                // removes it in time.
+                guard let event = HistoryEvent(rawValue: (try? row.decode(String.self, atIndex: 3)) ?? ""),
+                    let seq = try? Self.storedID(row.decode(atIndex: 0), "seq"),
+                    let itemID = try? Self.storedID(row.decode(atIndex: 1), "itemID"),
+                    let at = try? Self.storedDate(row.decode(atIndex: 2), "atUsec")
+                else { return nil }
+                let groupID = try? row.decode(String?.self, atIndex: 6)
+                let owner = (try? row.decode(String?.self, atIndex: 5)) ?? ""
                 return HistoryEntry(
-                    seq: UInt64(row["seq"] as Int64), date: Time.date(row["atUsec"]), event: event,
-                    itemID: UInt64(row["itemID"] as Int64), owner: owner,
-                    group: groupID.map { GroupKey(owner: owner, id: $0) }, entryID: row["entryID"],
-                    summary: row["summary"] ?? "", detail: row["detail"])
+                    seq: seq, date: at, event: event, itemID: itemID, owner: owner,
+                    group: groupID.map { GroupKey(owner: owner, id: $0) },
+                    entryID: (try? row.decode(String?.self, atIndex: 7)) ?? nil,
+                    summary: (try? row.decode(String?.self, atIndex: 8)) ?? "",
+                    detail: (try? row.decode(String?.self, atIndex: 4)) ?? nil)
             }
         }
     }
@@ -239,17 +361,22 @@ public final class ScheduleStore: Sendable {
     public func insert(_ item: ScheduledItem, now: Date) throws {
         try write { db in
             try Self.save(item, state: "pending", in: db, now: now)
-            try Self.record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
+            try record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
         }
     }
 
-    /// Marks a pending item cancelled; false when it was not pending.
+    /// Cancels a pending item: its row is deleted, its history stays; false when it was not pending.
     public func cancel(_ id: UInt64, now: Date) throws -> Bool {
         try write { db in
-            try db.execute(
-                sql: "UPDATE item SET state = 'cancelled' WHERE id = ? AND state = 'pending'", arguments: [Int64(id)])
-            guard db.changesCount > 0 else { return false }
-            try Self.record(db, now, .cancelled, itemID: id)
+            let key = Int64(clamping: id)
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM item WHERE id = ? AND state = 'pending'", arguments: [key]) != nil
+            else { return false }
+            // Recorded first: the record takes the item's owner and summary from its row.
+            try record(db, now, .cancelled, itemID: id)
+            try Self.deleteItems([key], in: db)
+            try Self.giveBackSpace(db)
             return true
         }
     }
@@ -267,16 +394,25 @@ public final class ScheduleStore: Sendable {
         guard !step.isEmpty else { return [] }
         return try write(synced: false) { db in
             for item in step.updated { try Self.saveProgress(item, state: "pending", in: db, now: now) }
+            var done: [Int64] = []
             for item in step.finished {
-                try Self.saveProgress(item, state: "finished", in: db, now: now)
-                try Self.record(db, now, .finished, item, detail: item.finished?.rawValue)
+                try record(db, now, .finished, item, detail: item.finished?.rawValue)
+                // A group's finished entry is kept while it is in the group: a reschedule must know it is
+                // done. An item on its own is over: its row goes.
+                if item.groupID == nil {
+                    done.append(Int64(clamping: item.id))
+                } else {
+                    try Self.saveProgress(item, state: "finished", in: db, now: now)
+                }
             }
+            try Self.deleteItems(done, in: db)
+            if !done.isEmpty { try Self.giveBackSpace(db) }
             for missed in step.missed {
                 let count = "\(missed.count)\(missed.countIsLowerBound ? "+" : "")"
                 let span =
                     missed.count == 1
                     ? Time.iso(missed.first) : "\(Time.iso(missed.first)) to \(Time.iso(missed.last))"
-                try Self.record(
+                try record(
                     db, now, .missed, missed.item, detail: "\(count) \(missed.handling.rawValue) (\(span))")
             }
             var stored: [OutboxRecord] = []
@@ -289,7 +425,7 @@ public final class ScheduleStore: Sendable {
                         """
                 ).execute(
                     arguments: [
-                        row.kind.rawValue, Int64(row.itemID), row.owner, row.groupID,
+                        row.kind.rawValue, Int64(clamping: row.itemID), row.owner, row.groupID,
                         Time.usec(row.occurrence), row.number, row.late, try row.content.map(Coding.encode),
                         try row.source.map(Coding.encode), row.endDate.map(Time.usec), Time.usec(now), row.category,
                         row.replacesID.map { Int64($0) },
@@ -312,7 +448,7 @@ public final class ScheduleStore: Sendable {
         try write(synced: false) { db in
             for row in rows {
                 try db.cachedStatement(sql: "UPDATE outbox SET sendingUsec = ? WHERE seq = ?")
-                    .execute(arguments: [Time.usec(now), Int64(row.seq)])
+                    .execute(arguments: [Time.usec(now), Int64(clamping: row.seq)])
             }
         }
     }
@@ -326,11 +462,13 @@ public final class ScheduleStore: Sendable {
     ) throws {
         try write(synced: false) { db in
             for row in rows {
-                try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq = ?").execute(arguments: [Int64(row.seq)])
+                try db.cachedStatement(sql: "DELETE FROM outbox WHERE seq = ?").execute(arguments: [
+                    Int64(clamping: row.seq)
+                ])
                 guard row.kind == .occurrence else { continue }
                 let late = row.late ? ", late" : ""
                 if let digest {
-                    try Self.record(
+                    try record(
                         db, now, .suppressed, itemID: row.itemID,
                         detail: "in the \(digest) notification \(notificationID)")
                 } else {
@@ -338,7 +476,7 @@ public final class ScheduleStore: Sendable {
                         row.receivedID == notificationID
                         ? ", received after a restart"
                         : row.sentBeforeRestart ? ", sent again after a restart (it may show twice)" : ""
-                    try Self.record(
+                    try record(
                         db, now, .delivered, itemID: row.itemID,
                         detail: "notification \(notificationID)\(late)\(again)\(note.map { " (\($0))" } ?? "")")
                 }
@@ -351,7 +489,8 @@ public final class ScheduleStore: Sendable {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        Int64(shown.notificationID), Int64(shown.itemID), shown.owner, shown.group, shown.entryID,
+                        Int64(shown.notificationID), Int64(clamping: shown.itemID), shown.owner, shown.group,
+                        shown.entryID,
                         shown.category, try shown.content.map(Coding.encode), Time.usec(shown.occurrence),
                         shown.until.map(Time.usec), Time.usec(now),
                     ])
@@ -362,8 +501,8 @@ public final class ScheduleStore: Sendable {
     /// Records that the server refused an outbox row; it is dropped so it cannot block the others.
     public func failed(_ row: OutboxRecord, reason: String, now: Date) throws {
         try write(synced: false) { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(row.seq)])
-            try Self.record(db, now, .failed, itemID: row.itemID, detail: reason)
+            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(clamping: row.seq)])
+            try record(db, now, .failed, itemID: row.itemID, detail: reason)
         }
     }
 
@@ -377,7 +516,7 @@ public final class ScheduleStore: Sendable {
                     db, sql: "SELECT itemID FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
             else { return false }
             try db.execute(sql: "DELETE FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
-            try Self.record(db, now, .closed, itemID: UInt64(itemID), detail: reason)
+            try record(db, now, .closed, itemID: UInt64(clamping: itemID), detail: reason)
             return true
         }
     }
@@ -385,7 +524,7 @@ public final class ScheduleStore: Sendable {
     /// Records an action chosen on an item's notification, and what chimed did with it.
     public func recordAction(itemID: UInt64, key: String, outcome: String, now: Date) throws {
         try write { db in
-            try Self.record(db, now, .action, itemID: itemID, detail: "\(key): \(outcome)")
+            try record(db, now, .action, itemID: itemID, detail: "\(key): \(outcome)")
         }
     }
 
@@ -446,27 +585,43 @@ public final class ScheduleStore: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    action.owner, Int64(action.itemID), action.group, action.entryID, action.key,
+                    action.owner, Int64(clamping: action.itemID), action.group, action.entryID, action.key,
                     try Coding.encode(action.userInfo), Time.usec(action.date),
                 ])
             var stored = action
             stored.seq = UInt64(db.lastInsertedRowID)
+            // An app that never asks for its actions cannot fill the disk with them: its oldest go.
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM pendingAction WHERE owner = ? AND seq <= (SELECT seq FROM pendingAction
+                        WHERE owner = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
+                    """
+            ).execute(arguments: [action.owner, action.owner, Self.keptActionsLimit])
             return stored
         }
     }
 
-    /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten.
+    /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten. One
+    /// that cannot be read is set aside (see `load()`).
     public func takeActions(owner: String) throws -> [PendingAction] {
         try write { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM pendingAction WHERE owner = ? ORDER BY seq", arguments: [owner])
-            try db.execute(sql: "DELETE FROM pendingAction WHERE owner = ?", arguments: [owner])
-            return try rows.map { row in
+            var aside = SetAside()
+            let actions = try aside.rows(
+                db, "pendingAction", sql: "SELECT rowid, * FROM pendingAction WHERE owner = ? ORDER BY seq",
+                arguments: [owner]
+            ) { row in
                 PendingAction(
-                    seq: UInt64(row["seq"] as Int64), owner: row["owner"], itemID: UInt64(row["itemID"] as Int64),
-                    group: row["groupID"], entryID: row["entryID"], key: row["key"],
-                    userInfo: try Coding.decode([String: String].self, row["userInfo"]), date: Time.date(row["atUsec"]))
+                    seq: try Self.storedID(row.decode(forColumn: "seq"), "seq"),
+                    owner: try row.decode(forColumn: "owner"),
+                    itemID: try Self.storedID(row.decode(forColumn: "itemID"), "itemID"),
+                    group: try row.decode(forColumn: "groupID"), entryID: try row.decode(forColumn: "entryID"),
+                    key: try row.decode(forColumn: "key"),
+                    userInfo: try Coding.decode([String: String].self, row.decode(forColumn: "userInfo")),
+                    date: try Self.storedDate(row.decode(forColumn: "atUsec"), "atUsec"))
             }
+            try aside.store(in: db, now: Date())
+            try db.execute(sql: "DELETE FROM pendingAction WHERE owner = ?", arguments: [owner])
+            return actions
         }
     }
 
@@ -492,15 +647,16 @@ public final class ScheduleStore: Sendable {
             for item in plan.upserts {
                 try Self.save(item, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
                 switch kinds[item.entry.id] {
-                case .added?: try Self.record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
-                case .changed?: try Self.record(db, now, .changed, item, detail: "due \(Time.iso(item.fireDate))")
+                case .added?: try record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
+                case .changed?: try record(db, now, .changed, item, detail: "due \(Time.iso(item.fireDate))")
                 default: break
                 }
             }
             for id in plan.removed {
-                try db.execute(sql: "UPDATE item SET state = 'removed' WHERE id = ?", arguments: [Int64(id)])
-                try Self.record(db, now, .removed, itemID: id, detail: "no longer in the timeline of \(key)")
+                try record(db, now, .removed, itemID: id, detail: "no longer in the timeline of \(key)")
             }
+            try Self.deleteItems(plan.removed.map { Int64(clamping: $0) }, in: db)
+            if !plan.removed.isEmpty { try Self.giveBackSpace(db) }
         }
     }
 
@@ -511,14 +667,21 @@ public final class ScheduleStore: Sendable {
                 sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
             guard db.changesCount > 0 else { return false }
             let ids = try Int64.fetchAll(
-                db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ? AND state IN ('pending', 'finished')",
-                arguments: [key.owner, key.id])
+                db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
             for id in ids {
-                try db.execute(sql: "UPDATE item SET state = 'removed' WHERE id = ?", arguments: [id])
-                try Self.record(db, now, .removed, itemID: UInt64(id), detail: "group \(key) removed")
+                try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
             }
+            try Self.deleteItems(ids, in: db)
+            try Self.giveBackSpace(db)
             return true
         }
+    }
+
+    /// Deletes the rows of items that are over, keeping their ids reserved.
+    static func deleteItems(_ ids: [Int64], in db: Database) throws {
+        guard !ids.isEmpty else { return }
+        try reserve(ids, in: db)
+        for id in ids { try db.cachedStatement(sql: "DELETE FROM item WHERE id = ?").execute(arguments: [id]) }
     }
 
     // MARK: - Rows
@@ -529,44 +692,88 @@ public final class ScheduleStore: Sendable {
 
     /// An item from a row of `itemColumns`, read by position: a read by name compares the names
     /// case-insensitively, column by column, which cost a start with a million items over a second.
+    /// Throws for a value chimed cannot use, so that the row is set aside.
     static func item(from row: Row) throws -> ScheduledItem {
-        let rule: String? = row[5]
-        let reason: String? = row[7]
-        return ScheduledItem(
-            id: UInt64(row[0] as Int64), owner: row[1], groupID: row[2],
-            entry: try Coding.decode(TimelineEntry.self, row[4]),
+        let rule: String? = try row.decode(atIndex: 5)
+        let reason: String? = try row.decode(atIndex: 7)
+        let snoozeOf: Int64? = try row.decode(atIndex: 8)
+        let replacesID: Int64? = try row.decode(atIndex: 9)
+        let item = ScheduledItem(
+            id: try storedID(row.decode(atIndex: 0), "id"), owner: try row.decode(atIndex: 1),
+            groupID: try row.decode(atIndex: 2),
+            entry: try Coding.decode(TimelineEntry.self, row.decode(atIndex: 4)),
             recurrence: try rule.map { try Coding.decode(Recurrence.self, $0) },
-            fireDate: Time.date(row[3]), state: try Coding.decode(EntryState.self, row[6]),
+            fireDate: try storedDate(row.decode(atIndex: 3), "fireAtUsec"),
+            state: try Coding.decode(EntryState.self, row.decode(atIndex: 6)),
             finished: reason.flatMap(FinishReason.init(rawValue:)),
-            snoozeOf: (row[8] as Int64?).map { UInt64($0) },
-            replacesID: (row[9] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+            snoozeOf: try snoozeOf.map { try storedID($0, "snoozeOf") },
+            replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) })
+        // Dates inside the definition: each is turned into microseconds again when the item moves on.
+        try checkDate(item.entry.endDate, "the entry's end date")
+        if case .at(let date) = item.entry.trigger { try checkDate(date, "the entry's date") }
+        try checkDate(item.state.lastFired, "the entry's last occurrence")
+        return item
     }
 
     static func outbox(from row: Row) throws -> OutboxRecord {
-        let groupID: String? = row["groupID"]
-        let content: String? = row["content"]
-        let source: String? = row["source"]
-        let end: Int64? = row["endUsec"]
+        let groupID: String? = try row.decode(forColumn: "groupID")
+        let owner: String = try row.decode(String?.self, forColumn: "owner") ?? ""
+        let content: String? = try row.decode(forColumn: "content")
+        let source: String? = try row.decode(forColumn: "source")
+        let end: Int64? = try row.decode(forColumn: "endUsec")
+        let replacesID: Int64? = try row.decode(forColumn: "replacesID")
+        let sending: Int64? = try row.decode(forColumn: "sendingUsec")
+        let receivedID: Int64? = try row.decode(forColumn: "receivedID")
         return OutboxRecord(
-            seq: UInt64(row["seq"] as Int64), kind: OutboxRecord.Kind(rawValue: row["kind"]) ?? .occurrence,
-            itemID: UInt64(row["itemID"] as Int64), owner: row["owner"] ?? "",
-            group: groupID.map { GroupKey(owner: row["owner"] ?? "", id: $0) },
-            occurrence: Time.date(row["occurrenceUsec"]), number: row["number"], late: row["late"],
+            seq: try storedID(row.decode(forColumn: "seq"), "seq"),
+            kind: OutboxRecord.Kind(rawValue: try row.decode(forColumn: "kind")) ?? .occurrence,
+            itemID: try storedID(row.decode(forColumn: "itemID"), "itemID"), owner: owner,
+            group: groupID.map { GroupKey(owner: owner, id: $0) },
+            occurrence: try storedDate(row.decode(forColumn: "occurrenceUsec"), "occurrenceUsec"),
+            number: try row.decode(forColumn: "number"), late: try row.decode(forColumn: "late"),
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
-            source: try source.map { try Coding.decode(ContentSource.self, $0) }, endDate: end.map(Time.date),
-            category: row["category"], replacesID: (row["replacesID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
-            sentBeforeRestart: (row["sendingUsec"] as Int64?) != nil,
-            receivedID: (row["receivedID"] as Int64?).map { UInt32(truncatingIfNeeded: $0) })
+            source: try source.map { try Coding.decode(ContentSource.self, $0) },
+            endDate: try end.map { try storedDate($0, "endUsec") }, category: try row.decode(forColumn: "category"),
+            replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) }, sentBeforeRestart: sending != nil,
+            receivedID: receivedID.map { UInt32(truncatingIfNeeded: $0) })
     }
 
     static func shown(from row: Row) throws -> ShownNotification {
-        let content: String? = row["content"]
-        let until: Int64? = row["untilUsec"]
+        let content: String? = try row.decode(forColumn: "content")
+        let until: Int64? = try row.decode(forColumn: "untilUsec")
         return ShownNotification(
-            notificationID: UInt32(truncatingIfNeeded: row["notificationID"] as Int64),
-            itemID: UInt64(row["itemID"] as Int64), owner: row["owner"], group: row["groupID"], entryID: row["entryID"],
-            category: row["category"], content: try content.map { try Coding.decode(NotificationContent.self, $0) },
-            occurrence: Time.date(row["occurrenceUsec"]), until: until.map(Time.date))
+            notificationID: UInt32(truncatingIfNeeded: try row.decode(Int64.self, forColumn: "notificationID")),
+            itemID: try storedID(row.decode(forColumn: "itemID"), "itemID"), owner: try row.decode(forColumn: "owner"),
+            group: try row.decode(forColumn: "groupID"), entryID: try row.decode(forColumn: "entryID"),
+            category: try row.decode(forColumn: "category"),
+            content: try content.map { try Coding.decode(NotificationContent.self, $0) },
+            occurrence: try storedDate(row.decode(forColumn: "occurrenceUsec"), "occurrenceUsec"),
+            until: try until.map { try storedDate($0, "untilUsec") })
+    }
+
+    /// A stored id or sequence number; a negative one is a value chimed cannot use.
+    static func storedID(_ value: Int64, _ column: String) throws(RowProblem) -> UInt64 {
+        guard value >= 0 else { throw RowProblem("\(column) is \(value), below 0") }
+        return UInt64(value)
+    }
+
+    /// A stored time, which must lie in `Time.validRange`.
+    static func storedDate(_ usec: Int64, _ column: String) throws(RowProblem) -> Date {
+        guard Time.validRange.contains(usec) else {
+            throw RowProblem(
+                "\(column) is \(usec) µs, outside \(Time.validRange.lowerBound)…\(Time.validRange.upperBound)")
+        }
+        return Time.date(usec)
+    }
+
+    /// Refuses a date of a stored definition outside `Time.validRange`.
+    static func checkDate(_ date: Date?, _ what: String) throws(RowProblem) {
+        guard let date else { return }
+        let usec = Time.usec(date)
+        guard Time.validRange.contains(usec) else {
+            throw RowProblem(
+                "\(what) is \(date.timeIntervalSince1970) s since 1970, outside 1970-01-01…9999-12-31")
+        }
     }
 
     static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
@@ -582,10 +789,10 @@ public final class ScheduleStore: Sendable {
                 """
         ).execute(
             arguments: [
-                Int64(item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
+                Int64(clamping: item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
                 item.content.summary, try Coding.encode(item.entry),
                 try item.recurrence.map(Coding.encode), try Coding.encode(item.state), state,
-                item.finished?.rawValue, Time.usec(now), item.snoozeOf.map { Int64($0) },
+                item.finished?.rawValue, Time.usec(now), item.snoozeOf.map { Int64(clamping: $0) },
                 item.replacesID.map { Int64($0) },
             ])
     }
@@ -598,12 +805,13 @@ public final class ScheduleStore: Sendable {
                 UPDATE item SET fireAtUsec = ?, entryState = ?, state = ?, finishReason = ? WHERE id = ?
                 """
         ).execute(arguments: [
-            Time.usec(item.fireDate), try Coding.encode(item.state), state, item.finished?.rawValue, Int64(item.id),
+            Time.usec(item.fireDate), try Coding.encode(item.state), state, item.finished?.rawValue,
+            Int64(clamping: item.id),
         ])
         if db.changesCount == 0 { try save(item, state: state, in: db, now: now) }
     }
 
-    static func record(
+    func record(
         _ db: Database, _ now: Date, _ event: HistoryEvent, _ item: ScheduledItem, detail: String? = nil
     ) throws {
         try db.cachedStatement(
@@ -613,28 +821,60 @@ public final class ScheduleStore: Sendable {
                 """
         ).execute(
             arguments: [
-                Int64(item.id), Time.usec(now), event.rawValue, detail, item.owner, item.groupID,
+                Int64(clamping: item.id), Time.usec(now), event.rawValue, detail, item.owner, item.groupID,
                 item.groupID == nil ? nil : item.entry.id, item.content.summary,
             ])
+        try recorded(db, now: now)
     }
 
-    /// Records an event for an item known only by id: its group and summary come from its row.
-    static func record(_ db: Database, _ now: Date, _ event: HistoryEvent, itemID: UInt64, detail: String? = nil)
+    /// Records an event for an item known only by id: its owner, group and summary come from its row, or,
+    /// once the row is gone (a finished single item being delivered), from the item's latest record.
+    func record(_ db: Database, _ now: Date, _ event: HistoryEvent, itemID: UInt64, detail: String? = nil)
         throws
     {
+        let id = Int64(clamping: itemID)
         try db.cachedStatement(
             sql: """
                 INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
-                SELECT ?, ?, ?, ?, owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END, summary
-                FROM (SELECT 1) LEFT JOIN item ON item.id = ?
+                SELECT ?, ?, ?, ?, owner, groupID, entryID, summary FROM (
+                    SELECT owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END AS entryID, summary,
+                        0 AS rank
+                    FROM item WHERE id = ?
+                    UNION ALL
+                    SELECT * FROM (SELECT owner, groupID, entryID, summary, 1 FROM history WHERE itemID = ?
+                        ORDER BY seq DESC LIMIT 1)
+                    UNION ALL
+                    SELECT NULL, NULL, NULL, NULL, 2
+                ) ORDER BY rank LIMIT 1
                 """
-        ).execute(arguments: [Int64(itemID), Time.usec(now), event.rawValue, detail, Int64(itemID)])
+        ).execute(arguments: [id, Time.usec(now), event.rawValue, detail, id, id])
+        try recorded(db, now: now)
+    }
+
+    /// Prunes history every `HistoryLimits.pruneInterval` records: it cannot outgrow its limits by
+    /// more than that, and a record costs no more than a division.
+    private func recorded(_ db: Database, now: Date) throws {
+        guard db.lastInsertedRowID % HistoryLimits.pruneInterval == 0 else { return }
+        try Self.pruneHistory(db, limits: historyLimits, now: now)
     }
 }
 
 /// Times as the database keeps them.
 enum Time {
-    static func usec(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1_000_000).rounded()) }
+    /// The times chimed handles, in microseconds since the Unix epoch: 1970-01-01 to
+    /// 9999-12-31T23:59:59.999999Z, as on the wire.
+    static let validRange: ClosedRange<Int64> = 0...253_402_300_799_999_999
+
+    /// `date` in microseconds since the epoch, saturating: a date beyond what Int64 holds gives its
+    /// largest or smallest value (and NaN gives 0) instead of a trap; `validRange` tells whether it is
+    /// usable.
+    static func usec(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        if value.isNaN { return 0 }
+        if value >= 0x1p63 { return .max }
+        if value < -0x1p63 { return .min }
+        return Int64(value)
+    }
     static func date(_ usec: Int64) -> Date { Date(timeIntervalSince1970: Double(usec) / 1_000_000) }
     static func iso(_ date: Date) -> String {
         date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))

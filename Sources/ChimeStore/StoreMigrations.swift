@@ -171,6 +171,36 @@ enum StoreMigrations {
             try db.execute(sql: "UPDATE item SET summary = json_extract(content, '$.summary')")
             try db.alter(table: "item") { t in t.drop(column: "content") }
         }
+        migrator.registerMigration("v8: rows of items that are over deleted; rows set aside") { db in
+            // Items that are over leave their rows (history keeps what happened to them); the largest id
+            // ever used is kept here, so that no id is given twice.
+            try db.create(table: "meta") { t in
+                t.column("key", .text).primaryKey()
+                t.column("value", .integer).notNull()
+            }
+            try db.execute(
+                sql: "INSERT INTO meta (key, value) VALUES ('largestItemID', COALESCE((SELECT MAX(id) FROM item), 0))")
+            // A group's finished entries stay while they are in the group: a reschedule must know they are done.
+            try db.execute(
+                sql: """
+                    DELETE FROM item WHERE state NOT IN ('pending', 'finished')
+                        OR (state = 'finished' AND groupID IS NULL)
+                    """)
+            // Rows chimed cannot read, moved out of the way with their table's name and content (JSON).
+            try db.create(table: "set_aside") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("tableName", .text).notNull()
+                t.column("content", .text).notNull()
+                t.column("reason", .text).notNull()
+                t.column("atUsec", .integer).notNull()
+            }
+            try db.execute(
+                sql: """
+                    DELETE FROM pendingAction WHERE seq IN (SELECT seq FROM (SELECT seq,
+                        ROW_NUMBER() OVER (PARTITION BY owner ORDER BY seq DESC) AS newer FROM pendingAction)
+                        WHERE newer > ?)
+                    """, arguments: [ScheduleStore.keptActionsLimit])
+        }
         return migrator
     }
 }

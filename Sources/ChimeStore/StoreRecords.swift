@@ -149,7 +149,8 @@ public struct PendingAction: Hashable, Sendable {
 /// Everything chimed keeps, as it reads it at start.
 public struct StoredState: Sendable {
     public var groups: [StoredGroup]
-    /// Pending items, and the finished items of groups (a reschedule needs to know they are done).
+    /// Pending items, and the finished items of groups (a reschedule needs to know they are done); the rows
+    /// of other finished, cancelled and removed items are deleted.
     public var items: [ScheduledItem]
     /// Due occurrences not yet delivered, in arrival order.
     public var outbox: [OutboxRecord]
@@ -161,8 +162,14 @@ public struct StoredState: Sendable {
     public var consents: [String: AppConsent]
     /// Each group's authorization (groups not listed: not asked).
     public var groupAuthorizations: [GroupKey: GroupAuthorization]
-    /// The largest item id ever stored (0 when none), so ids are never reused.
+    /// The largest item id ever stored (0 when none), also of items whose rows are gone, so ids are
+    /// never reused.
     public var largestItemID: UInt64
+    /// How many stored rows are set aside in the table `set_aside` because chimed could not read them
+    /// (at this start or an earlier one).
+    public var setAside: Int
+    /// The rows set aside at this start, one line each (table, row, reason), for the log.
+    public var setAsideNow: [String]
 
     /// Shown popups whose item has an end date.
     public var popups: [ShownPopup] {

@@ -145,5 +145,8 @@ struct Status: AsyncParsableCommand {
         print(
             "pending: \(object["pending"] ?? 0), groups: \(object["groups"] ?? 0), "
                 + "to deliver: \(object["to-deliver"] ?? 0), apps: \(object["apps"] ?? 0)")
+        if let count = object["set-aside"] as? Int, count > 0 {
+            print("set aside: \(count) stored rows chimed could not read, kept in the table set_aside of chime.sqlite")
+        }
     }
 }

@@ -89,6 +89,9 @@ struct Chimed: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Every file chimed (and its relay, this same program) creates is the user's alone, whatever the
+        // umask it was started with: the schedule says what the user does and when.
+        umask(0o077)
         // A file size limit (ulimit -f) must make a write fail, which chimed reports, not kill chimed.
         signal(SIGXFSZ, SIG_IGN)
         let databasePath = resolvedStateDirectory + "/chime.sqlite"
@@ -109,7 +112,7 @@ struct Chimed: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, control: control) }
         let store: ScheduleStore
         do {
-            store = try ScheduleStore(path: databasePath)
+            store = try ScheduleStore(path: databasePath, historyLimits: Daemon.historyLimits(settings))
         } catch {
             FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8))
             throw ExitCode(1)

@@ -18,6 +18,29 @@ import Testing
         #expect(defaults.missedPolicy == .deliverLate(window: 3600))
         #expect(defaults.quietHours == nil)
         #expect(defaults.flood == FloodControl(rate: 5, burst: 10))
+        #expect(defaults.bytesPerApp == 33_554_432)
+        #expect(defaults.historyMaxAge == 90 * 86_400)
+        #expect(defaults.historyMaxEntries == 100_000)
+    }
+
+    @Test func theHistoryLimitsAndTheBytesPerAppAreRead() throws {
+        let settings = try DaemonSettings.parse(
+            """
+            [limits]
+            bytes-per-app = 1048576
+
+            [history]
+            max-age = "2w"
+            max-entries = 500
+            """, file: "chime.toml")
+        #expect(settings.bytesPerApp == 1_048_576)
+        #expect(settings.historyMaxAge == 14 * 86_400)
+        #expect(settings.historyMaxEntries == 500)
+        let edges = try DaemonSettings.parse(
+            "[limits]\nbytes-per-app = 65536\n[history]\nmax-age = \"1h\"\nmax-entries = 10000000", file: "x")
+        #expect(edges.bytesPerApp == 65_536 && edges.historyMaxAge == 3600 && edges.historyMaxEntries == 10_000_000)
+        #expect(try DaemonSettings.parse("[history]\nmax-age = \"3650d\"", file: "x").historyMaxAge == 3650 * 86_400)
+        #expect(try DaemonSettings.parse("[history]", file: "x") == DaemonSettings())
     }
 
     @Test func everyKeyIsRead() throws {
@@ -88,7 +111,7 @@ import Testing
         (
             "[logs]\nlevel = \"info\"", 1,
             "unknown section [logs]; did you mean [log]? Known sections: [log], [delivery], [missed], [quiet-hours], "
-                + "[flood], [limits]"
+                + "[flood], [limits], [history]"
         ),
         (
             "[delivery]\n\nserver-timeout = -1", 3,
@@ -148,6 +171,36 @@ import Testing
         ),
         ("[flood]\nburst = 0", 2, "[flood] burst must be a whole number of notifications from 1 to 10000"),
         ("[flood]\nburst = 2.5", 2, "[flood] burst must be a whole number of notifications from 1 to 10000"),
+        (
+            "[limits]\nbytes-per-app = 65535", 2,
+            "[limits] bytes-per-app must be 65536 to 17179869184 (bytes of pending content; the default is "
+                + "33554432, 32 MiB)"
+        ),
+        (
+            "[limits]\nbytes-per-app = \"32M\"", 2,
+            "bytes-per-app must be a whole number, not text; e.g. bytes-per-app = 33554432"
+        ),
+        ("[history]\nmax-age = \"59m\"", 2, "[history] max-age must be 1h to 3650d; e.g. max-age = \"90d\""),
+        ("[history]\nmax-age = \"3651d\"", 2, "[history] max-age must be 1h to 3650d; e.g. max-age = \"90d\""),
+        (
+            "[history]\nmax-age = 90", 2,
+            "max-age must be text in quotes, not an integer; e.g. max-age = \"90d\""
+        ),
+        (
+            "[history]\nmax-age = \"ninety days\"", 2,
+            "max-age: cannot read \"ninety days\" (at character 1): expected a duration such as 90s, 10m, 1h30m or "
+                + "2d (units s, m, h, d, w); e.g. max-age = \"90d\""
+        ),
+        ("[history]\nmax-entries = 0", 2, "[history] max-entries must be 1 to 10000000"),
+        ("[history]\nmax-entries = 10000001", 2, "[history] max-entries must be 1 to 10000000"),
+        (
+            "[history]\nmax-entries = 1e5", 2,
+            "max-entries must be a whole number, not a number; e.g. max-entries = 100000"
+        ),
+        (
+            "[history]\nmax-entrys = 5", 2,
+            "unknown key max-entrys in [history]; did you mean max-entries? Known keys: max-age, max-entries"
+        ),
         (
             "[flood]\nrate = 5\nburts = 10", 3,
             "unknown key burts in [flood]; did you mean burst? Known keys: rate, burst"

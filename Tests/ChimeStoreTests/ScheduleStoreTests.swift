@@ -341,18 +341,26 @@ import Testing
         #expect(try synchronous() == 2)
     }
 
-    @Test func aFileThatIsNotADatabaseIsAnErrorAndIsLeftAlone() throws {
+    @Test func aFileThatIsNotADatabaseIsMovedAsideKeptAndAnEmptyStoreOpens() throws {
         let path = Self.temporaryPath()
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let garbage = Data("this is not sqlite".utf8) + Data(repeating: 0, count: 4096)
+        let log = Data("nor is this a log".utf8)
         try garbage.write(to: URL(fileURLWithPath: path))
-        #expect {
-            try ScheduleStore(path: path)
-        } throws: { error in
-            (error as? StoreError)?.message.contains("move it aside") == true
-        }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+        try log.write(to: URL(fileURLWithPath: path + "-wal"))
+        let store = try ScheduleStore(path: path)
+        let moved = try #require(store.movedAside)
+        let stamp = String(moved.path.dropFirst((path + ".corrupt-").count))
+        #expect(moved.path.hasPrefix(path + ".corrupt-"))
+        #expect(stamp.wholeMatch(of: /[0-9]{8}T[0-9]{6}Z/) != nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved.path)) == garbage)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: moved.path + "-wal")) == log)
+        #expect(try store.load().items.isEmpty)
+        try store.insert(item(1, "after", at: 60), now: t0)
+        let reopened = try ScheduleStore(path: path)
+        #expect(reopened.movedAside == nil)
+        #expect(try reopened.load().items.map(\.id) == [1])
     }
 
     @Test func anUnwritableStateDirectoryIsAClearError() {

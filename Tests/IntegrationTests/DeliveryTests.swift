@@ -272,21 +272,26 @@ import Testing
         await bus.stop()
     }
 
-    @Test func anUnreadableDatabaseStopsChimedAndIsKept() async throws {
-        let bus = try await TestBus.start()
-        let state = bus.directory.appendingPathComponent("state")
-        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        let database = state.appendingPathComponent("chime.sqlite")
-        let garbage = Data(repeating: 0x42, count: 8192)
-        try garbage.write(to: database)
-        let chimed = try ManagedProcess(
-            Binaries.chimed, ["--state-dir", state.path], environment: bus.environment, directory: bus.directory)
-        let status = await chimed.waitForExit()
-        #expect(status == 1)
-        #expect(chimed.stderr.contains("cannot open the state database \(database.path)"))
-        #expect(chimed.stderr.contains("does not replace it"))
-        #expect(try Data(contentsOf: database) == garbage)
-        await bus.stop()
+    /// A file that is not a database is moved aside, never deleted; chimed starts empty, logs where the
+    /// file went, and says so in one notification.
+    @Test func anUnreadableDatabaseIsMovedAsideAndChimedStartsEmpty() async throws {
+        try await Session.run(startChimed: false) { s in
+            try FileManager.default.createDirectory(atPath: s.stateDirectory, withIntermediateDirectories: true)
+            let database = s.stateDirectory + "/chime.sqlite"
+            let garbage = Data(repeating: 0x42, count: 8192)
+            try garbage.write(to: URL(fileURLWithPath: database))
+            s.chimed = try await s.startChimed()
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            let moved = try FileManager.default.contentsOfDirectory(atPath: s.stateDirectory)
+                .filter { $0.hasPrefix("chime.sqlite.corrupt-") }
+            #expect(moved.count == 1)
+            let path = s.stateDirectory + "/" + (moved.first ?? "")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+            #expect(calls.elements[0].summary == "Chime started with an empty schedule")
+            #expect(calls.elements[0].body?.contains(path) == true)
+            #expect(s.chimed!.stderr.contains("it was moved to \(path)"))
+        }
     }
 
     @Test func aSecondChimedExitsWithAClearMessage() async throws {
