@@ -250,6 +250,8 @@ extension Daemon {
             snooze.replacesID = latest?.notificationID
             return (snooze, latest)
         }
+        // A snooze is one more item of the app's: within its limits like any other.
+        try checkQuota(caller, adding: 1, addingBytes: snooze.entry.content.byteSize)
         let now = clock.now()
         try await persisted { try $0.insert(snooze, now: now) }
         try await persisted {
@@ -367,6 +369,16 @@ extension Daemon {
                 self.interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
                 if self.interaction.appConnections[caller.appID]?.isEmpty == true {
                     self.interaction.appConnections.removeValue(forKey: caller.appID)
+                    // Its call budget is forgotten once it would be full again, so that apps that come and go
+                    // leave nothing behind.
+                    let budget = self.interaction.rates[caller.appID]
+                    let full = Double(self.settings.callBurst)
+                    if let budget,
+                        budget.tokens + self.clock.now().timeIntervalSince(budget.updated)
+                            * self.settings.callsPerSecond >= full
+                    {
+                        self.interaction.rates.removeValue(forKey: caller.appID)
+                    }
                 }
                 self.interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
                 self.callers.forget(caller.uniqueName)

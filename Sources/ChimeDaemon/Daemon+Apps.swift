@@ -50,8 +50,21 @@ extension Daemon {
         }
     }
 
+    /// The most apps whose categories chimed keeps: every app id needs only a bus name, so without a bound
+    /// one process could make chimed store categories for any number of made-up apps.
+    static let maximumAppsWithCategories = 1_000
+
     /// Replaces an app's categories of actions.
     func setCategories(_ list: [ActionCategory], owner: String) async throws {
+        let full = queue.sync {
+            !list.isEmpty && categories[owner] == nil && categories.count >= Self.maximumAppsWithCategories
+        }
+        guard !full else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.limitsExceeded,
+                message: "chimed keeps categories for \(Self.maximumAppsWithCategories) apps already; "
+                    + "the user can remove apps' items and groups to make room")
+        }
         try await persisted { try $0.setCategories(list, owner: owner) }
         queue.sync { categories[owner] = list.isEmpty ? nil : list }
         logger.info("\(owner.isEmpty ? "the user" : owner) registered \(list.count) categories of actions")

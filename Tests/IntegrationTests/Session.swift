@@ -195,9 +195,23 @@ final class Session: @unchecked Sendable {
         if tellChimed { chimed?.kill(SIGUSR2) }
     }
 
-    /// Waits until chimed has delivered (and so knows) notification `id`.
+    /// Waits until chimed has delivered (and so knows) notification `id`: its Delivered signal, or, for an
+    /// item whose owner is not connected (the user's, once the chime that scheduled it exited, hears of it
+    /// no more), the line chimed logs when it has acted on the server's answer.
     func awaitDelivered(notification id: UInt32) async throws {
-        try await delivered.wait("chimed delivered notification \(id)") { $0.contains { $0.notification == id } }
+        guard let chimed else {
+            try await delivered.wait("chimed delivered notification \(id)") { $0.contains { $0.notification == id } }
+            return
+        }
+        let delivered = self.delivered
+        try await Await.condition(
+            "chimed delivered notification \(id)", timeout: .seconds(20), watching: chimed.stderrURL
+        ) {
+            delivered.elements.contains { $0.notification == id }
+                || chimed.stderr.split(separator: "\n").contains {
+                    $0.contains("chimed: delivered ") && $0.hasSuffix(" notification=\(id)")
+                }
+        }
     }
 
     func stop() async {
