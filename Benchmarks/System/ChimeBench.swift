@@ -179,6 +179,7 @@ struct ChimeBench: AsyncParsableCommand {
 
         [limits]
         entries-per-app = 10000000
+        bytes-per-app = 17179869184
         calls-per-second = 100000
         call-burst = 100000
         """.write(to: directory.appendingPathComponent("chime.toml"), atomically: true, encoding: .utf8)

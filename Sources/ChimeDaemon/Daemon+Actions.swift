@@ -13,6 +13,8 @@ struct InteractionState {
     /// Each app's consent, and each group's authorization, as stored.
     var consents: [String: AppConsent] = [:]
     var groupAuthorizations: [GroupKey: GroupAuthorization] = [:]
+    /// The groups whose own app turned them off: the app, not only the user, may turn them on again.
+    var groupsTurnedOffByTheirApp: Set<GroupKey> = []
     /// Questions shown as notifications, waiting for their answer, by notification id.
     var questions: [UInt32: @Sendable (Bool?) -> Void] = [:]
     /// Activation tokens the server sent just before an action, by notification id.

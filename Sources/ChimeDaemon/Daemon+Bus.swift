@@ -246,10 +246,12 @@ extension Daemon {
                     caller, arguments in
                     let key = try self.groupKey(try arguments[0].decode(String.self), caller: caller)
                     let enabled = try arguments[1].decode(Bool.self)
+                    // An app may turn on a group it turned off itself, never one the user turned off.
                     guard
                         caller.isUser || enabled == false
                             || self.queue.sync(execute: {
                                 self.interaction.groupAuthorizations[key] != .denied
+                                    || self.interaction.groupsTurnedOffByTheirApp.contains(key)
                             })
                     else {
                         throw DBusError(

@@ -78,7 +78,10 @@ extension Daemon {
         queue.sync {
             for change in changes {
                 switch change {
-                case .group(let id, let status): interaction.groupAuthorizations[GroupKey(owner: app, id: id)] = status
+                case .group(let id, let status):
+                    // The user's answer to a question.
+                    interaction.groupAuthorizations[GroupKey(owner: app, id: id)] = status
+                    interaction.groupsTurnedOffByTheirApp.remove(GroupKey(owner: app, id: id))
                 case .app(let app, let consent): interaction.consents[app] = consent
                 }
             }
@@ -174,18 +177,29 @@ extension Daemon {
         queue.sync { interaction.consents[app] = consent }
     }
 
-    /// Turns a group on or off: off removes everything it has pending; on puts its entries back.
+    /// Turns a group on or off: off removes everything it has pending and blocks reschedules until it is
+    /// on again; on puts its entries back.
     ///
-    /// The user's switch (`byUser`) is the group's authorization: a group the user turned off blocks the
-    /// app's reschedules and stays off until the user turns it on. An app's own switch only turns its group
-    /// off or on, and leaves the user's decision as it was.
+    /// Both switches set the group's authorization, as NiceNotifications' permission switch does in an
+    /// app. A group the user turned off (`byUser`) stays off until the user turns it on; one its app turned
+    /// off, the app may turn on again.
     public func setGroupEnabled(_ key: GroupKey, enabled: Bool, byUser: Bool = true) async throws {
         let now = clock.now()
-        if byUser {
-            try await persisted { try $0.setAuthorization(enabled ? .allowed : .denied, group: key, now: now) }
+        // The user's "off" stays the user's when the app turns the group off as well.
+        let userTurnedItOff = queue.sync {
+            interaction.groupAuthorizations[key] == .denied && !interaction.groupsTurnedOffByTheirApp.contains(key)
+        }
+        if !byUser, !enabled, userTurnedItOff { return }
+        try await persisted {
+            try $0.setAuthorization(enabled ? .allowed : .denied, group: key, byApp: !byUser, now: now)
         }
         let group = queue.sync { () -> TimelineGroup? in
-            if byUser { interaction.groupAuthorizations[key] = enabled ? .allowed : .denied }
+            interaction.groupAuthorizations[key] = enabled ? .allowed : .denied
+            if !byUser, !enabled {
+                interaction.groupsTurnedOffByTheirApp.insert(key)
+            } else {
+                interaction.groupsTurnedOffByTheirApp.remove(key)
+            }
             guard var settings = scheduler.groupSettings[key] else { return nil }
             settings.enabled = enabled
             let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)

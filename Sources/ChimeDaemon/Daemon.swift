@@ -242,6 +242,7 @@ public final class Daemon: Service, @unchecked Sendable {
             categories = state.categories
             interaction.consents = state.consents
             interaction.groupAuthorizations = state.groupAuthorizations
+            interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp
             delivery.outbox = state.outbox
             if !state.items.isEmpty || !state.outbox.isEmpty {
                 logger.info(

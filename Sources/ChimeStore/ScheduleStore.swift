@@ -260,23 +260,29 @@ public final class ScheduleStore: Sendable {
                 consents[app] = consent
             }
             var authorizations: [GroupKey: GroupAuthorization] = [:]
-            for (key, status) in try aside.rows(
-                db, "groupAuthorization", sql: "SELECT rowid, owner, groupID, status FROM groupAuthorization",
+            var turnedOffByApp = Set<GroupKey>()
+            for (key, status, byApp) in try aside.rows(
+                db, "groupAuthorization",
+                sql: "SELECT rowid, owner, groupID, status, byApp FROM groupAuthorization",
                 decode: { row in
                     (
                         GroupKey(owner: try row.decode(atIndex: 1), id: try row.decode(atIndex: 2)),
-                        try GroupAuthorization(rawValue: row.decode(atIndex: 3)).orProblem("status")
+                        try GroupAuthorization(rawValue: row.decode(atIndex: 3)).orProblem("status"),
+                        try row.decode(Int64.self, atIndex: 4) != 0
                     )
                 })
             {
                 authorizations[key] = status
+                if byApp, status == .denied { turnedOffByApp.insert(key) }
             }
             try aside.store(in: db, now: Date())
-            return StoredState(
+            var state = StoredState(
                 groups: groups, items: items, outbox: outbox, shown: shown, categories: categories,
                 consents: consents, groupAuthorizations: authorizations, largestItemID: try Self.largestItemID(db),
                 setAside: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM set_aside") ?? 0,
                 setAsideNow: aside.descriptions)
+            state.groupsTurnedOffByTheirApp = turnedOffByApp
+            return state
         }
     }
 
@@ -557,15 +563,18 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Stores a group's authorization; nil forgets it.
-    public func setAuthorization(_ status: GroupAuthorization?, group: GroupKey, now: Date) throws {
+    /// Stores a group's authorization; nil forgets it. `byApp`: the group's own app set it with its switch
+    /// (a denial the app may undo), not the user.
+    public func setAuthorization(
+        _ status: GroupAuthorization?, group: GroupKey, byApp: Bool = false, now: Date
+    ) throws {
         try write { db in
             if let status {
                 try db.execute(
                     sql: """
-                        INSERT OR REPLACE INTO groupAuthorization (owner, groupID, status, updatedUsec)
-                        VALUES (?, ?, ?, ?)
-                        """, arguments: [group.owner, group.id, status.rawValue, Time.usec(now)])
+                        INSERT OR REPLACE INTO groupAuthorization (owner, groupID, status, updatedUsec, byApp)
+                        VALUES (?, ?, ?, ?, ?)
+                        """, arguments: [group.owner, group.id, status.rawValue, Time.usec(now), byApp ? 1 : 0])
             } else {
                 try db.execute(
                     sql: "DELETE FROM groupAuthorization WHERE owner = ? AND groupID = ?",

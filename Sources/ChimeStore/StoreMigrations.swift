@@ -201,6 +201,13 @@ enum StoreMigrations {
                         WHERE newer > ?)
                     """, arguments: [ScheduleStore.keptActionsLimit])
         }
+        migrator.registerMigration("v9: who turned a group off") { db in
+            // 1 when the group's own app turned it off (it may turn it on again); a denial stored before is
+            // the user's.
+            try db.alter(table: "groupAuthorization") { t in
+                t.add(column: "byApp", .integer).notNull().defaults(to: 0)
+            }
+        }
         return migrator
     }
 }

@@ -170,6 +170,9 @@ public struct StoredState: Sendable {
     public var setAside: Int
     /// The rows set aside at this start, one line each (table, row, reason), for the log.
     public var setAsideNow: [String]
+    /// The groups whose own app turned them off (their authorization is `denied` by the app's switch, not
+    /// the user's): the app may turn them on again.
+    public var groupsTurnedOffByTheirApp: Set<GroupKey> = []
 
     /// Shown popups whose item has an end date.
     public var popups: [ShownPopup] {

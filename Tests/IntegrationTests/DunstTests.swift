@@ -8,11 +8,6 @@ import Testing
 /// Set CHIME_KEEP_SCREENSHOTS to a folder to keep the screenshots there; otherwise they go with the
 /// test's folder.
 @Suite(.serialized) struct DunstTests {
-    struct Delivered: Sendable {
-        var item: UInt64
-        var notification: UInt32
-    }
-
     struct ActionInvoked: Sendable, Equatable {
         var notification: UInt32
         var key: String
@@ -34,16 +29,6 @@ import Testing
         try await Session.run(withServer: false, startChimed: false) { s in
             let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
             s.dunst = dunst
-            let delivered = Recorder<Delivered>()
-            let deliveries = try await s.observer.subscribe(
-                DBusMatchRule(sender: "io.chime.Chime1", interface: "io.chime.Chime1", member: "Delivered")
-            ) { message in
-                guard message.body.count == 2, case .uint64(let item) = message.body[0],
-                    case .uint32(let notification) = message.body[1]
-                else { return }
-                delivered.append(Delivered(item: item, notification: notification))
-            }
-            defer { deliveries.cancel() }
             // dunst sends ActionInvoked to the connection that called Notify (chimed) only: the test
             // overhears it.
             let invoked = Recorder<ActionInvoked>()
@@ -62,8 +47,8 @@ import Testing
 
             let sent = try await s.chime(["send", "-A", "open=Open", "-A", "later=Later", "Hello", "from chime"])
             #expect(sent.status == 0, "chime send failed: \(sent.stderr)")
-            try await delivered.wait(forCount: 1)
-            let id = delivered.elements[0].notification
+            try await s.delivered.wait(forCount: 1)
+            let id = s.delivered.elements[0].notification
             try await dunst.waitForDisplayed(atLeast: 1)
             #expect(try await dunst.displayedCount() == 1)
 

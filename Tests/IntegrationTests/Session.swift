@@ -20,9 +20,12 @@ final class Session: @unchecked Sendable {
     var chimed: ManagedProcess?
     var clients: [ChimeClient] = []
     var extraProcesses: [ManagedProcess] = []
-    /// chimed's Delivered signals: (item, notification id), in order.
+    /// The notifications chimed delivered: (item, notification id), in order, as its log reports them. (Its
+    /// Delivered signal goes to the item's owner alone: for the user's items to a `chime` that has exited
+    /// by then; HostileAppTests checks the signal itself.)
     let delivered = Recorder<(item: UInt64, notification: UInt32)>()
-    var deliveredSubscription: DBusSubscription?
+    /// The tasks following each chimed's log for `delivered`.
+    var logFollowers: [Task<Void, Never>] = []
     /// Added to chimed's environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
     var chimedEnvironment: [String: String] = [:]
 
@@ -48,17 +51,6 @@ final class Session: @unchecked Sendable {
             throw error
         }
         do {
-            let delivered = session.delivered
-            // chimed sends Delivered to the item's owner alone; the test bus lets the observer overhear it.
-            session.deliveredSubscription = try await session.observer.subscribe(
-                DBusMatchRule(
-                    sender: "io.chime.Chime1", interface: "io.chime.Chime1", member: "Delivered", eavesdrop: true)
-            ) { message in
-                guard message.body.count == 2, case .uint64(let item) = message.body[0],
-                    case .uint32(let notification) = message.body[1]
-                else { return }
-                delivered.append((item, notification))
-            }
             try FileManager.default.createDirectory(atPath: session.groupsDirectory, withIntermediateDirectories: true)
             try session.link(zone: zone)
             if let settings { try settings.write(toFile: session.configFile, atomically: true, encoding: .utf8) }
@@ -100,6 +92,8 @@ final class Session: @unchecked Sendable {
             Binaries.chimed,
             level + ["--state-dir", stateDirectory, "--config", configFile, "--groups-dir", groupsDirectory],
             environment: environment, directory: bus.directory)
+        for follower in logFollowers { follower.cancel() }
+        logFollowers = [Self.followDeliveries(in: chimed.stderrURL, into: delivered)]
         try await bus.waitForName("io.chime.Chime1", using: observer)
         if allowTestApp {
             // The tests schedule as an app (this test process): the user allows it, as a user would.
@@ -195,27 +189,47 @@ final class Session: @unchecked Sendable {
         if tellChimed { chimed?.kill(SIGUSR2) }
     }
 
-    /// Waits until chimed has delivered (and so knows) notification `id`: its Delivered signal, or, for an
-    /// item whose owner is not connected (the user's, once the chime that scheduled it exited, hears of it
-    /// no more), the line chimed logs when it has acted on the server's answer.
+    /// Waits until chimed has delivered (and so knows) notification `id`.
     func awaitDelivered(notification id: UInt32) async throws {
-        guard let chimed else {
-            try await delivered.wait("chimed delivered notification \(id)") { $0.contains { $0.notification == id } }
-            return
-        }
-        let delivered = self.delivered
-        try await Await.condition(
-            "chimed delivered notification \(id)", timeout: .seconds(20), watching: chimed.stderrURL
-        ) {
-            delivered.elements.contains { $0.notification == id }
-                || chimed.stderr.split(separator: "\n").contains {
-                    $0.contains("chimed: delivered ") && $0.hasSuffix(" notification=\(id)")
+        try await delivered.wait("chimed delivered notification \(id)") { $0.contains { $0.notification == id } }
+    }
+
+    /// Reads chimed's log at `url` as it grows and records each delivery it reports, the line chimed writes
+    /// once it has acted on the server's answer: `… chimed: delivered "SUMMARY" item=ID notification=ID`.
+    static func followDeliveries(
+        in url: URL, into delivered: Recorder<(item: UInt64, notification: UInt32)>
+    ) -> Task<Void, Never> {
+        Task.detached {
+            var consumed: UInt64 = 0
+            var partial = ""
+            while !Task.isCancelled {
+                if let handle = try? FileHandle(forReadingFrom: url) {
+                    try? handle.seek(toOffset: consumed)
+                    let fresh = (try? handle.readToEnd()) ?? Data()
+                    try? handle.close()
+                    consumed += UInt64(fresh.count)
+                    var lines = (partial + String(decoding: fresh, as: UTF8.self)).split(
+                        separator: "\n", omittingEmptySubsequences: false)
+                    partial = String(lines.removeLast())
+                    for line in lines where line.contains(" chimed: delivered ") {
+                        let fields = line.split(separator: " ")
+                        func number(_ key: String) -> UInt64? {
+                            fields.last { $0.hasPrefix(key + "=") }.flatMap { UInt64($0.dropFirst(key.count + 1)) }
+                        }
+                        guard let item = number("item"), let notification = number("notification") else { continue }
+                        delivered.append((item, UInt32(truncatingIfNeeded: notification)))
+                    }
                 }
+                let seen = consumed
+                try? await Await.condition("chimed logged more", timeout: .seconds(1), watching: url) {
+                    ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? UInt64) ?? 0) > seen
+                }
+            }
         }
     }
 
     func stop() async {
-        deliveredSubscription?.cancel()
+        for follower in logFollowers { follower.cancel() }
         for client in clients { client.close() }
         if let chimed { await chimed.stop() }
         for process in extraProcesses { await process.stop() }
