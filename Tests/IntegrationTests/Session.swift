@@ -19,6 +19,8 @@ final class Session: @unchecked Sendable {
     var dunst: DunstServer?
     var chimed: ManagedProcess?
     var clients: [ChimeClient] = []
+    /// Raw connections of apps (`appConnection`), closed by `stop()`.
+    var connections: [DBusConnection] = []
     var extraProcesses: [ManagedProcess] = []
     /// The notifications chimed delivered: (item, notification id), in order, as its log reports them. (Its
     /// Delivered signal goes to the item's owner alone: for the user's items to a `chime` that has exited
@@ -152,6 +154,19 @@ final class Session: @unchecked Sendable {
         return client
     }
 
+    /// A raw connection of the app `appID` (it owns that name), optionally allowed by the user first: for
+    /// calls with any values, which ChimeKit would not send.
+    func appConnection(_ appID: String, allowed: Bool = true) async throws -> DBusConnection {
+        if allowed {
+            let result = try await chime(["app", "allow", appID])
+            guard result.status == 0 else { throw TestFailure("chime app allow failed: \(result.stderr)") }
+        }
+        let connection = try await bus.connect()
+        connections.append(connection)
+        try await connection.requestName(appID)
+        return connection
+    }
+
     /// Has the mock notification server emit a signal, as a real server would.
     func serverEmits(_ member: String, _ signature: String, _ arguments: [DBusValue]) async throws {
         _ = try await observer.call(
@@ -231,6 +246,7 @@ final class Session: @unchecked Sendable {
     func stop() async {
         for follower in logFollowers { follower.cancel() }
         for client in clients { client.close() }
+        for connection in connections { connection.close() }
         if let chimed { await chimed.stop() }
         for process in extraProcesses { await process.stop() }
         if let server { await server.stop() }
