@@ -500,12 +500,28 @@ enum PermissionWire {
         if let message = try fields.string("prompt-message") { prompt.message = message }
         if let allow = try fields.string("prompt-allow") { prompt.allowLabel = allow }
         if let deny = try fields.string("prompt-deny") { prompt.denyLabel = deny }
-        // The texts are checked whenever they are given, not only once a question is asked with them.
-        if ["prompt-title", "prompt-message", "prompt-allow", "prompt-deny"].contains(where: fields.has) {
+        // The texts are checked whenever they are given, not only once a question is asked with them: each
+        // on its own (so the error names its key), then together (the two buttons must differ).
+        let texts: [(key: String, field: WritableKeyPath<PermissionPrompt, String>)] = [
+            ("prompt-title", \.title), ("prompt-message", \.message), ("prompt-allow", \.allowLabel),
+            ("prompt-deny", \.denyLabel),
+        ]
+        for (key, field) in texts where fields.has(key) {
+            var alone = PermissionPrompt()
+            alone[keyPath: field] = prompt[keyPath: field]
+            do {
+                try alone.validate()
+            } catch {
+                throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "options key \"\(key)\": \(error)")
+            }
+        }
+        if texts.contains(where: { fields.has($0.key) }) {
             do {
                 try prompt.validate()
             } catch {
-                throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "options: \(error)")
+                throw DBusError(
+                    name: ChimeBus.ErrorName.invalidArgument,
+                    message: "options keys prompt-allow and prompt-deny: \(error)")
             }
         }
         guard let text = try fields.string("permission") else { return nil }

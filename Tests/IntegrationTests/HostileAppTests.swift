@@ -393,14 +393,15 @@ import Testing
             let app = try await s.appConnection("org.example.A")
             let signals = try await Self.listen(app)
             let key = "snooze:999999999w"
-            let category = Self.record([
-                "id": .string("c"),
-                "actions": .array(
-                    element: Self.records, [Self.record(["id": .string(key), "title": .string("Later")])]),
-            ])
-            _ = try await Self.call(app, "RegisterCategories", [.array(element: Self.records, [category])])
+            // A category refuses such an action id ("looks like a snooze but is not one"); the content's own
+            // actions are the app's to name, so the key reaches the popup that way.
             let item = try await Self.schedule(
-                app, Self.record(["summary": .string("Snooze me"), "category": .string("c")]))
+                app,
+                Self.record([
+                    "summary": .string("Snooze me"),
+                    "actions": .array(
+                        element: .structure([.string, .string]), [.structure([.string(key), .string("Later")])]),
+                ]))
             try await signals.delivered.wait("the popup was delivered") { $0.contains { $0.item == item } }
             let popup = try #require(signals.delivered.elements.first { $0.item == item }?.notification)
             let gone = Recorder<Bool>()
@@ -420,8 +421,12 @@ import Testing
 
     // MARK: - Calls do not wait on each other
 
-    /// What the user and the other apps do while a question is open: each answers well within a second.
-    static func expectOthersAnswerPromptly(_ s: Session, other: DBusConnection, what: String) async throws {
+    /// What the user and the other apps do while a question is open: each is answered while the question
+    /// still waits (chimed logs the question's end, "SUMMARY": …, only once it is answered or expires after
+    /// a minute), and each well before that minute.
+    static func expectOthersAnswerPromptly(
+        _ s: Session, other: DBusConnection, what: String, question summary: String
+    ) async throws {
         async let pending = Self.timed { try await s.chime(["pending"]) }
         async let scheduled = Self.timed {
             try await Self.call(
@@ -434,11 +439,18 @@ import Testing
         }
         let (listed, listTime) = try await pending
         #expect(listed.status == 0, "chime pending: \(listed.stderr)")
-        #expect(listTime < .seconds(1), "chime pending took \(listTime) while \(what) was open")
         let (_, scheduleTime) = try await scheduled
-        #expect(scheduleTime < .seconds(1), "another app's Schedule took \(scheduleTime) while \(what) was open")
         let (_, statusTime) = try await status
-        #expect(statusTime < .seconds(1), "Status took \(statusTime) while \(what) was open")
+        #expect(!s.chimed!.stderr.contains("\"\(summary)\": "), "\(what) ended before the others were answered")
+        print(
+            "while \(what) was open: chime pending \(listTime), another app's Schedule \(scheduleTime), Status \(statusTime)"
+        )
+        // The question waits up to a minute; these took a blink (well under a second on a quiet machine).
+        for (call, time) in [
+            ("chime pending", listTime), ("another app's Schedule", scheduleTime), ("Status", statusTime),
+        ] {
+            #expect(time < .seconds(10), "\(call) took \(time) while \(what) was open")
+        }
     }
 
     @Test func aConsentQuestionDoesNotHoldUpOtherCallers() async throws {
@@ -456,7 +468,9 @@ import Testing
             try await s.chimed!.waitForStderr(containing: "asking \"org.example.New wants")
             let question = try #require(calls.elements.firstIndex { $0.summary?.hasPrefix("org.example.New") == true })
 
-            try await Self.expectOthersAnswerPromptly(s, other: other, what: "a consent question")
+            try await Self.expectOthersAnswerPromptly(
+                s, other: other, what: "a consent question", question: "org.example.New wants to schedule notifications"
+            )
 
             try await s.choose("deny", on: UInt32(question + 1))
             let answer = await waiting.result
@@ -489,7 +503,8 @@ import Testing
             try await s.chimed!.waitForStderr(containing: "asking \"Daily quotes?\"")
             let question = try #require(calls.elements.firstIndex { $0.summary == "Daily quotes?" })
 
-            try await Self.expectOthersAnswerPromptly(s, other: other, what: "a group question")
+            try await Self.expectOthersAnswerPromptly(
+                s, other: other, what: "a group question", question: "Daily quotes?")
 
             try await s.choose("deny", on: UInt32(question + 1))
             let result = BusAPITests.fields(try await waiting.value.first)
