@@ -62,8 +62,8 @@ extension Daemon {
         guard !full else {
             throw DBusError(
                 name: ChimeBus.ErrorName.limitsExceeded,
-                message: "chimed keeps categories for \(Self.maximumAppsWithCategories) apps already; "
-                    + "the user can remove apps' items and groups to make room")
+                message: "chimed keeps the categories of \(Self.maximumAppsWithCategories) apps already, the most it "
+                    + "keeps; no more apps' categories are taken")
         }
         try await persisted { try $0.setCategories(list, owner: owner) }
         queue.sync { categories[owner] = list.isEmpty ? nil : list }

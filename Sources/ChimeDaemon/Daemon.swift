@@ -393,9 +393,10 @@ public final class Daemon: Service, @unchecked Sendable {
     private func apply(_ new: DaemonSettings) {
         let limits = Self.historyLimits(new)
         if limits != Self.historyLimits(settings) {
+            let now = clock.now()
             persist({ store in
                 store.historyLimits = limits
-                try store.pruneHistory(now: Date())
+                try store.pruneHistory(now: now)
             }) { [logger] result in
                 if case .failure(let error) = result { logger.error("cannot prune the history: \(error)") }
             }
