@@ -29,9 +29,13 @@ public struct Caller: Hashable, Sendable {
 /// the same file (device and inode) as `userTool`, not merely a file of that name, and outside a
 /// Flatpak sandbox. Anything else is an app. docs/security.md says why and what this leaves open.
 final class CallerDirectory: @unchecked Sendable {
-    // @unchecked Sendable: `known` is guarded by `lock`; `userTool` is immutable.
+    // @unchecked Sendable: `known`, `names` and `nameSubscription` are guarded by `lock`; `userTool` is
+    // immutable.
     private let lock = NSLock()
     private var known: [String: Caller] = [:]
+    /// The well-known names each connection (by unique name) owns, kept current from NameOwnerChanged.
+    private var names: [String: Set<String>] = [:]
+    private var nameSubscription: DBusSubscription?
     /// The user's own tool, the `chime` executable; nil: no caller is the user.
     let userTool: String?
 
@@ -65,7 +69,7 @@ final class CallerDirectory: @unchecked Sendable {
                 .accessDenied, "chimed serves user \(getuid()) only; calls from user \(uid) are refused")
         }
         let pid = try fields.uint32("ProcessID")
-        let appID = try await appID(sender: sender, pid: pid, connection: connection)
+        let appID = appID(sender: sender, pid: pid)
         let caller = Caller(uniqueName: sender, uid: uid, pid: pid, appID: appID)
         lock.withLock { known[sender] = caller }
         return caller
@@ -78,10 +82,10 @@ final class CallerDirectory: @unchecked Sendable {
 
     /// The app id of a process: Flatpak's; "" for the user's own tool; else a well-known name its
     /// connection owns, else its executable's file name.
-    func appID(sender: String, pid: UInt32?, connection: DBusConnection) async throws -> String {
+    func appID(sender: String, pid: UInt32?) -> String {
         if let pid, let flatpak = Self.flatpakAppID(pid: pid) { return flatpak }
         if let pid, isUserTool(pid: pid) { return "" }
-        if let name = try await Self.ownedName(of: sender, connection: connection) { return name }
+        if let name = ownedName(of: sender) { return name }
         guard let pid, let executable = Self.executableName(pid: pid) else { return "unknown" }
         return executable
     }
@@ -108,21 +112,52 @@ final class CallerDirectory: @unchecked Sendable {
         return nil
     }
 
-    /// The first (sorted) well-known name the connection owns, as apps own their reverse-DNS id.
-    static func ownedName(of sender: String, connection: DBusConnection) async throws -> String? {
+    /// The first (sorted) well-known name the connection owns, as apps own their reverse-DNS id: from the
+    /// index of the bus's names, so that telling who calls costs the same however many names there are.
+    func ownedName(of sender: String) -> String? {
+        lock.withLock { names[sender]?.min() }
+    }
+
+    /// Whether a well-known name can stand for an app: not the bus's own, not a desktop service's, not
+    /// chimed's.
+    static func isAppName(_ name: String) -> Bool {
+        !name.hasPrefix(":") && !name.hasPrefix("org.freedesktop.") && name != ChimeBus.name
+    }
+
+    /// Starts following which connection owns which well-known name (NameOwnerChanged, then the names the
+    /// bus has now). Before chimed owns its name: a caller's names are known before its first call,
+    /// since the bus announces a name to chimed before the owner's next message can reach chimed.
+    func indexNames(on connection: DBusConnection) async throws {
+        let subscription = try await connection.subscribe(
+            DBusMatchRule(
+                sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
+        ) { [weak self] message in
+            guard let self, message.body.count == 3, case .string(let name) = message.body[0],
+                case .string(let old) = message.body[1], case .string(let new) = message.body[2],
+                Self.isAppName(name)
+            else { return }
+            self.lock.withLock {
+                if !old.isEmpty {
+                    self.names[old]?.remove(name)
+                    if self.names[old]?.isEmpty == true { self.names.removeValue(forKey: old) }
+                }
+                if !new.isEmpty { self.names[new, default: []].insert(name) }
+            }
+        }
+        lock.withLock { nameSubscription = subscription }
         let reply = try await connection.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "ListNames")
-        let names = (try reply.first?.decode([String].self) ?? []).filter {
-            !$0.hasPrefix(":") && !$0.hasPrefix("org.freedesktop.") && $0 != ChimeBus.name
+        for name in (try reply.first?.decode([String].self) ?? []) where Self.isAppName(name) {
+            // A name released meanwhile has no owner to ask; one taken meanwhile came as a signal too.
+            guard
+                let owner = try? await connection.call(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "GetNameOwner", [.string(name)]),
+                case .string(let unique)? = owner.first
+            else { continue }
+            lock.withLock { _ = names[unique, default: []].insert(name) }
         }
-        for name in names.sorted() {
-            let owner = try? await connection.call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                interface: "org.freedesktop.DBus", member: "GetNameOwner", [.string(name)])
-            if owner?.first == .string(sender) { return name }
-        }
-        return nil
     }
 
     /// The file name of `/proc/PID/exe`.

@@ -171,6 +171,11 @@ public final class Daemon: Service, @unchecked Sendable {
                 "cannot connect to the \(configuration.bus == .session ? "session bus" : "bus"): \(error.message). "
                     + "Is DBUS_SESSION_BUS_ADDRESS set (run inside a desktop session or dbus-run-session)?")
         }
+        do {
+            try await callers.indexNames(on: connection)
+        } catch {
+            throw DaemonError("cannot follow the bus's names (which tell apps apart): \(error)")
+        }
         try connection.export([makeInterface()], at: ChimeBus.path)
         // Set before the name is owned: a call D-Bus activation queued for chimed arrives the moment it is.
         queue.sync {
