@@ -377,7 +377,9 @@ extension Daemon {
     /// may have ended meanwhile.
     private func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) throws {
         guard entries.contains(where: { $0.endDate != nil }) else { return }
-        let (system, existing) = queue.sync { (scheduler.systemTimeZone, Set(scheduler.items(of: key).map(\.entry))) }
+        let (system, current) = queue.sync { (scheduler.systemTimeZone, scheduler.items(of: key).map(\.entry)) }
+        // Hashed here, off the scheduler's queue.
+        let existing = Set(current)
         for entry in entries where !existing.contains(entry) {
             guard let until = entry.endDate else { continue }
             let first: Date?
