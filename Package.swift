@@ -131,6 +131,9 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote", "FirstFriday"]
         ),
+        .testTarget(
+            name: "SeedSnippetTests", dependencies: ["ChimeKit"], exclude: ["README.md"],
+            swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
         .target(name: "TestSupport", dependencies: ["DBusKit"], path: "Tests/TestSupport"),
     ]
 )

@@ -200,7 +200,7 @@ struct ChimeBench: AsyncParsableCommand {
             let entries = (0..<entriesPerGroup).map { e in
                 TimelineEntry(
                     id: "e\(e)", trigger: .at(base.addingTimeInterval(Double(g * entriesPerGroup + e) * 60)),
-                    content: .fixed(NotificationContent(summary: "\(prefix) \(g).\(e)")))
+                    content: .fixed(ChimeCore.NotificationContent(summary: "\(prefix) \(g).\(e)")))
             }
             try await client.reschedule(TimelineGroup(id: "\(prefix)-\(g)", entries: entries))
         }
@@ -213,7 +213,8 @@ struct ChimeBench: AsyncParsableCommand {
         let start = Clock.realtime() + 1 + Double(count) * 0.003
         for k in 0..<count {
             _ = try await client.schedule(
-                NotificationContent(summary: "due \(k)"), at: Date(timeIntervalSince1970: start + Double(k) * spacing))
+                ChimeCore.NotificationContent(summary: "due \(k)"),
+                at: Date(timeIntervalSince1970: start + Double(k) * spacing))
         }
         return try await server.lateness(of: "due", count: count, start: start, spacing: spacing, slack: 10)
     }
@@ -249,7 +250,7 @@ struct ChimeBench: AsyncParsableCommand {
                 member: "Ping", [])
         }
         let far = Date(timeIntervalSince1970: 1_956_528_000)  // 2032
-        let content = ContentWire.encode(NotificationContent(summary: "throughput"))
+        let content = ContentWire.encode(ChimeCore.NotificationContent(summary: "throughput"))
         let schedule: @Sendable (DBusConnection, Int) async throws -> Void = { connection, n in
             _ = try await connection.call(
                 destination: ChimeBus.name, path: ChimeBus.path, interface: ChimeBus.interface, member: "Schedule",
@@ -285,12 +286,12 @@ struct ChimeBench: AsyncParsableCommand {
             var entries = (0..<10_000).map { e in
                 TimelineEntry(
                     id: "e\(e)", trigger: .at(base.addingTimeInterval(Double(e) * 60)),
-                    content: .fixed(NotificationContent(summary: "big \(e)")))
+                    content: .fixed(ChimeCore.NotificationContent(summary: "big \(e)")))
             }
             var t = Clock.monotonic()
             try await client.reschedule(TimelineGroup(id: "big", entries: entries))
             let add = Clock.monotonic() - t
-            entries[5000].content = .fixed(NotificationContent(summary: "big changed"))
+            entries[5000].content = .fixed(ChimeCore.NotificationContent(summary: "big changed"))
             t = Clock.monotonic()
             try await client.reschedule(TimelineGroup(id: "big", entries: entries))
             let replace = Clock.monotonic() - t

@@ -44,15 +44,15 @@ struct DailyQuote: AsyncParsableCommand {
         let time = try parsedTime()
         guard days > 0 else { throw ValidationError("--days must be at least 1") }
         if let everySeconds, everySeconds < 1 { throw ValidationError("--every-seconds must be at least 1") }
-        await ChimeNotifications.configure(
+        await LocalNotifications.configure(
             .init(appID: appID, horizon: everySeconds.map { TimeInterval($0 * 10) } ?? 7 * 86_400))
         do {
             if remove {
-                try await ChimeNotifications.remove(groupIdentifier: DailyQuoteGroup.identifier)
+                try await LocalNotifications.remove(groupIdentifier: DailyQuoteGroup.identifier)
                 print("removed the group \(DailyQuoteGroup.identifier)")
                 return
             }
-            let client = try await ChimeNotifications.client()
+            let client = try await LocalNotifications.client()
             try await client.registerCategories([DailyQuoteGroup.category])
             let store = QuoteStore(disabled: disable)
             for event in try await client.takeActions() {
@@ -61,7 +61,7 @@ struct DailyQuote: AsyncParsableCommand {
             let group = DailyQuoteGroup(
                 store: store, hour: time.hour, minute: time.minute, days: days,
                 everySeconds: everySeconds)
-            let changes = try await ChimeNotifications.reschedule(
+            let changes = try await LocalNotifications.reschedule(
                 group: group, permissionStrategy: .askSystemPermissionIfNeeded)
             let counts = Dictionary(grouping: changes, by: \.kind).mapValues(\.count)
             print(
@@ -78,7 +78,7 @@ struct DailyQuote: AsyncParsableCommand {
 
     /// Answers actions as they come, for `seconds`.
     func answerActions(for seconds: Int, store: QuoteStore) async throws {
-        let events = try await ChimeNotifications.actionEvents()
+        let events = try await LocalNotifications.actionEvents()
         print("listening for \(seconds) s")
         let listening = Task {
             for await event in events {
@@ -94,12 +94,13 @@ struct DailyQuote: AsyncParsableCommand {
         switch action {
         case "another":
             guard let content = store.randomContent() else { return false }
-            let id = try await ChimeNotifications.directSchedule(
-                NotificationRequest(identifier: "another-quote", content: content, trigger: nil))
-            print("another quote: item \(id)")
+            try await LocalNotifications.directSchedule(
+                request: UNNotificationRequest(identifier: "another-quote", content: content, trigger: nil),
+                permissionStrategy: .scheduleIfSystemAllowed)
+            print("another quote: \(content.title)")
             return false
         case "stop":
-            try await ChimeNotifications.remove(groupIdentifier: DailyQuoteGroup.identifier)
+            try await LocalNotifications.remove(groupIdentifier: DailyQuoteGroup.identifier)
             print("no more quotes: removed the group \(DailyQuoteGroup.identifier)")
             return true
         default:
@@ -134,7 +135,7 @@ struct QuoteStore: Sendable {
 
     func randomContent() -> NotificationContent? {
         guard let quote = enabledQuotes.randomElement() else { return nil }
-        var content = NotificationContent(summary: quote, body: "Open Daily Quote for more inspiration")
+        let content = NotificationContent(title: quote, body: "Open Daily Quote for more inspiration")
         content.appName = "Daily Quote"
         content.icon = "emblem-favorite"
         return content

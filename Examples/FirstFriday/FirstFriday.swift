@@ -3,8 +3,8 @@ import ChimeKit
 @main
 struct FirstFriday {
     static func main() async throws {
-        await ChimeNotifications.configure(.init(appID: "org.example.Pizza"))
-        let group = try await ChimeNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+        await LocalNotifications.configure(.init(appID: "org.example.Pizza"))
+        let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
             EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(hour: 20, minute: 15)
                 .schedule(title: "First Friday", body: "Pizza and a film")
         }

@@ -51,20 +51,22 @@ public final class ChimeClient: Sendable {
     public func close() { connection.close() }
 
     /// Schedules `content` for `at` (now when nil); returns chimed's item id.
-    public func schedule(_ content: NotificationContent, at: Date? = nil) async throws(ChimeError) -> UInt64 {
+    public func schedule(_ content: ChimeCore.NotificationContent, at: Date? = nil) async throws(ChimeError) -> UInt64 {
         try await schedule(content, trigger: TriggerWire(at: at))
     }
 
     /// Schedules a repeating item that fires at every occurrence of `rule`; `timeZone` (an IANA name)
     /// pins its wall clock, otherwise it follows the system zone. Returns chimed's item id.
     public func schedule(
-        _ content: NotificationContent, rule: WrittenRule, timeZone: String? = nil
+        _ content: ChimeCore.NotificationContent, rule: WrittenRule, timeZone: String? = nil
     ) async throws(ChimeError) -> UInt64 {
         try await schedule(content, trigger: TriggerWire(rule: rule, timeZone: timeZone))
     }
 
     /// Schedules `content` with a full trigger (a time or a rule, an end, a count); returns the item id.
-    public func schedule(_ content: NotificationContent, trigger: TriggerWire) async throws(ChimeError) -> UInt64 {
+    public func schedule(_ content: ChimeCore.NotificationContent, trigger: TriggerWire) async throws(ChimeError)
+        -> UInt64
+    {
         let reply = try await call("Schedule", [ContentWire.encode(content), trigger.encoded])
         guard case .uint64(let id)? = reply.first else { throw ChimeError(.protocolError, "Schedule returned no id") }
         return id

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Fixed content travels to chimed as it is, with the rule, so a rule that repeats forever is one entry.
 /// Content made by a closure cannot cross D-Bus: ChimeKit calls the closure for each occurrence within a
-/// bounded horizon (`ChimeNotifications.Configuration.horizon`, at most `materializationLimit`
+/// bounded horizon (`LocalNotifications.Configuration.horizon`, at most `materializationLimit`
 /// occurrences per entry) and sends each as a one-off with the content made for it; while the app runs,
 /// ChimeKit reschedules the group again before the horizon runs out.
 public struct NotificationsTimeline: Sendable {
@@ -34,9 +34,11 @@ public struct NotificationsTimeline: Sendable {
         public var category: String?
 
         enum Content: Sendable {
-            case fixed(NotificationContent)
+            case fixed(ChimeCore.NotificationContent)
+            /// The same, as UserNotifications content: sent to chimed as it is when the timeline is scheduled.
+            case fixedContent(UNNotificationContent)
             /// Made per occurrence, from its fire date; nil means no notification that time.
-            case made(@Sendable (Date) async -> NotificationContent?)
+            case made(@Sendable (Date) async -> UNMutableNotificationContent?)
         }
 
         init(trigger: any NotificationTrigger, content: Content) {
@@ -51,12 +53,16 @@ public struct NotificationsTimeline: Sendable {
             return copy
         }
 
-        /// The same entry showing the actions of `category` (registered with `registerCategories`).
+        /// The same entry showing the actions of `category` (registered with `registerCategories` or
+        /// `setNotificationCategories`).
         public func category(_ id: String) -> Entry {
             var copy = self
             copy.category = id
             return copy
         }
+
+        /// The same entry showing the actions of `categoryIdentifier`, as NiceNotifications names it.
+        public func withCategory(_ categoryIdentifier: String) -> Entry { category(categoryIdentifier) }
     }
 
     /// The timeline as chimed's entries, evaluated at `now`: closures are called for each occurrence up to
@@ -74,21 +80,30 @@ public struct NotificationsTimeline: Sendable {
                 throw ChimeError(.rejected, "two timeline entries have the id \"\(id)\"; ids must be unique in a group")
             }
             let resolved = try entry.trigger.resolve(now: now, timeZone: timeZone)
+            var fixed: ChimeCore.NotificationContent?
             switch entry.content {
-            case .fixed(let content):
+            case .fixed(let content): fixed = content
+            case .fixedContent(let content): fixed = try LocalNotifications.fixedContent(content)
+            case .made: break
+            }
+            switch entry.content {
+            case .fixed, .fixedContent:
+                guard let content = fixed else { continue }
                 result.append(
                     TimelineEntry(
-                        id: id, trigger: resolved.trigger, content: .fixed(content), category: entry.category,
+                        id: id, trigger: resolved.trigger, content: .fixed(content),
+                        category: entry.category ?? content.category,
                         endDate: resolved.endDate, maximumOccurrences: resolved.count))
             case .made(let make):
                 let end = now.addingTimeInterval(horizon)
                 let dates = try resolved.occurrences(after: now, until: end, limit: limit, timeZone: timeZone)
                 for date in dates {
-                    guard let content = await make(date) else { continue }
+                    guard let made = await make(date) else { continue }
+                    let content = try LocalNotifications.fixedContent(made)
                     result.append(
                         TimelineEntry(
                             id: "\(id).\(Int64(date.timeIntervalSince1970))", trigger: .at(date),
-                            content: .fixed(content), category: entry.category))
+                            content: .fixed(content), category: entry.category ?? content.category))
                 }
                 // Refresh when the horizon ends or the last materialised occurrence is near, whichever is first.
                 if case .rule = resolved.trigger {
@@ -125,59 +140,127 @@ public enum NotificationsTimelineBuilder {
 
 // The `.schedule(...)` overloads of NiceNotifications, on every trigger.
 extension NotificationTrigger {
-    /// Fixed content: a title, and optionally a subtitle, a body and a sound name.
-    public func schedule(title: String, subtitle: String? = nil, body: String = "", sound: String? = nil)
-        -> NotificationsTimeline.Entry
-    {
-        var content = NotificationContent(summary: title, body: body)
-        content.subtitle = subtitle
-        content.sound = sound
-        return schedule(content: content)
-    }
-
-    /// Fixed content, fully specified.
-    public func schedule(content: NotificationContent) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(trigger: self, content: .fixed(content))
-    }
-
-    /// Content made for each occurrence; nil skips that occurrence.
-    public func schedule(with make: @escaping @Sendable () -> NotificationContent?) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(trigger: self, content: .made { _ in make() })
-    }
-
-    /// Content made for each occurrence from its fire date; nil skips that occurrence.
-    public func schedule(with make: @escaping @Sendable (Date) -> NotificationContent?) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(trigger: self, content: .made { date in make(date) })
-    }
-
-    /// Content made asynchronously for each occurrence; nil skips that occurrence.
-    public func schedule(with make: @escaping @Sendable () async -> NotificationContent?)
-        -> NotificationsTimeline.Entry
-    {
-        NotificationsTimeline.Entry(trigger: self, content: .made { _ in await make() })
-    }
-
-    /// Content made asynchronously for each occurrence from its fire date; nil skips that occurrence.
-    public func schedule(with make: @escaping @Sendable (Date) async -> NotificationContent?)
-        -> NotificationsTimeline.Entry
-    {
-        NotificationsTimeline.Entry(trigger: self, content: .made(make))
-    }
-
-    /// Content made by a maker that calls back, as `makeRandomQuote(completion:)` does; only the first call
-    /// of the completion counts.
+    /// Fixed content: a title, and optionally a subtitle, a body and a sound (the default sound unless told
+    /// otherwise, as NiceNotifications has it).
     public func schedule(
-        with make: @escaping @Sendable (@escaping @Sendable (NotificationContent?) -> Void) -> Void
+        title: String? = nil, subtitle: String? = nil, body: String? = nil, sound: UNNotificationSound? = .default
     ) -> NotificationsTimeline.Entry {
         NotificationsTimeline.Entry(
             trigger: self,
-            content: .made { _ in
-                await withCheckedContinuation { continuation in
-                    let once = OnceFlag()
-                    make { content in if once.claim() { continuation.resume(returning: content) } }
-                }
-            })
+            content: .fixedContent(NotificationContent(title: title, subtitle: subtitle, body: body, sound: sound)))
     }
+
+    /// Fixed content as chimed takes it.
+    public func schedule(content: ChimeCore.NotificationContent) -> NotificationsTimeline.Entry {
+        NotificationsTimeline.Entry(trigger: self, content: .fixed(content))
+    }
+
+    /// Fixed content (evaluated once, when the line is built).
+    public func schedule(with content: @autoclosure @escaping @Sendable () -> UNMutableNotificationContent?)
+        -> NotificationsTimeline.Entry
+    {
+        guard let made = content() else {
+            return NotificationsTimeline.Entry(trigger: self, content: .made { _ in nil })
+        }
+        return NotificationsTimeline.Entry(
+            trigger: self, content: .fixedContent(made.copy() as? UNNotificationContent ?? made))
+    }
+
+    /// Content made for each occurrence; nil skips that occurrence.
+    public func schedule(with maker: @escaping @Sendable () -> UNMutableNotificationContent?)
+        -> NotificationsTimeline.Entry
+    {
+        NotificationsTimeline.Entry(trigger: self, content: .made { _ in maker() })
+    }
+
+    /// Content made for each occurrence from its trigger; nil skips that occurrence.
+    public func schedule(with maker: @escaping @Sendable (LocalNotifications.Trigger) -> UNMutableNotificationContent?)
+        -> NotificationsTimeline.Entry
+    {
+        NotificationsTimeline.Entry(trigger: self, content: .made { date in maker(LocalNotifications.Trigger(date)) })
+    }
+
+    /// Content made for each occurrence from its fire date; nil skips that occurrence.
+    public func schedule(with maker: @escaping @Sendable (_ nextTriggerDate: Date) -> UNMutableNotificationContent?)
+        -> NotificationsTimeline.Entry
+    {
+        NotificationsTimeline.Entry(trigger: self, content: .made { date in maker(date) })
+    }
+
+    /// Content made asynchronously for each occurrence; nil skips that occurrence.
+    public func schedule(with maker: @escaping @Sendable () async -> UNMutableNotificationContent?)
+        -> NotificationsTimeline.Entry
+    {
+        NotificationsTimeline.Entry(trigger: self, content: .made { _ in await maker() })
+    }
+
+    /// Content made asynchronously for each occurrence from its fire date; nil skips that occurrence.
+    public func schedule(with maker: @escaping @Sendable (Date) async -> UNMutableNotificationContent?)
+        -> NotificationsTimeline.Entry
+    {
+        NotificationsTimeline.Entry(trigger: self, content: .made(maker))
+    }
+
+    /// Content made by a maker that calls back with it, from the occurrence's trigger; only the first call
+    /// of the completion counts.
+    public func schedule(
+        with asyncMaker:
+            @escaping @Sendable (
+                _ trigger: LocalNotifications.Trigger,
+                _ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void
+            ) -> Void
+    ) -> NotificationsTimeline.Entry {
+        NotificationsTimeline.Entry(
+            trigger: self,
+            content: .made { date in await Self.callBack { asyncMaker(LocalNotifications.Trigger(date), $0) } })
+    }
+
+    /// Content made by a maker that calls back with it, from the occurrence's fire date.
+    public func schedule(
+        with asyncMaker:
+            @escaping @Sendable (
+                _ nextTriggerDate: Date, _ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void
+            ) -> Void
+    ) -> NotificationsTimeline.Entry {
+        NotificationsTimeline.Entry(
+            trigger: self, content: .made { date in await Self.callBack { asyncMaker(date, $0) } })
+    }
+
+    /// Content made by a maker that calls back with it, as `makeRandomQuote(completion:)` does.
+    public func schedule(
+        with asyncMaker:
+            @escaping @Sendable (_ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void)
+            -> Void
+    ) -> NotificationsTimeline.Entry {
+        NotificationsTimeline.Entry(trigger: self, content: .made { _ in await Self.callBack(asyncMaker) })
+    }
+
+    static func callBack(
+        _ make: @escaping @Sendable (@escaping @Sendable (UNMutableNotificationContent?) -> Void) -> Void
+    ) async -> UNMutableNotificationContent? {
+        await withCheckedContinuation { continuation in
+            let once = OnceFlag()
+            make { content in if once.claim() { continuation.resume(returning: content) } }
+        }
+    }
+}
+
+extension LocalNotifications {
+    /// One occurrence a content maker is asked for.
+    public struct Trigger: Sendable {
+        /// When it fires.
+        public var nextTriggerDate: Date
+        /// An identifier of the occurrence, unique in its entry.
+        public var identifier: String
+
+        init(_ date: Date) {
+            nextTriggerDate = date
+            identifier = String(Int64(date.timeIntervalSince1970))
+        }
+    }
+
+    /// A line of a timeline, as NiceNotifications names it.
+    public typealias NotificationRequest = NotificationsTimeline.Entry
 }
 
 /// True for the first caller of `claim()` only.

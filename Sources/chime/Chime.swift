@@ -248,7 +248,7 @@ struct Send: AsyncParsableCommand {
     }
 
     /// notify-send's `--wait`: the events are subscribed to before the item exists, so none is missed.
-    func scheduleAndWait(_ content: NotificationContent, trigger: TriggerWire) async throws {
+    func scheduleAndWait(_ content: ChimeCore.NotificationContent, trigger: TriggerWire) async throws {
         let client = try await connectedClient()
         defer { client.close() }
         do {
@@ -269,8 +269,8 @@ struct Send: AsyncParsableCommand {
         }
     }
 
-    func makeContent() throws -> NotificationContent {
-        var content = NotificationContent(summary: summary, body: body ?? "")
+    func makeContent() throws -> ChimeCore.NotificationContent {
+        var content = ChimeCore.NotificationContent(summary: summary, body: body ?? "")
         content.appName = appName ?? ""
         content.icon = icon ?? ""
         do {
@@ -406,7 +406,7 @@ struct Cancel: AsyncParsableCommand {
     }
 }
 
-extension NotificationContent {
+extension ChimeCore.NotificationContent {
     /// Sets a hint as notify-send's `-h` does. The hints the content has fields for (`urgency`,
     /// `category`, `desktop-entry`, `sound-name`) go to those fields, where chimed reads them.
     mutating func setHint(_ name: String, _ value: NotificationHint) throws(ContentError) {

@@ -153,7 +153,7 @@ import Testing
             let client = try await s.client()
             let refused = await #expect(throws: ChimeError.self) {
                 _ = try await client.schedule(
-                    NotificationContent(summary: "x"), rule: .rrule("FREQ=SOMETIMES", dtstart: nil))
+                    ChimeCore.NotificationContent(summary: "x"), rule: .rrule("FREQ=SOMETIMES", dtstart: nil))
             }
             #expect(refused?.kind == .rejected)
             #expect(refused?.dbusName == Self.invalidRule)
@@ -367,7 +367,7 @@ import Testing
 
             #expect(!s.chimed!.hasExited)
             let client = try await s.client()
-            _ = try await client.schedule(NotificationContent(summary: "still serving"))
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: "still serving"))
             try await s.server!.notifyCalls.wait(forCount: 1)
             #expect(s.server!.notifyCalls.elements.map(\.summary) == ["still serving"])
         }

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct ChimeKitTests {
     static let appID = "org.example.Kit"
 
-    /// Points ChimeNotifications at the session's bus as `appID` (allowed by the user first when `allowed`),
+    /// Points LocalNotifications at the session's bus as `appID` (allowed by the user first when `allowed`),
     /// and closes its connection afterwards.
     static func withKit(
         _ s: Session, appID: String = appID, allowed: Bool = true, horizon: TimeInterval = 7 * 86_400,
@@ -20,14 +20,14 @@ import Testing
             let result = try await s.chime(["app", "allow", appID])
             guard result.status == 0 else { throw TestFailure("chime app allow failed: \(result.stderr)") }
         }
-        await ChimeNotifications.configure(.init(bus: .bus(s.bus.address), appID: appID, horizon: horizon))
+        await LocalNotifications.configure(.init(bus: .bus(s.bus.address), appID: appID, horizon: horizon))
         do {
             try await body()
         } catch {
-            await ChimeNotifications.configure(.init())
+            await LocalNotifications.configure(.init())
             throw error
         }
-        await ChimeNotifications.configure(.init())
+        await LocalNotifications.configure(.init())
     }
 
     static func wallClock(_ date: Date, in zone: TimeZone) -> DateComponents {
@@ -41,13 +41,13 @@ import Testing
     @Test func theSeedsFirstFridayTimelineIsOneRepeatingEntry() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
-                let group = try await ChimeNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
                     EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(hour: 20, minute: 15)
                         .schedule(title: "First Friday", body: "Game night")
                 }
                 #expect(group.groupIdentifier.hasPrefix("timeline-"))
                 #expect(group.changes.map(\.kind) == [.added])
-                let pending = try await ChimeNotifications.client().pending(next: 3, group: group.groupIdentifier)
+                let pending = try await LocalNotifications.client().pending(next: 3, group: group.groupIdentifier)
                 let item = try #require(pending.first)
                 #expect(pending.count == 1)
                 #expect(item.summary == "First Friday")
@@ -58,8 +58,8 @@ import Testing
                     let c = Self.wallClock(date, in: Self.berlin)
                     #expect(c.weekday == 6 && c.day! <= 7 && c.hour == 20 && c.minute == 15, "\(date)")
                 }
-                try await ChimeNotifications.remove(group: group)
-                #expect(try await ChimeNotifications.client().pending(group: group.groupIdentifier).isEmpty)
+                try await LocalNotifications.remove(group: group)
+                #expect(try await LocalNotifications.client().pending(group: group.groupIdentifier).isEmpty)
             }
         }
     }
@@ -68,16 +68,16 @@ import Testing
         try await Session.run { s in
             try await Self.withKit(s) {
                 let made = Recorder<Date>()
-                let group = try await ChimeNotifications.schedule(groupIdentifier: "quotes") {
+                let group = try await LocalNotifications.schedule(groupIdentifier: "quotes") {
                     EveryDay(forDays: 20, starting: .today).at(hour: 9, minute: 0)
                         .schedule(with: { (date: Date) in
                             made.append(date)
-                            return NotificationContent(summary: "Quote for \(Int(date.timeIntervalSince1970))")
+                            return NotificationContent(title: "Quote for \(Int(date.timeIntervalSince1970))")
                         })
                     Tomorrow().at(hour: 8, minute: 0).schedule(title: "Fixed", subtitle: "Sub", body: "Body")
                     EveryDay(forDays: 3, starting: .tomorrow).at(hour: 10, minute: 0).schedule(with: { nil })
                 }
-                let pending = try await ChimeNotifications.client().pending(group: group.groupIdentifier)
+                let pending = try await LocalNotifications.client().pending(group: group.groupIdentifier)
                 let quotes = pending.filter { $0.entry?.hasPrefix("entry-1.") == true }
                 // Seven days ahead (the default horizon): 6 or 7 mornings at 09:00, depending on the hour now.
                 #expect((6...7).contains(quotes.count), "\(quotes.map(\.fireDate))")
@@ -98,9 +98,9 @@ import Testing
     @Test func closureEntriesAreMadeAgainBeforeTheHorizonRunsOut() async throws {
         try await Session.run { s in
             try await Self.withKit(s, horizon: 3) {
-                try await ChimeNotifications.schedule(groupIdentifier: "ticks") {
+                try await LocalNotifications.schedule(groupIdentifier: "ticks") {
                     DateBuilder.Interval(everySeconds: 1).schedule(with: { (date: Date) in
-                        NotificationContent(summary: "tick \(Int(date.timeIntervalSince1970))")
+                        NotificationContent(title: "tick \(Int(date.timeIntervalSince1970))")
                     })
                 }
                 // Three seconds are made ahead; more than three arriving means the group was refreshed.
@@ -139,36 +139,36 @@ import Testing
     @Test func calendarAndIntervalTriggersReachChimedAndFire() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
-                let client = try await ChimeNotifications.client()
-                let everyMinute = try await ChimeNotifications.directSchedule(
-                    NotificationRequest(
-                        identifier: "minute", content: NotificationContent(summary: "Minute"),
-                        trigger: CalendarNotificationTrigger(dateMatching: DateComponents(second: 0), repeats: true)))
-                let mondays = try await ChimeNotifications.directSchedule(
-                    NotificationRequest(
-                        identifier: "monday", content: NotificationContent(summary: "Monday"),
-                        trigger: CalendarNotificationTrigger(
+                let client = try await LocalNotifications.client()
+                try await LocalNotifications.directSchedule(
+                    request: UNNotificationRequest(
+                        identifier: "minute", content: NotificationContent(title: "Minute"),
+                        trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(second: 0), repeats: true)))
+                try await LocalNotifications.directSchedule(
+                    request: UNNotificationRequest(
+                        identifier: "monday", content: NotificationContent(title: "Monday"),
+                        trigger: UNCalendarNotificationTrigger(
                             dateMatching: DateComponents(hour: 11, minute: 30, weekday: 2), repeats: false)))
                 let pending = try await client.pending(next: 3)
-                let minute = try #require(pending.first { $0.id == everyMinute })
+                let minute = try #require(pending.first { $0.group == "request.minute" })
                 #expect(minute.rule == "OnCalendar=*-*-* *:*:00")
                 #expect(zip(minute.next, minute.next.dropFirst()).allSatisfy { $1.timeIntervalSince($0) == 60 })
                 #expect(minute.next.allSatisfy { Int($0.timeIntervalSince1970) % 60 == 0 })
-                let monday = try #require(pending.first { $0.id == mondays })
+                let monday = try #require(pending.first { $0.group == "request.monday" })
                 #expect(monday.next.count == 1, "not repeating: one occurrence")
                 let c = Self.wallClock(monday.fireDate, in: Self.berlin)
                 #expect(c.weekday == 2 && c.hour == 11 && c.minute == 30)
 
                 // A one-off interval fires once after it; a repeating one keeps firing.
                 let start = Date()
-                try await ChimeNotifications.directSchedule(
-                    NotificationRequest(
-                        identifier: "once", content: NotificationContent(summary: "Once"),
-                        trigger: TimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
-                try await ChimeNotifications.directSchedule(
-                    NotificationRequest(
-                        identifier: "again", content: NotificationContent(summary: "Again"),
-                        trigger: TimeIntervalNotificationTrigger(timeInterval: 1, repeats: true)))
+                try await LocalNotifications.directSchedule(
+                    request: UNNotificationRequest(
+                        identifier: "once", content: NotificationContent(title: "Once"),
+                        trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
+                // (UserNotifications' own interval trigger repeats at most once a minute; ChimeKit's does not.)
+                try await LocalNotifications.schedule(groupIdentifier: "again") {
+                    TimeIntervalNotificationTrigger(timeInterval: 1, repeats: true).schedule(title: "Again")
+                }
                 let calls = s.server!.notifyCalls
                 try await calls.wait("three repeats", timeout: .seconds(10)) {
                     $0.filter { $0.summary == "Again" }.count >= 3
@@ -176,17 +176,20 @@ import Testing
                 let once = calls.elements.filter { $0.summary == "Once" }
                 #expect(once.count == 1)
                 #expect(once.first.map { $0.received.timeIntervalSince(start) >= 1 } == true)
-                #expect(!(try await ChimeNotifications.pendingRequests().contains { $0.identifier == "once" }))
+                #expect(
+                    !(await UNUserNotificationCenter.current().pendingNotificationRequests().contains {
+                        $0.identifier == "once"
+                    }))
 
-                for trigger: any NotificationTrigger in [
-                    TimeIntervalNotificationTrigger(timeInterval: 0, repeats: false),
-                    TimeIntervalNotificationTrigger(timeInterval: 1.5, repeats: true),
-                    CalendarNotificationTrigger(dateMatching: DateComponents(weekdayOrdinal: 2), repeats: true),
+                for trigger: UNNotificationTrigger in [
+                    UNTimeIntervalNotificationTrigger(timeInterval: 0, repeats: false),
+                    UNTimeIntervalNotificationTrigger(timeInterval: 61.5, repeats: true),
+                    UNCalendarNotificationTrigger(dateMatching: DateComponents(weekdayOrdinal: 2), repeats: true),
                 ] {
                     await #expect(throws: ChimeError.self) {
-                        try await ChimeNotifications.directSchedule(
-                            NotificationRequest(
-                                identifier: "bad", content: NotificationContent(summary: "Bad"), trigger: trigger))
+                        try await LocalNotifications.directSchedule(
+                            request: UNNotificationRequest(
+                                identifier: "bad", content: NotificationContent(title: "Bad"), trigger: trigger))
                     }
                 }
             }
@@ -196,38 +199,43 @@ import Testing
     @Test func requestsAreListedReplacedAndRemovedByIdentifier() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
-                let later = TimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
-                try await ChimeNotifications.directSchedule(
-                    NotificationRequest(identifier: "tea", content: NotificationContent(summary: "Tea"), trigger: later)
+                let center = UNUserNotificationCenter.current()
+                let later = UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)
+                try await center.add(
+                    UNNotificationRequest(identifier: "tea", content: NotificationContent(title: "Tea"), trigger: later)
                 )
-                try await ChimeNotifications.directSchedule(
-                    NotificationRequest(
-                        identifier: "tea", content: NotificationContent(summary: "Green tea"), trigger: later))
-                try await ChimeNotifications.directSchedule(
-                    NotificationRequest(
-                        identifier: "coffee", content: NotificationContent(summary: "Coffee"),
-                        trigger: Tomorrow().at(hour: 7, minute: 30)))
-                let pending = try await ChimeNotifications.pendingRequests()
+                try await center.add(
+                    UNNotificationRequest(
+                        identifier: "tea", content: NotificationContent(title: "Green tea"), trigger: later))
+                try await center.add(
+                    UNNotificationRequest(
+                        identifier: "coffee", content: NotificationContent(title: "Coffee"),
+                        trigger: UNCalendarNotificationTrigger(
+                            dateMatching: DateComponents(hour: 7, minute: 30), repeats: false)))
+                let pending = await center.pendingNotificationRequests()
                 #expect(Set(pending.map(\.identifier)) == ["tea", "coffee"])
-                #expect(pending.first { $0.identifier == "tea" }?.summary == "Green tea")
+                #expect(pending.first { $0.identifier == "tea" }?.content.title == "Green tea")
 
-                // The completion-handler forms.
-                try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
-                    ChimeNotifications.removePendingRequests(withIdentifiers: ["tea", "unknown"]) { result in
-                        done.resume(with: result.mapError { $0 as Error })
-                    }
+                // The completion-handler forms, in the order they are called.
+                center.removePendingNotificationRequests(withIdentifiers: ["tea", "unknown"])
+                let left = await withCheckedContinuation { (done: CheckedContinuation<[String], Never>) in
+                    center.getPendingNotificationRequests { done.resume(returning: $0.map(\.identifier)) }
                 }
-                let left = try await withCheckedThrowingContinuation {
-                    (done: CheckedContinuation<[PendingRequest], Error>) in
-                    ChimeNotifications.pendingRequests { done.resume(with: $0.mapError { $0 as Error }) }
-                }
-                #expect(left.map(\.identifier) == ["coffee"])
+                #expect(left == ["coffee"])
 
-                await #expect(throws: ChimeError.self) {
-                    try await ChimeNotifications.directSchedule(
-                        NotificationRequest(
-                            identifier: "not an id", content: NotificationContent(summary: "X"), trigger: later))
+                await #expect(throws: UNError.self) {
+                    try await center.add(
+                        UNNotificationRequest(
+                            identifier: "not an id", content: NotificationContent(title: "X"), trigger: later))
                 }
+                await #expect(throws: UNError.self, "iOS's minimum for a repeating interval") {
+                    try await center.add(
+                        UNNotificationRequest(
+                            identifier: "fast", content: NotificationContent(title: "X"),
+                            trigger: UNTimeIntervalNotificationTrigger(timeInterval: 59, repeats: true)))
+                }
+                center.removeAllPendingNotificationRequests()
+                #expect(await center.pendingNotificationRequests().isEmpty)
             }
         }
     }
@@ -245,41 +253,41 @@ import Testing
     @Test func aGroupIsRescheduledDisabledAndReportsItsAuthorization() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
-                #expect(try await ChimeNotifications.SystemAuthorization.current() == .allowed)
+                #expect(try await LocalNotifications.SystemAuthorization.current() == .allowed)
                 #expect(
-                    try await ChimeNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .notAsked)
-                let first = try await ChimeNotifications.reschedule(group: Reminders())
+                    try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .notAsked)
+                let first = try await LocalNotifications.reschedule(group: Reminders())
                 #expect(first.map(\.kind) == [.added, .added])
-                let again = try await ChimeNotifications.reschedule(group: Reminders())
+                let again = try await LocalNotifications.reschedule(group: Reminders())
                 #expect(again.map(\.kind) == [.unchanged, .unchanged])
 
-                try await ChimeNotifications.disable(group: Reminders())
-                #expect(try await ChimeNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .denied)
-                #expect(try await ChimeNotifications.client().pending(group: "reminders").isEmpty)
+                try await LocalNotifications.disable(group: Reminders())
+                #expect(try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .denied)
+                #expect(try await LocalNotifications.client().pending(group: "reminders").isEmpty)
                 let refused = await #expect(throws: ChimeError.self, "a disabled group is not rescheduled") {
-                    try await ChimeNotifications.reschedule(group: Reminders())
+                    try await LocalNotifications.reschedule(group: Reminders())
                 }
                 #expect(refused?.isPermissionDenied == true, "\(String(describing: refused))")
                 // allowAutomatically turns it on again, as NiceNotifications' strategy does.
-                try await ChimeNotifications.reschedule(
+                try await LocalNotifications.reschedule(
                     group: Reminders(),
-                    permissionStrategy: PermissionStrategy(group: .allowAutomatically, system: .askPermission))
-                #expect(try await ChimeNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .allowed)
-                #expect(try await ChimeNotifications.client().pending(group: "reminders").count == 2)
+                    permissionStrategy: .init(groupLevel: .allowAutomatically, systemLevel: .askPermission))
+                #expect(try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .allowed)
+                #expect(try await LocalNotifications.client().pending(group: "reminders").count == 2)
             }
             // An app the user never allowed: with scheduleIfSystemAllowed nothing is asked and nothing scheduled.
             try await Self.withKit(s, appID: "org.example.Stranger", allowed: false) {
-                let system = try await ChimeNotifications.SystemAuthorization.current()
+                let system = try await LocalNotifications.SystemAuthorization.current()
                 #expect(system == .undetermined)
                 let allowed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-                    ChimeNotifications.requestPermission(strategy: .scheduleIfSystemAllowed) {
+                    LocalNotifications.requestPermission(strategy: .scheduleIfSystemAllowed) {
                         done.resume(returning: $0)
                     }
                 }
                 #expect(allowed == false)
                 let refused = await #expect(throws: ChimeError.self, "an app the user never allowed schedules nothing")
                 {
-                    try await ChimeNotifications.reschedule(
+                    try await LocalNotifications.reschedule(
                         group: Reminders(), permissionStrategy: .scheduleIfSystemAllowed)
                 }
                 #expect(refused?.isPermissionDenied == true, "\(String(describing: refused))")
@@ -290,12 +298,12 @@ import Testing
     @Test func theAppHearsOfActionsChosenOnItsNotifications() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
-                let client = try await ChimeNotifications.client()
+                let client = try await LocalNotifications.client()
                 try await client.registerCategories([
                     ActionCategory(id: "tea", actions: [CategoryAction(id: "brew", title: "Brew")])
                 ])
-                let events = try await ChimeNotifications.actionEvents()
-                try await ChimeNotifications.schedule(groupIdentifier: "kitchen") {
+                let events = try await LocalNotifications.actionEvents()
+                try await LocalNotifications.schedule(groupIdentifier: "kitchen") {
                     ExactlyAt(Date()).schedule(title: "Kettle", body: "Boiled").identifier("kettle").category("tea")
                 }
                 let calls = s.server!.notifyCalls

@@ -70,7 +70,8 @@ import Testing
                 let at = base.addingTimeInterval(offset)
                 deadlines[summary] = offset < 0 ? Date() : at
                 _ = try await client.schedule(
-                    NotificationContent(summary: summary, body: "b", urgency: .low), at: offset < 0 ? nil : at)
+                    ChimeCore.NotificationContent(summary: summary, body: "b", urgency: .low), at: offset < 0 ? nil : at
+                )
             }
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 4, timeout: .seconds(10))
@@ -91,8 +92,9 @@ import Testing
         try await Session.run { s in
             let client = try await s.client()
             let far = Date().addingTimeInterval(3600)
-            let keep = try await client.schedule(NotificationContent(summary: "keep"), at: far)
-            let drop = try await client.schedule(NotificationContent(summary: "drop"), at: far.addingTimeInterval(-60))
+            let keep = try await client.schedule(ChimeCore.NotificationContent(summary: "keep"), at: far)
+            let drop = try await client.schedule(
+                ChimeCore.NotificationContent(summary: "drop"), at: far.addingTimeInterval(-60))
             #expect(try await client.pending().map(\.id) == [drop, keep])
             let listed = try await s.chime(["pending", "--json"])
             #expect(listed.status == 0)
@@ -111,8 +113,10 @@ import Testing
         try await Session.run(withServer: false) { s in
             let client = try await s.client()
             _ = try await client.schedule(
-                NotificationContent(summary: "Kept", body: "while no server ran"), at: Date().addingTimeInterval(0.2))
-            _ = try await client.schedule(NotificationContent(summary: "Also kept"), at: Date().addingTimeInterval(0.3))
+                ChimeCore.NotificationContent(summary: "Kept", body: "while no server ran"),
+                at: Date().addingTimeInterval(0.2))
+            _ = try await client.schedule(
+                ChimeCore.NotificationContent(summary: "Also kept"), at: Date().addingTimeInterval(0.3))
             // chimed says on stderr that it keeps the item; nothing is lost.
             try await s.chimed!.waitForStderr(containing: "keeping \"Also kept\"")
             #expect(s.chimed!.stderr.contains("no notification server on the bus"))
@@ -186,7 +190,7 @@ import Testing
         try await Session.run { s in
             let client = try await s.client()
             let id = try await client.schedule(
-                NotificationContent(summary: "First Friday"),
+                ChimeCore.NotificationContent(summary: "First Friday"),
                 rule: .phrase("every month on the first friday at 20:15"), timeZone: "Europe/Berlin")
             let before = try await client.pending()
             s.chimed!.kill(SIGKILL)
@@ -202,9 +206,10 @@ import Testing
         try await Session.run { s in
             let client = try await s.client()
             let far = Date().addingTimeInterval(7200)
-            let kept = try await client.schedule(NotificationContent(summary: "far", body: "still here"), at: far)
+            let kept = try await client.schedule(
+                ChimeCore.NotificationContent(summary: "far", body: "still here"), at: far)
             let due = Date().addingTimeInterval(0.3)
-            _ = try await client.schedule(NotificationContent(summary: "due while down"), at: due)
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: "due while down"), at: due)
             s.chimed!.kill(SIGKILL)
             #expect(await s.chimed!.waitForExit() == 128 + SIGKILL)
             // Restart only after the second item came due, so it must be delivered late, not lost.
@@ -218,7 +223,7 @@ import Testing
             #expect(pending.map(\.id) == [kept])
             #expect(pending.first?.summary == "far")
             // New ids continue after the restored ones.
-            let next = try await again.schedule(NotificationContent(summary: "after restart"), at: far)
+            let next = try await again.schedule(ChimeCore.NotificationContent(summary: "after restart"), at: far)
             #expect(next > kept)
         }
     }
@@ -229,19 +234,21 @@ import Testing
             await s.chimed!.stop()
             s.chimed = try await s.startChimed(logLevel: nil)
             let client = try await s.client()
-            _ = try await client.schedule(NotificationContent(summary: "quiet"), at: Date().addingTimeInterval(3600))
+            _ = try await client.schedule(
+                ChimeCore.NotificationContent(summary: "quiet"), at: Date().addingTimeInterval(3600))
             #expect(!s.chimed!.stderr.contains("scheduled \"quiet\""))
             try "[log]\nlevel = \"info\"\n".write(toFile: s.configFile, atomically: true, encoding: .utf8)
             s.chimed!.kill(SIGHUP)
             try await s.chimed!.waitForStderr(containing: "reloaded the settings from \(s.configFile)")
-            _ = try await client.schedule(NotificationContent(summary: "heard"), at: Date().addingTimeInterval(3600))
+            _ = try await client.schedule(
+                ChimeCore.NotificationContent(summary: "heard"), at: Date().addingTimeInterval(3600))
             try await s.chimed!.waitForStderr(containing: "scheduled \"heard\"")
             try "[log]\nlevel = \"shouting\"\n".write(toFile: s.configFile, atomically: true, encoding: .utf8)
             s.chimed!.kill(SIGHUP)
             try await s.chimed!.waitForStderr(containing: "keeping the previous settings")
             #expect(s.chimed!.stderr.contains("\(s.configFile):2: [log] level must be one of"))
             _ = try await client.schedule(
-                NotificationContent(summary: "still info"), at: Date().addingTimeInterval(3600))
+                ChimeCore.NotificationContent(summary: "still info"), at: Date().addingTimeInterval(3600))
             try await s.chimed!.waitForStderr(containing: "scheduled \"still info\"")
         }
     }
@@ -251,7 +258,7 @@ import Testing
         try await Session.run { s in
             let client = try await s.client()
             let id = try await client.schedule(
-                NotificationContent(summary: "kept"), at: Date().addingTimeInterval(3600))
+                ChimeCore.NotificationContent(summary: "kept"), at: Date().addingTimeInterval(3600))
             s.chimed!.kill(signal)
             #expect(await s.chimed!.waitForExit() == 0)
             #expect(s.chimed!.stderr.contains("chimed stopping"))
@@ -306,7 +313,7 @@ import Testing
             #expect(second.stderr.contains("Another chimed is already running"))
             // The first one still serves.
             let client = try await s.client()
-            _ = try await client.schedule(NotificationContent(summary: "still here"))
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: "still here"))
             try await s.server!.notifyCalls.wait(forCount: 1)
         }
     }
@@ -370,7 +377,7 @@ import Testing
                 member: "Get", [.string("io.chime.Chime1"), .string("Version")])
             #expect(version == [.variant(.string(ChimeBus.version))])
             let client = try await s.client()
-            _ = try await client.schedule(NotificationContent(summary: "fine"))
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: "fine"))
             try await s.server!.notifyCalls.wait(forCount: 1)
         }
     }

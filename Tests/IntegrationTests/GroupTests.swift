@@ -149,7 +149,7 @@ import Testing
             let entries = (0..<10_000).map { i in
                 TimelineEntry(
                     id: "e\(i)", trigger: .at(start.addingTimeInterval(Double(i / 100) * 0.1)),
-                    content: .fixed(NotificationContent(summary: String(format: "e%05d", i))))
+                    content: .fixed(ChimeCore.NotificationContent(summary: String(format: "e%05d", i))))
             }
             let changes = try await client.reschedule(TimelineGroup(id: "big", entries: entries))
             #expect(changes.count == 10_000)
@@ -178,7 +178,7 @@ import Testing
                         for n in 0..<10_000 {
                             do {
                                 let id = try await client.schedule(
-                                    NotificationContent(summary: "w\(worker) n\(n)"), at: far)
+                                    ChimeCore.NotificationContent(summary: "w\(worker) n\(n)"), at: far)
                                 let count = acknowledged.add(id)
                                 if count == 200 { chimed.kill(SIGKILL) }
                             } catch {
@@ -203,9 +203,9 @@ import Testing
         try await Session.run { s in
             let client = try await s.client()
             let inAnHour = Date().addingTimeInterval(3600)
-            _ = try await client.schedule(NotificationContent(summary: "in an hour"), at: inAnHour)
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: "in an hour"), at: inAnHour)
             let inTwoHours = Date().addingTimeInterval(7200)
-            let late = try await client.schedule(NotificationContent(summary: "in two hours"), at: inTwoHours)
+            let late = try await client.schedule(ChimeCore.NotificationContent(summary: "in two hours"), at: inTwoHours)
             // The clock is set 1 h - 2 s ahead: the first item is due 2 s later, not in an hour.
             let jumped = Date()
             try s.setClock(offset: 3600 - 2)
@@ -270,10 +270,12 @@ import Testing
             let chimedNow = Date().addingTimeInterval(offset)
             for (i, name) in ["one", "two", "three"].enumerated() {
                 _ = try await client.schedule(
-                    NotificationContent(summary: name), at: chimedNow.addingTimeInterval(0.5 + 0.2 * Double(i)))
+                    ChimeCore.NotificationContent(summary: name),
+                    at: chimedNow.addingTimeInterval(0.5 + 0.2 * Double(i)))
             }
             _ = try await client.schedule(
-                NotificationContent(summary: "urgent", urgency: .critical), at: chimedNow.addingTimeInterval(1.2))
+                ChimeCore.NotificationContent(summary: "urgent", urgency: .critical),
+                at: chimedNow.addingTimeInterval(1.2))
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 2, timeout: .seconds(15))
             #expect(calls.elements.map(\.summary) == ["urgent", "3 notifications during quiet hours"])
@@ -292,7 +294,7 @@ import Testing
         try await Session.run(settings: "[flood]\nrate = 1\nburst = 5\n") { s in
             let client = try await s.client()
             let at = Date().addingTimeInterval(1)
-            for n in 0..<20 { _ = try await client.schedule(NotificationContent(summary: "n\(n)"), at: at) }
+            for n in 0..<20 { _ = try await client.schedule(ChimeCore.NotificationContent(summary: "n\(n)"), at: at) }
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 5, timeout: .seconds(10))
             #expect(calls.elements.prefix(4).map(\.summary) == ["n0", "n1", "n2", "n3"])
@@ -330,7 +332,7 @@ import Testing
     @Test func aPopupClosedByTheServerIsRecordedWithItsReason() async throws {
         try await Session.run { s in
             let client = try await s.client()
-            let id = try await client.schedule(NotificationContent(summary: "Read me"))
+            let id = try await client.schedule(ChimeCore.NotificationContent(summary: "Read me"))
             try await s.awaitDelivered(notification: 1)
             // The user dismisses it: the server says so with reason 2.
             _ = try await s.observer.call(
@@ -383,7 +385,7 @@ import Testing
             s.chimed = try await s.startChimed()
             let client = try await s.client()
             _ = try await client.schedule(
-                NotificationContent(summary: "after the nap"), at: Date().addingTimeInterval(1800))
+                ChimeCore.NotificationContent(summary: "after the nap"), at: Date().addingTimeInterval(1800))
             // The machine sleeps for half an hour: the clock moves on without a clock-set event.
             try s.setClock(offset: 1801, tellChimed: false)
             _ = try await s.observer.call(
@@ -443,7 +445,7 @@ import Testing
             _ = try await s.chime(["app", "allow", "org.example.Quotes"])
             // An app that asks to be called back and is gone when its entry fires.
             let gone = try await s.app("org.example.Gone")
-            let base = NotificationContent(summary: "Fallback")
+            let base = ChimeCore.NotificationContent(summary: "Fallback")
             try await ChimeClient(connection: app).reschedule(
                 TimelineGroup(
                     id: "sources",
@@ -452,14 +454,14 @@ import Testing
                             id: "pool", trigger: .at(at),
                             content: .pool(
                                 ContentPool(
-                                    base: NotificationContent(summary: "Quote"),
+                                    base: ChimeCore.NotificationContent(summary: "Quote"),
                                     items: [.init(body: "first"), .init(body: "second")], order: .inOrder))),
                         TimelineEntry(
                             id: "app", trigger: .at(at.addingTimeInterval(0.2)),
                             content: .callback(CallbackSource(busName: "org.example.Quotes", fallback: base))),
                         TimelineEntry(
                             id: "template", trigger: .rule(.phrase("every 2 seconds"), timeZone: nil),
-                            content: .template(NotificationContent(summary: "Number {n}"))),
+                            content: .template(ChimeCore.NotificationContent(summary: "Number {n}"))),
                     ]))
             try await gone.reschedule(
                 TimelineGroup(

@@ -68,7 +68,7 @@ import Testing
         try await Session.run { s in
             let app = try await s.app("org.example.Pizza")
             let events = try await app.actionEvents()
-            var content = NotificationContent(
+            var content = ChimeCore.NotificationContent(
                 summary: "Pizza", actions: [NotificationAction(key: "order", label: "Order")])
             content.userInfo = ["table": "7"]
             let id = try await app.schedule(content)
@@ -80,7 +80,7 @@ import Testing
 
             // The app quits; an action chosen meanwhile waits for it.
             let later = try await app.schedule(
-                NotificationContent(summary: "Later", actions: [.init(key: "eat", label: "Eat")]))
+                ChimeCore.NotificationContent(summary: "Later", actions: [.init(key: "eat", label: "Eat")]))
             try await s.awaitDelivered(notification: 2)
             app.close()
             try await Self.awaitListing(s, ["apps"], "the app gone") { apps in
@@ -103,7 +103,7 @@ import Testing
             let calls = s.server!.notifyCalls
             // A new app asks: chimed shows its question and the call waits for the answer.
             let newApp = try await s.app("org.example.New", allowed: false)
-            async let scheduled = newApp.schedule(NotificationContent(summary: "Hello from a new app"))
+            async let scheduled = newApp.schedule(ChimeCore.NotificationContent(summary: "Hello from a new app"))
             try await calls.wait(forCount: 1)
             #expect(calls.elements[0].summary == "org.example.New wants to schedule notifications")
             #expect(calls.elements[0].actions == ["allow", "Allow", "deny", "Don't Allow"])
@@ -116,7 +116,7 @@ import Testing
             #expect(apps.first { $0["app"] as? String == "org.example.New" }?["consent"] as? String == "allowed")
 
             let other = try await s.app("org.example.Nope", allowed: false)
-            async let refused = other.schedule(NotificationContent(summary: "Should not show"))
+            async let refused = other.schedule(ChimeCore.NotificationContent(summary: "Should not show"))
             try await calls.wait(forCount: 3)
             try await s.chimed!.waitForStderr(containing: "asking \"org.example.Nope wants")
             try await s.choose("deny", on: 3)
@@ -128,11 +128,13 @@ import Testing
                 #expect(error.message.hasPrefix("deniedOnSystemLevel (denied-now)"))
             }
             // Asked once: the next call is refused without a question.
-            await #expect(throws: ChimeError.self) { try await other.schedule(NotificationContent(summary: "Again")) }
+            await #expect(throws: ChimeError.self) {
+                try await other.schedule(ChimeCore.NotificationContent(summary: "Again"))
+            }
             #expect(calls.elements.count == 3)
             // The user changes their mind.
             #expect(try await s.chime(["app", "allow", "org.example.Nope"]).status == 0)
-            _ = try await other.schedule(NotificationContent(summary: "Now allowed"))
+            _ = try await other.schedule(ChimeCore.NotificationContent(summary: "Now allowed"))
             try await calls.wait(forCount: 4)
         }
     }
@@ -152,7 +154,7 @@ import Testing
                 entries: [
                     TimelineEntry(
                         id: "quote", trigger: .rule(.phrase("every day at 9:00"), timeZone: nil),
-                        content: .fixed(NotificationContent(summary: "Quote")))
+                        content: .fixed(ChimeCore.NotificationContent(summary: "Quote")))
                 ])
             async let answer = app.reschedule(group, permission: strategy)
             let calls = s.server!.notifyCalls
@@ -177,14 +179,15 @@ import Testing
         try await Session.run { s in
             let a = try await s.app("org.example.A")
             let b = try await s.app("org.example.B")
-            let item = try await a.schedule(NotificationContent(summary: "A's"), at: Date().addingTimeInterval(3600))
+            let item = try await a.schedule(
+                ChimeCore.NotificationContent(summary: "A's"), at: Date().addingTimeInterval(3600))
             try await a.reschedule(
                 TimelineGroup(
                     id: "g",
                     entries: [
                         TimelineEntry(
                             id: "e", trigger: .at(Date().addingTimeInterval(3600)),
-                            content: .fixed(NotificationContent(summary: "A's group")))
+                            content: .fixed(ChimeCore.NotificationContent(summary: "A's group")))
                     ]))
             #expect(try await b.pending().isEmpty)
             #expect(try await b.groups().isEmpty)
@@ -208,9 +211,9 @@ import Testing
             s in
             let app = try await s.app("org.example.Busy")
             let far = Date().addingTimeInterval(3600)
-            for n in 0..<3 { _ = try await app.schedule(NotificationContent(summary: "n\(n)"), at: far) }
+            for n in 0..<3 { _ = try await app.schedule(ChimeCore.NotificationContent(summary: "n\(n)"), at: far) }
             do {
-                _ = try await app.schedule(NotificationContent(summary: "one too many"), at: far)
+                _ = try await app.schedule(ChimeCore.NotificationContent(summary: "one too many"), at: far)
                 Issue.record("a fourth item was accepted")
             } catch let error as ChimeError {
                 #expect(error.dbusName == "io.chime.Chime1.Error.LimitsExceeded")
@@ -296,7 +299,7 @@ import Testing
                 entries: [
                     TimelineEntry(
                         id: "q", trigger: .rule(.phrase("every day at 9:00"), timeZone: nil),
-                        content: .fixed(NotificationContent(summary: "Quote")))
+                        content: .fixed(ChimeCore.NotificationContent(summary: "Quote")))
                 ])
             try await app.reschedule(group)
             #expect(try await app.pending().count == 1)
@@ -427,7 +430,7 @@ import Testing
                     ])
             ])
             let id = try await app.schedule(
-                NotificationContent(summary: "Sam: lunch?"),
+                ChimeCore.NotificationContent(summary: "Sam: lunch?"),
                 trigger: TriggerWire(at: Date().addingTimeInterval(0.3)))
             _ = id
             try await app.reschedule(
@@ -533,7 +536,7 @@ import Testing
                 ActionCategory(
                     id: "pizza", actions: [CategoryAction(id: "order", title: "Order", options: [.foreground])])
             ])
-            var content = NotificationContent(summary: "Pizza Time")
+            var content = ChimeCore.NotificationContent(summary: "Pizza Time")
             content.desktopEntry = "org.example.PizzaDesktop"
             let id = try await app.reschedule(
                 TimelineGroup(
@@ -571,7 +574,8 @@ import Testing
             let closed = try await app.closedEvents()
             let actions = try await app.actionEvents()
             let first = try await app.schedule(
-                NotificationContent(summary: "One", actions: [NotificationAction(key: "open", label: "Open")]))
+                ChimeCore.NotificationContent(summary: "One", actions: [NotificationAction(key: "open", label: "Open")])
+            )
             try await s.awaitDelivered(notification: 1)
             try await s.serverEmits("NotificationClosed", "uu", [.uint32(1), .uint32(2)])
             var closedIterator = closed.makeAsyncIterator()
@@ -579,7 +583,8 @@ import Testing
             #expect(event.itemID == first && event.reason == "dismissed by the user")
 
             _ = try await app.schedule(
-                NotificationContent(summary: "Two", actions: [NotificationAction(key: "open", label: "Open")]))
+                ChimeCore.NotificationContent(summary: "Two", actions: [NotificationAction(key: "open", label: "Open")])
+            )
             try await s.awaitDelivered(notification: 2)
             try await s.serverEmits("ActivationToken", "us", [.uint32(2), .string("xdg-token")])
             try await s.choose("open", on: 2)
@@ -612,14 +617,14 @@ import Testing
             #expect(try await s.chime(["app", "deny", "org.example.Nag"]).status == 0)
             let nag = try await s.app("org.example.Nag", allowed: false)
             do {
-                _ = try await nag.schedule(NotificationContent(summary: "Buy now"))
+                _ = try await nag.schedule(ChimeCore.NotificationContent(summary: "Buy now"))
                 Issue.record("a denied app scheduled")
             } catch let error as ChimeError {
                 #expect(error.message.hasPrefix("deniedOnSystemLevel (denied-previously)"))
             }
             #expect(s.server!.notifyCalls.elements.isEmpty)
             #expect(try await s.chime(["app", "reset", "org.example.Nag"]).status == 0)
-            async let asked = nag.schedule(NotificationContent(summary: "Buy now"))
+            async let asked = nag.schedule(ChimeCore.NotificationContent(summary: "Buy now"))
             try await s.server!.notifyCalls.wait(forCount: 1)
             #expect(s.server!.notifyCalls.elements[0].summary == "org.example.Nag wants to schedule notifications")
             try await s.chimed!.waitForStderr(containing: "asking \"org.example.Nag wants")
@@ -660,6 +665,6 @@ func oneEntry(group: String, entry: String, in seconds: TimeInterval, summary: S
         entries: [
             TimelineEntry(
                 id: entry, trigger: .at(Date().addingTimeInterval(seconds)),
-                content: .fixed(NotificationContent(summary: summary)), category: category)
+                content: .fixed(ChimeCore.NotificationContent(summary: summary)), category: category)
         ])
 }

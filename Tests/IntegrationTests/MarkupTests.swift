@@ -39,9 +39,9 @@ import Testing
             let subtitle = "a <i>subtitle</i>"
             let tag = "Tag <x> & co"
             _ = try await client.schedule(
-                NotificationContent(summary: "Plain <summary>", subtitle: subtitle, body: body), at: at)
-            _ = try await client.schedule(NotificationContent(summary: tag, body: "<"), at: at)
-            _ = try await client.schedule(NotificationContent(summary: "third"), at: at)
+                ChimeCore.NotificationContent(summary: "Plain <summary>", subtitle: subtitle, body: body), at: at)
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: tag, body: "<"), at: at)
+            _ = try await client.schedule(ChimeCore.NotificationContent(summary: "third"), at: at)
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 2)
             let single = calls.elements[0]

@@ -161,7 +161,7 @@ import Testing
         try await Session.run { s in
             let app = try await s.app("org.example.Tea")
             let id = try await app.schedule(
-                NotificationContent(summary: "Steep"),
+                ChimeCore.NotificationContent(summary: "Steep"),
                 trigger: TriggerWire(at: Date().addingTimeInterval(3600), group: "kettle"))
             let pending = try await app.pending(group: "kettle")
             #expect(pending.map(\.id) == [id] && pending.first?.entry == "item-\(id)")
@@ -170,13 +170,15 @@ import Testing
                 groups.first?["owner"] as? String == "org.example.Tea" && groups.first?["id"] as? String == "kettle")
             #expect(try await s.chime(["group", "disable", "org.example.Tea/kettle"]).status == 0)
             do {
-                _ = try await app.schedule(NotificationContent(summary: "Again"), trigger: TriggerWire(group: "kettle"))
+                _ = try await app.schedule(
+                    ChimeCore.NotificationContent(summary: "Again"), trigger: TriggerWire(group: "kettle"))
                 Issue.record("an item joined a group the user turned off")
             } catch let error as ChimeError {
                 #expect(error.message.hasPrefix("deniedOnGroupLevel"), "\(error.message)")
             }
             await #expect(throws: ChimeError.self) {
-                _ = try await app.schedule(NotificationContent(summary: "x"), trigger: TriggerWire(group: "no/slash"))
+                _ = try await app.schedule(
+                    ChimeCore.NotificationContent(summary: "x"), trigger: TriggerWire(group: "no/slash"))
             }
         }
     }
@@ -251,7 +253,7 @@ import Testing
                     id: "pizza", actions: [CategoryAction(id: "order", title: "Order now")])
             ])
             let events = try await app.actionEvents()
-            var content = NotificationContent(summary: "Pizza Time")
+            var content = ChimeCore.NotificationContent(summary: "Pizza Time")
             content.category = "pizza"
             let id = try await app.schedule(content, trigger: TriggerWire())
             try await s.awaitDelivered(notification: 1)

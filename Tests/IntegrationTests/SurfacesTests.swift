@@ -129,23 +129,23 @@ import Testing
 
         // 3. ChimeKit's declarative API.
         let viaKit = try await Self.outcome { s, soon in
-            await ChimeNotifications.configure(.init(bus: .bus(s.bus.address), appID: Session.testAppID))
-            var stand = NotificationContent(summary: "Stand-up", body: "Room 4")
+            await LocalNotifications.configure(.init(bus: .bus(s.bus.address), appID: Session.testAppID))
+            var stand = ChimeCore.NotificationContent(summary: "Stand-up", body: "Room 4")
             stand.appName = "Standup"
             stand.icon = "dialog-information"
             stand.urgency = .critical
             stand.expireTimeout = 5000
             stand.actions = [NotificationAction(key: "ok", label: "OK")]
-            var daily = NotificationContent(summary: "Daily")
+            var daily = ChimeCore.NotificationContent(summary: "Daily")
             daily.appName = "Standup"
-            var later = NotificationContent(summary: "Later")
+            var later = ChimeCore.NotificationContent(summary: "Later")
             later.appName = "Standup"
-            try await ChimeNotifications.schedule(groupIdentifier: "standup") {
+            try await LocalNotifications.schedule(groupIdentifier: "standup") {
                 ExactlyAt(soon).schedule(content: stand).identifier("soon")
                 EveryDay().at(hour: 9, minute: 0).schedule(content: daily).identifier("daily")
                 ExactlyAt(Self.farAhead).schedule(content: later).identifier("later")
             }
-            await ChimeNotifications.configure(.init())
+            await LocalNotifications.configure(.init())
         }
 
         #expect(viaDBus.0.count == 3)

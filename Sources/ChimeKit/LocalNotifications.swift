@@ -1,0 +1,694 @@
+import ChimeCore
+import ChimeProtocol
+import DBusKit
+@_exported import Foundation
+import Foundation
+
+/// Where a group's `getTimeline` runs: on the main queue (the default, as NiceNotifications has it), or on
+/// any queue.
+public enum LocalNotificationsGroupContextPreference: Sendable {
+    case mainQueueOnly
+    case canRunOnAnyQueue
+}
+
+/// A notification group: one experience of an app (a daily quote, a weekly report) with its own timeline
+/// and its own permission, as NiceNotifications has it.
+///
+/// ```swift
+/// final class DailyQuoteGroup: LocalNotificationsGroup {
+///     let groupIdentifier: String = "dailyQuote"
+///     func getTimeline(completion: @escaping (NotificationsTimeline) -> ()) {
+///         completion(NotificationsTimeline {
+///             EveryDay(forDays: 50, starting: .today).at(hour: 9, minute: 00).schedule(title: "Storms make oaks take deeper root.")
+///         })
+///     }
+/// }
+/// LocalNotifications.reschedule(group: DailyQuoteGroup(), permissionStrategy: .askSystemPermissionIfNeeded)
+/// ```
+public protocol LocalNotificationsGroup {
+    /// Letters, digits, `-`, `_` and `.`; unique among the app's groups.
+    var groupIdentifier: String { get }
+    /// Where `getTimeline` is called; `.mainQueueOnly` by default (the main queue runs while an async `main`
+    /// waits, or under `dispatchMain()`).
+    var preferredExecutionContext: LocalNotificationsGroupContextPreference { get }
+    /// Makes the whole timeline, fresh each time the group is rescheduled; call `completion` once.
+    func getTimeline(completion: @escaping (NotificationsTimeline) -> Void)
+    /// What happens to occurrences missed while chimed could not deliver them; nil: chimed's default.
+    var missedPolicy: MissedPolicy? { get }
+}
+
+extension LocalNotificationsGroup {
+    public var preferredExecutionContext: LocalNotificationsGroupContextPreference { .mainQueueOnly }
+    public var missedPolicy: MissedPolicy? { nil }
+}
+
+/// A group whose timeline is made by async code, for apps written with Swift concurrency.
+public protocol NotificationGroup: LocalNotificationsGroup, Sendable {
+    /// The whole timeline, made fresh each time the group is rescheduled.
+    var timeline: NotificationsTimeline { get async }
+}
+
+extension NotificationGroup {
+    public var preferredExecutionContext: LocalNotificationsGroupContextPreference { .canRunOnAnyQueue }
+
+    public func getTimeline(completion: @escaping (NotificationsTimeline) -> Void) {
+        let box = UncheckedBox(completion)
+        Task { box.value(await timeline) }
+    }
+}
+
+/// A group made in one call by `LocalNotifications.schedule { … }`; keep it to remove or reschedule it.
+public struct ScheduledGroup: NotificationGroup {
+    public let groupIdentifier: String
+    let entries: [NotificationsTimeline.Entry]
+    /// What the scheduling changed, entry by entry (the async `schedule` fills it in).
+    public internal(set) var changes: [EntryChange] = []
+
+    public var timeline: NotificationsTimeline { NotificationsTimeline(entries: entries) }
+}
+
+/// The NiceNotifications API against chimed: groups with declarative timelines, permission strategies and
+/// direct requests. Every call has a completion-handler form, as NiceNotifications has it, and an async form.
+/// Completion handlers are called on no particular thread.
+///
+/// Calls go over the bus `Configuration.bus`, as the app `Configuration.appID` when one is set (the
+/// connection then owns that name; chimed knows the app by it), otherwise as the executable.
+public enum LocalNotifications {
+    /// Where and how ChimeKit talks to chimed.
+    public struct Configuration: Sendable {
+        /// The bus chimed serves.
+        public var bus: DBusConnection.Address
+        /// The app's reverse-DNS id (`org.example.Quote`); nil: chimed names the app after the executable.
+        public var appID: String?
+        /// How far ahead content made by closures is made and sent.
+        public var horizon: TimeInterval
+        /// At most this many occurrences per closure entry are made ahead.
+        public var materializationLimit: Int
+        /// While the app runs, reschedule groups with closure content before their horizon runs out.
+        public var refreshesWhileRunning: Bool
+
+        public init(
+            bus: DBusConnection.Address = .session, appID: String? = nil, horizon: TimeInterval = 7 * 86_400,
+            materializationLimit: Int = 64, refreshesWhileRunning: Bool = true
+        ) {
+            self.bus = bus
+            self.appID = appID
+            self.horizon = horizon
+            self.materializationLimit = materializationLimit
+            self.refreshesWhileRunning = refreshesWhileRunning
+        }
+    }
+
+    static let center = Center()
+    static let order = CallOrder()
+
+    /// Sets where the calls go; closes an earlier connection and stops its refreshes.
+    public static func configure(_ configuration: Configuration) async {
+        await center.configure(configuration)
+    }
+
+    /// The connection the calls use (made on first use), for ChimeClient's fuller API.
+    public static func client() async throws(ChimeError) -> ChimeClient {
+        try await center.client()
+    }
+
+    // MARK: Scheduling
+
+    /// Schedules a timeline as a new group and returns it (keep it to remove or reschedule it later). Without
+    /// an identifier the group gets a fresh one (`timeline-UUID`).
+    @discardableResult
+    nonisolated(nonsending) public static func schedule(
+        groupIdentifier: String? = nil, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded,
+        @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry]
+    ) async throws(ChimeError) -> ScheduledGroup {
+        var group = ScheduledGroup(
+            groupIdentifier: groupIdentifier ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
+        group.changes = try await reschedule(group: group, permissionStrategy: permissionStrategy)
+        return group
+    }
+
+    /// Schedules a timeline as a new group; returns the group at once and reports the outcome to `completion`.
+    @discardableResult
+    public static func schedule(
+        permissionStrategy: PermissionStrategy, group: String? = nil,
+        @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry],
+        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+    ) -> ScheduledGroup {
+        let group = ScheduledGroup(
+            groupIdentifier: group ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
+        submit(completion) { () async throws(ChimeError) in
+            _ = try await reschedule(group: group, permissionStrategy: permissionStrategy)
+        }
+        return group
+    }
+
+    /// Schedules one notification at `trigger` (`Tomorrow().at(hour: 20, minute: 15)`).
+    @discardableResult
+    public static func schedule(
+        content: UNNotificationContent, at trigger: some NotificationTrigger,
+        permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
+    ) async throws(ChimeError) -> ScheduledGroup {
+        let fixed = try fixedContent(content)
+        return try await schedule(permissionStrategy: permissionStrategy) { trigger.schedule(content: fixed) }
+    }
+
+    /// Schedules one notification at `trigger`; returns its group at once and reports the outcome.
+    @discardableResult
+    public static func schedule(
+        content: UNNotificationContent, at trigger: some NotificationTrigger, permissionStrategy: PermissionStrategy,
+        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+    ) -> ScheduledGroup {
+        let snapshot = content.mutableCopy() as? UNMutableNotificationContent
+        return schedule(
+            permissionStrategy: permissionStrategy, { trigger.schedule(with: snapshot) }, completion: completion)
+    }
+
+    /// Replaces the group's whole timeline with a fresh one from the group; entries whose id and definition
+    /// did not change keep their state. When the strategy says no, the error's `isPermissionDenied` is true.
+    @discardableResult
+    public static func reschedule(
+        group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
+    ) async throws(ChimeError) -> [EntryChange] {
+        let id = group.groupIdentifier
+        guard let strategy = try await permissionStrategy.resolve(group: id) else {
+            throw ChimeError(.rejected, "group \(id) is not allowed", dbusName: ChimeBus.ErrorName.permissionDenied)
+        }
+        let timeline = await timeline(of: group)
+        return try await center.reschedule(
+            id: id, timeline: timeline, missedPolicy: group.missedPolicy, strategy: strategy)
+    }
+
+    /// Replaces the group's whole timeline; `completion(true)` when it was scheduled.
+    public static func reschedule(
+        group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy,
+        completion: (@Sendable (Bool) -> Void)? = nil
+    ) {
+        rescheduleLater(UncheckedBox(group), permissionStrategy, completion)
+    }
+
+    private static func rescheduleLater(
+        _ box: UncheckedBox<any LocalNotificationsGroup>, _ permissionStrategy: PermissionStrategy,
+        _ completion: (@Sendable (Bool) -> Void)?
+    ) {
+        submit({ result in completion?(result.isSuccess) }) { () async throws(ChimeError) in
+            _ = try await reschedule(group: box.value, permissionStrategy: permissionStrategy)
+        }
+    }
+
+    /// Schedules a UserNotifications request as it is, after the permission strategy allows it.
+    public static func directSchedule(
+        request: UNNotificationRequest, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
+    ) async throws(ChimeError) {
+        guard let strategy = try await permissionStrategy.resolve(group: nil) else {
+            throw ChimeError(.rejected, "not allowed", dbusName: ChimeBus.ErrorName.permissionDenied)
+        }
+        do {
+            try await UNUserNotificationCenter.current().schedule(request, strategy: strategy)
+        } catch {
+            throw error.chimeError ?? ChimeError(.rejected, error.message)
+        }
+    }
+
+    /// Schedules a UserNotifications request as it is; reports the outcome to `completion`.
+    public static func directSchedule(
+        request: UNNotificationRequest, permissionStrategy: PermissionStrategy,
+        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+    ) {
+        submit(completion) { () async throws(ChimeError) in
+            try await directSchedule(request: request, permissionStrategy: permissionStrategy)
+        }
+    }
+
+    /// Removes the group and everything it has pending.
+    public static func remove(group: some LocalNotificationsGroup) async throws(ChimeError) {
+        try await remove(groupIdentifier: group.groupIdentifier)
+    }
+
+    /// Removes the group and everything it has pending.
+    public static func remove(group: some LocalNotificationsGroup) {
+        let id = group.groupIdentifier
+        submit(nil) { () async throws(ChimeError) in try await remove(groupIdentifier: id) }
+    }
+
+    /// Removes the group and everything it has pending.
+    public static func remove(groupIdentifier: String) async throws(ChimeError) {
+        try await center.remove(groupIdentifier)
+    }
+
+    /// Turns the group off: nothing of it stays pending and reschedules are refused until it is allowed
+    /// again (by a strategy with `allowAutomatically`, the user, or `enable`).
+    public static func disable(group: some LocalNotificationsGroup) async throws(ChimeError) {
+        try await center.setEnabled(group.groupIdentifier, false)
+    }
+
+    /// Turns the group off.
+    public static func disable(group: some LocalNotificationsGroup) {
+        let id = group.groupIdentifier
+        submit(nil) { () async throws(ChimeError) in try await center.setEnabled(id, false) }
+    }
+
+    /// Turns the group on again (not possible for a group the user turned off).
+    public static func enable(group: some LocalNotificationsGroup) async throws(ChimeError) {
+        try await center.setEnabled(group.groupIdentifier, true)
+    }
+
+    // MARK: Permissions
+
+    /// Runs `strategy` without scheduling (the user may be asked; this waits for the answer).
+    public static func requestPermission(strategy: PermissionStrategy, group: String? = nil) async throws(ChimeError)
+        -> PermissionResult
+    {
+        guard let resolved = try await strategy.resolve(group: group) else { return .deniedOnGroupLevel }
+        switch try await client().requestPermission(resolved, group: group).outcome {
+        case "allowed": return .allowed
+        case "deniedOnGroupLevel": return .deniedOnGroupLevel
+        default: return .deniedOnSystemLevel
+        }
+    }
+
+    /// Runs `strategy` without scheduling; `completion(true)` when allowed, false when denied or chimed
+    /// cannot be asked.
+    public static func requestPermission(
+        strategy: PermissionStrategy, completion: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
+        Task { completion((try? await requestPermission(strategy: strategy).isAllowed) ?? false) }
+    }
+
+    /// Whether the group's notifications would be shown now: allowed by the user at both levels.
+    public static func currentAuthorizationStatus(
+        forGroup group: some LocalNotificationsGroup,
+        completion: @escaping @Sendable (FinalAuthorizationStatus) -> Void
+    ) {
+        let id = group.groupIdentifier
+        Task {
+            guard let both = try? await client().authorization(group: id) else { return completion(.disabled) }
+            if both.system != AuthorizationStatus.allowed.rawValue, both.system != "undetermined" {
+                return completion(.systemDenied)
+            }
+            completion(both.group == AuthorizationStatus.allowed.rawValue ? .enabled : .disabled)
+        }
+    }
+
+    /// The app's system-level permission: whether the user allows it to notify at all.
+    public enum SystemAuthorization {
+        public typealias Status = AuthorizationStatus
+
+        public static func current() async throws(ChimeError) -> Status {
+            let text = try await client().authorization().system
+            guard let status = AuthorizationStatus(rawValue: text) else {
+                throw ChimeError(.protocolError, "chimed answered an unknown status \"\(text)\"")
+            }
+            return status
+        }
+
+        /// The status, or `.undetermined` when chimed cannot be asked.
+        public static func getCurrent(_ completion: @escaping @Sendable (Status) -> Void) {
+            Task { completion((try? await current()) ?? .undetermined) }
+        }
+    }
+
+    /// A group's permission: whether it is enabled.
+    public enum GroupLevelAuthorization {
+        public typealias Status = GroupAuthorization
+
+        public static func current(forGroup group: String) async throws(ChimeError) -> Status {
+            switch try await client().authorization(group: group).group {
+            case AuthorizationStatus.allowed.rawValue: return .allowed
+            case AuthorizationStatus.deniedPreviously.rawValue, AuthorizationStatus.deniedNow.rawValue: return .denied
+            case AuthorizationStatus.undetermined.rawValue: return .notAsked
+            case let other: throw ChimeError(.protocolError, "chimed answered an unknown status \"\(other ?? "")\"")
+            }
+        }
+
+        /// The status, read from chimed before returning (this blocks the calling thread for the round trip,
+        /// at most 5 s); `.notAsked` when chimed cannot be asked.
+        public static func getCurrent(forGroup group: String) -> Status {
+            blocking(timeout: 5, fallback: .notAsked) { try? await current(forGroup: group) }
+        }
+
+        /// The status, or `.notAsked` when chimed cannot be asked.
+        public static func getCurrent(forGroup group: String, completion: @escaping @Sendable (Status) -> Void) {
+            Task { completion((try? await current(forGroup: group)) ?? .notAsked) }
+        }
+    }
+
+    // MARK: Events
+
+    /// The actions chosen on this app's notifications from now on.
+    public static func actionEvents() async throws(ChimeError) -> AsyncStream<ChimeClient.ActionEvent> {
+        try await client().actionEvents()
+    }
+}
+
+// MARK: - Results
+
+extension LocalNotifications {
+    /// How a scheduling call ended.
+    public enum SchedulingResult: Sendable {
+        case scheduledSuccesfully
+        case systemError(any Error)
+        case deniedOnGroupLevel
+        case deniedOnSystemLevel
+
+        public var isSuccess: Bool {
+            if case .scheduledSuccesfully = self { return true }
+            return false
+        }
+
+        init(_ result: Result<Void, ChimeError>) {
+            switch result {
+            case .success: self = .scheduledSuccesfully
+            case .failure(let error) where error.isPermissionDenied:
+                self = error.message.contains("group") ? .deniedOnGroupLevel : .deniedOnSystemLevel
+            case .failure(let error): self = .systemError(error)
+            }
+        }
+    }
+
+    /// How a permission request ended.
+    public enum PermissionResult: Sendable {
+        case allowed
+        case deniedOnSystemLevel
+        case deniedOnGroupLevel
+
+        public var isAllowed: Bool { self == .allowed }
+        public var isDenied: Bool { !isAllowed }
+    }
+
+    /// Both levels at once, for a group.
+    public enum FinalAuthorizationStatus: Sendable {
+        case enabled
+        case disabled
+        case systemDenied
+
+        public var isEnabled: Bool { self == .enabled }
+    }
+}
+
+// MARK: - Permission strategies
+
+extension LocalNotifications {
+    /// NiceNotifications' permission strategy: the group level first, then, if it passes, the system level.
+    public struct PermissionStrategy: Sendable {
+        public var groupLevel: GroupLevel
+        public var systemLevel: SystemLevel
+
+        public init(groupLevel: GroupLevel, systemLevel: SystemLevel) {
+            self.groupLevel = groupLevel
+            self.systemLevel = systemLevel
+        }
+
+        /// Ask for the app's consent when it was never given; schedule when given.
+        public static let askSystemPermissionIfNeeded = PermissionStrategy(
+            groupLevel: .bypass, systemLevel: .askPermission)
+        /// Schedule only when the app's consent was given before; never ask.
+        public static let scheduleIfSystemAllowed = PermissionStrategy(
+            groupLevel: .bypass, systemLevel: .ifAlreadyAllowed)
+
+        /// Ask for the group with `prePermission`, then for the app's consent if needed.
+        public static func askWithPrePermission(
+            _ mode: GroupLevel.AskPermissionMode, prePermission: ApplicationLevelPermissionAsker
+        ) -> PermissionStrategy {
+            PermissionStrategy(groupLevel: .askPermission(mode, prePermission), systemLevel: .askPermission)
+        }
+
+        /// The system level.
+        public enum SystemLevel: Sendable {
+            /// Ask for the app's consent if it is undetermined.
+            case askPermission
+            /// Go on only if the app's consent was given before.
+            case ifAlreadyAllowed
+        }
+
+        /// The group level.
+        public enum GroupLevel: Sendable {
+            /// Store the group as allowed (overwriting a denial), then go on.
+            case allowAutomatically
+            /// Go on if the group is allowed; otherwise ask (as the mode permits), store the answer, go on if yes.
+            case askPermission(AskPermissionMode, ApplicationLevelPermissionAsker)
+            /// Go on only if the group was allowed before.
+            case ifAlreadyAllowed
+            /// Go on only if the other group (by identifier) is allowed.
+            case ifAllowedGroup(String)
+            /// Skip the group level, leaving its stored decision alone.
+            case bypass
+
+            public typealias AskPermissionMode = ChimeCore.AskPermissionMode
+
+            /// Go on only if the other group is allowed.
+            public static func ifAllowed(other: some LocalNotificationsGroup) -> GroupLevel {
+                .ifAllowedGroup(other.groupIdentifier)
+            }
+        }
+
+        /// The strategy as chimed evaluates it, or nil when an app-side asker said no. An asker with a
+        /// closure is run here, in the app; the answer is stored in chimed as the group's switch.
+        func resolve(group: String?) async throws(ChimeError) -> ChimeCore.PermissionStrategy? {
+            let system: SystemPermissionStrategy = systemLevel == .askPermission ? .askPermission : .ifAlreadyAllowed
+            let level: GroupPermissionStrategy
+            switch groupLevel {
+            case .allowAutomatically: level = .allowAutomatically
+            case .ifAlreadyAllowed: level = .ifAlreadyAllowed
+            case .ifAllowedGroup(let other): level = .ifAllowed(otherGroup: other)
+            case .bypass: level = .bypass
+            case .askPermission(let mode, let asker):
+                switch asker.kind {
+                case .prompt(let prompt): level = .askPermission(mode, prompt)
+                case .custom(let ask):
+                    guard let group else { level = .bypass; break }
+                    switch try await GroupLevelAuthorization.current(forGroup: group) {
+                    case .allowed: level = .ifAlreadyAllowed
+                    case .denied where mode == .once: return nil
+                    case .denied, .notAsked:
+                        let yes = await withCheckedContinuation { continuation in
+                            let once = OnceFlag()
+                            ask { result in
+                                if once.claim() { continuation.resume(returning: (try? result.get()) ?? false) }
+                            }
+                        }
+                        guard yes else {
+                            try? await center.setEnabled(group, false)
+                            return nil
+                        }
+                        level = .allowAutomatically
+                    }
+                }
+            }
+            return ChimeCore.PermissionStrategy(group: level, system: system)
+        }
+    }
+
+    /// Asks the user whether a group may notify. `.defaultAlert` and `.alert(…)` have chimed ask with a
+    /// notification with two buttons (the desktop has no view controller to present an alert on); a custom
+    /// asker runs in the app and calls back with the answer.
+    public struct ApplicationLevelPermissionAsker: Sendable {
+        enum Kind: Sendable {
+            case prompt(PermissionPrompt)
+            case custom(@Sendable (@escaping @Sendable (Result<Bool, any Error>) -> Void) -> Void)
+        }
+
+        let kind: Kind
+
+        /// An asker of the app's own: ask, then call `completion` with the answer.
+        public init(
+            askPermission:
+                @escaping @Sendable (_ completion: @escaping @Sendable (Result<Bool, any Error>) -> Void)
+                -> Void
+        ) {
+            kind = .custom(askPermission)
+        }
+
+        init(prompt: PermissionPrompt) { kind = .prompt(prompt) }
+
+        /// chimed's question in English: "Allow notifications?".
+        public static let defaultAlert = ApplicationLevelPermissionAsker(prompt: PermissionPrompt())
+
+        /// chimed's question with these texts.
+        public static func alert(
+            title: String, message: String, noActionTitle: String = PermissionPrompt.defaultDenyLabel,
+            yesActionTitle: String = PermissionPrompt.defaultAllowLabel
+        ) -> ApplicationLevelPermissionAsker {
+            ApplicationLevelPermissionAsker(
+                prompt: PermissionPrompt(
+                    title: title, message: message, allowLabel: yesActionTitle, denyLabel: noActionTitle))
+        }
+
+        /// Asks (for a custom asker: runs it).
+        public func askPermission(completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+            switch kind {
+            case .custom(let ask): ask(completion)
+            case .prompt: completion(.failure(ChimeError(.rejected, "chimed asks this question itself")))
+            }
+        }
+    }
+}
+
+// MARK: - Plumbing
+
+extension LocalNotifications {
+    /// Runs `work` after every call submitted before it (so `setNotificationCategories` then `add` happen in
+    /// that order, as the code reads), then reports to `completion`.
+    static func submit(
+        _ completion: (@Sendable (SchedulingResult) -> Void)?,
+        _ work: @escaping @Sendable () async throws(ChimeError) -> Void
+    ) {
+        let task = order.enqueue(work)
+        Task { completion?(SchedulingResult(await task.value)) }
+    }
+
+    /// The group's timeline, made where the group prefers.
+    static func timeline(of group: any LocalNotificationsGroup) async -> NotificationsTimeline {
+        if let group = group as? any NotificationGroup { return await group.timeline }
+        let box = UncheckedBox(group)
+        let onMain = group.preferredExecutionContext == .mainQueueOnly
+        return await withCheckedContinuation { continuation in
+            let once = OnceFlag()
+            let make: @Sendable () -> Void = {
+                box.value.getTimeline { timeline in
+                    if once.claim() { continuation.resume(returning: timeline) }
+                }
+            }
+            if onMain { DispatchQueue.main.async(execute: make) } else { DispatchQueue.global().async(execute: make) }
+        }
+    }
+
+    static func fixedContent(_ content: UNNotificationContent) throws(ChimeError) -> ChimeCore.NotificationContent {
+        do {
+            return try content.wire()
+        } catch {
+            throw error.chimeError ?? ChimeError(.rejected, error.message)
+        }
+    }
+
+    /// Waits on this thread for `work`, at most `timeout` seconds.
+    static func blocking<T: Sendable>(timeout: TimeInterval, fallback: T, _ work: @escaping @Sendable () async -> T?)
+        -> T
+    {
+        let result = UncheckedBox<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            result.value = await work()
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + timeout) == .success else { return fallback }
+        return result.value ?? fallback
+    }
+}
+
+extension LocalNotifications {
+    /// The shared state: the configuration, the connection, the order of calls, and the refresh of groups
+    /// with closure content.
+    actor Center {
+        var configuration = Configuration()
+        var connection: ChimeClient?
+        var refreshes: [String: Task<Void, Never>] = [:]
+
+        func configure(_ configuration: Configuration) {
+            connection?.close()
+            connection = nil
+            for task in refreshes.values { task.cancel() }
+            refreshes = [:]
+            self.configuration = configuration
+        }
+
+        func client() async throws(ChimeError) -> ChimeClient {
+            if let connection { return connection }
+            let made =
+                if let appID = configuration.appID {
+                    try await ChimeClient.connect(configuration.bus, owning: appID)
+                } else {
+                    try await ChimeClient.connect(configuration.bus)
+                }
+            if let connection {  // another call connected meanwhile
+                made.close()
+                return connection
+            }
+            connection = made
+            return made
+        }
+
+        var appID: String? { configuration.appID }
+
+        func reschedule(
+            id: String, timeline: NotificationsTimeline, missedPolicy: MissedPolicy?,
+            strategy: ChimeCore.PermissionStrategy, entryID: String? = nil
+        ) async throws(ChimeError) -> [EntryChange] {
+            let now = Date()
+            let (entries, refreshBy) = try await timeline.materialize(
+                now: now, timeZone: .current, horizon: configuration.horizon,
+                limit: configuration.materializationLimit)
+            let named =
+                entryID.map { id in
+                    entries.map {
+                        var e = $0
+                        e.id = id
+                        return e
+                    }
+                } ?? entries
+            let group = TimelineGroup(id: id, settings: GroupSettings(missedPolicy: missedPolicy), entries: named)
+            let changes = try await client().reschedule(group, permission: strategy)
+            refreshes.removeValue(forKey: id)?.cancel()
+            if let refreshBy, configuration.refreshesWhileRunning {
+                let wait = max(1, refreshBy.timeIntervalSince(now) / 2)
+                refreshes[id] = Task { [weak self] in
+                    try? await Task.sleep(for: .seconds(wait))
+                    guard !Task.isCancelled, let self else { return }
+                    // The user was asked (or not) the first time; a refresh never asks again.
+                    _ = try? await self.reschedule(
+                        id: id, timeline: timeline, missedPolicy: missedPolicy,
+                        strategy: .scheduleIfSystemAllowed)
+                }
+            }
+            return changes
+        }
+
+        func remove(_ id: String) async throws(ChimeError) {
+            refreshes.removeValue(forKey: id)?.cancel()
+            try await client().removeGroup(id)
+        }
+
+        func setEnabled(_ id: String, _ enabled: Bool) async throws(ChimeError) {
+            if !enabled { refreshes.removeValue(forKey: id)?.cancel() }
+            try await client().setGroupEnabled(id, enabled)
+        }
+    }
+}
+
+/// Runs submitted work one after another, in the order `enqueue` was called (which is the order of the
+/// calls, as enqueueing happens before a call returns).
+final class CallOrder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: Task<Void, Never>?
+
+    func enqueue(_ work: @escaping @Sendable () async throws(ChimeError) -> Void) -> Task<
+        Result<Void, ChimeError>, Never
+    > {
+        lock.withLock {
+            let previous = last
+            let task = Task<Result<Void, ChimeError>, Never> {
+                await previous?.value
+                do throws(ChimeError) {
+                    try await work()
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            last = Task { _ = await task.value }
+            return task
+        }
+    }
+
+    /// Waits for everything enqueued so far.
+    func drain() async {
+        _ = await enqueue { () async throws(ChimeError) in }.value
+    }
+}
+
+/// Carries a value the compiler cannot prove sendable across an isolation boundary. Used where the
+/// vocabulary's contract already says where the value is used (a group's `getTimeline` on the main queue; a
+/// result written before a semaphore is signalled and read after).
+final class UncheckedBox<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,330 @@
+import ChimeCore
+import ChimeProtocol
+import Foundation
+
+/// What an app hears of its notifications: implement either form of each method (the async one wins).
+/// `userNotificationCenter(_:didReceive:)` is called for an action chosen, a click (the default action), a
+/// dismissal (for categories with `.customDismissAction`) and a text reply, while the app runs; actions
+/// chosen while it was not running are handed over when the delegate is set.
+public protocol UNUserNotificationCenterDelegate: AnyObject {
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void)
+    func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async
+        -> UNNotificationPresentationOptions
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void)
+    func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async
+    func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?)
+}
+
+extension UNUserNotificationCenterDelegate {
+    public func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
+        completionHandler([.banner, .list, .sound, .badge])
+    }
+
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification)
+        async -> UNNotificationPresentationOptions
+    {
+        await withCheckedContinuation { continuation in
+            let once = OnceFlag()
+            userNotificationCenter(center, willPresent: notification) { options in
+                if once.claim() { continuation.resume(returning: options) }
+            }
+        }
+    }
+
+    public func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void
+    ) {
+        completionHandler()
+    }
+
+    public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse)
+        async
+    {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            userNotificationCenter(center, didReceive: response) { if once.claim() { continuation.resume() } }
+        }
+    }
+
+    public func userNotificationCenter(
+        _ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?
+    ) {}
+}
+
+/// UserNotifications' notification center, on chimed: `UNUserNotificationCenter.current()` schedules,
+/// lists and removes this app's requests and delivered notifications and tells its delegate what the user
+/// did. It uses the connection `LocalNotifications.configure` set up. Each request lives in chimed as a group
+/// named `request.<identifier>`, so adding a request with the identifier of a pending one replaces it.
+/// Calls without `async` run in the order they were made; their completion handlers are called on no
+/// particular thread.
+public final class UNUserNotificationCenter: @unchecked Sendable {
+    private static let shared = UNUserNotificationCenter()
+
+    /// The app's center.
+    public static func current() -> UNUserNotificationCenter { shared }
+
+    private let lock = NSLock()
+    private weak var _delegate: (any UNUserNotificationCenterDelegate)?
+    private var listening: Task<Void, Never>?
+    private var categories: [String: UNNotificationCategory] = [:]
+    /// The content of the requests this process added, by identifier: a response hands it back whole.
+    private var added: [String: UNNotificationRequest] = [:]
+
+    init() {}
+
+    /// The object told of the user's responses (held weakly, as in UserNotifications). Setting it starts
+    /// listening to chimed and hands over the actions chosen while the app was not running.
+    public var delegate: (any UNUserNotificationCenterDelegate)? {
+        get { lock.withLock { _delegate } }
+        set {
+            lock.withLock {
+                _delegate = newValue
+                if newValue != nil, listening == nil { listening = Task { await self.listen() } }
+            }
+        }
+    }
+
+    static let requestPrefix = "request."
+
+    // MARK: Authorization
+
+    /// Asks the user for the app's consent when it was never given; true when given.
+    public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
+        do {
+            return try await LocalNotifications.requestPermission(strategy: .askSystemPermissionIfNeeded).isAllowed
+        } catch {
+            throw UNError(error)
+        }
+    }
+
+    public func requestAuthorization(
+        options: UNAuthorizationOptions = [], completionHandler: @escaping @Sendable (Bool, (any Error)?) -> Void
+    ) {
+        Task {
+            do {
+                completionHandler(try await requestAuthorization(options: options), nil)
+            } catch {
+                completionHandler(false, error)
+            }
+        }
+    }
+
+    /// The app's settings: authorized when the user consented.
+    public func notificationSettings() async -> UNNotificationSettings {
+        let status: UNAuthorizationStatus
+        switch try? await LocalNotifications.SystemAuthorization.current() {
+        case .allowed?: status = .authorized
+        case .deniedNow?, .deniedPreviously?: status = .denied
+        case .undetermined?, nil: status = .notDetermined
+        }
+        return UNNotificationSettings(authorizationStatus: status)
+    }
+
+    public func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {
+        Task { completionHandler(await notificationSettings()) }
+    }
+
+    // MARK: Categories
+
+    /// Replaces the app's categories: a notification whose `categoryIdentifier` names one shows its actions.
+    public func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
+        lock.withLock { self.categories = Dictionary(categories.map { ($0.identifier, $0) }) { a, _ in a } }
+        let registered = categories.map(\.actionCategory).sorted { $0.id < $1.id }
+        LocalNotifications.submit(nil) { () async throws(ChimeError) in
+            try await LocalNotifications.client().registerCategories(registered)
+        }
+    }
+
+    public func notificationCategories() async -> Set<UNNotificationCategory> {
+        lock.withLock { Set(categories.values) }
+    }
+
+    public func getNotificationCategories(completionHandler: @escaping @Sendable (Set<UNNotificationCategory>) -> Void)
+    {
+        completionHandler(lock.withLock { Set(categories.values) })
+    }
+
+    // MARK: Requests
+
+    /// Schedules the request (replacing a pending one with its identifier). Fails when the app has not been
+    /// allowed to notify, and for a repeating time interval under 60 seconds, as iOS does.
+    public func add(_ request: UNNotificationRequest) async throws {
+        let result = LocalNotifications.order.enqueue { () async throws(ChimeError) in
+            do throws(UNError) {
+                try await self.schedule(request, strategy: .scheduleIfSystemAllowed)
+            } catch {
+                throw error.chimeError ?? ChimeError(.rejected, error.message)
+            }
+        }
+        if case .failure(let error) = await result.value { throw UNError(error) }
+    }
+
+    public func add(
+        _ request: UNNotificationRequest,
+        withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+    ) {
+        LocalNotifications.submit({ result in
+            switch result {
+            case .scheduledSuccesfully: completionHandler?(nil)
+            case .systemError(let error): completionHandler?(error)
+            case .deniedOnGroupLevel, .deniedOnSystemLevel:
+                completionHandler?(UNError(.notificationsNotAllowed, "notifications are not allowed for this app"))
+            }
+        }) { () async throws(ChimeError) in
+            do throws(UNError) {
+                try await self.schedule(request, strategy: .scheduleIfSystemAllowed)
+            } catch {
+                throw error.chimeError ?? ChimeError(.rejected, error.message)
+            }
+        }
+    }
+
+    /// Sends the request to chimed as the group `request.<identifier>`.
+    func schedule(_ request: UNNotificationRequest, strategy: ChimeCore.PermissionStrategy) async throws(UNError) {
+        do {
+            try TimelineGroup.validateIdentifier(request.identifier, what: "request identifier")
+        } catch {
+            throw UNError(.contentProvidingInvalid, error.message)
+        }
+        let content = try request.content.wire()
+        let now = Date()
+        let resolved = try request.trigger?.resolved(now: now, timeZone: .current) ?? ResolvedTrigger(.at(now))
+        let trigger = FixedTrigger(resolved: resolved)
+        do {
+            _ = try await LocalNotifications.center.reschedule(
+                id: Self.requestPrefix + request.identifier,
+                timeline: NotificationsTimeline { trigger.schedule(content: content) }, missedPolicy: nil,
+                strategy: strategy, entryID: "request")
+        } catch {
+            throw UNError(error)
+        }
+        lock.withLock { added[request.identifier] = request }
+    }
+
+    /// The app's pending requests, soonest first. A request of a `LocalNotifications` group is named
+    /// `<group>.<entry>`.
+    public func pendingNotificationRequests() async -> [UNNotificationRequest] {
+        await LocalNotifications.order.drain()  // after the calls made before it
+        guard let items = try? await LocalNotifications.client().pending() else { return [] }
+        return items.map { item in
+            let identifier = Self.identifier(group: item.group, entry: item.entry, item: item.id)
+            let known = lock.withLock { added[identifier] }
+            let content =
+                known?.content ?? UNNotificationContent.from(ChimeCore.NotificationContent(summary: item.summary))
+            return UNNotificationRequest(
+                identifier: identifier, content: content,
+                trigger: known?.trigger ?? UNChimeNotificationTrigger(date: item.fireDate, rule: item.rule))
+        }
+    }
+
+    public func getPendingNotificationRequests(
+        completionHandler: @escaping @Sendable ([UNNotificationRequest]) -> Void
+    ) {
+        Task { completionHandler(await pendingNotificationRequests()) }
+    }
+
+    /// Removes the pending requests with these identifiers; unknown ones are ignored.
+    public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
+        let groups = identifiers.map { Self.requestPrefix + $0 }
+        lock.withLock { for id in identifiers { added.removeValue(forKey: id) } }
+        LocalNotifications.submit(nil) { () async throws(ChimeError) in
+            for group in groups {
+                do throws(ChimeError) {
+                    try await LocalNotifications.remove(groupIdentifier: group)
+                } catch  where error.kind == .notFound {}
+            }
+        }
+    }
+
+    /// Removes every pending request of the app.
+    public func removeAllPendingNotificationRequests() {
+        lock.withLock { added.removeAll() }
+        LocalNotifications.submit(nil) { () async throws(ChimeError) in
+            let client = try await LocalNotifications.client()
+            for item in try await client.pending() {
+                if let group = item.group {
+                    do throws(ChimeError) {
+                        try await client.removeGroup(group)
+                    } catch  where error.kind == .notFound {}
+                } else {
+                    do throws(ChimeError) {
+                        try await client.cancel(item.id)
+                    } catch  where error.kind == .notFound {}
+                }
+            }
+        }
+    }
+
+    // MARK: Responses
+
+    static func identifier(group: String?, entry: String?, item: UInt64) -> String {
+        guard let group else { return String(item) }
+        if group.hasPrefix(requestPrefix) { return String(group.dropFirst(requestPrefix.count)) }
+        return entry.map { "\(group).\($0)" } ?? group
+    }
+
+    /// Listens to chimed for this app's actions and closes, and tells the delegate.
+    private func listen() async {
+        guard let client = try? await LocalNotifications.client(), let events = try? await client.itemEvents() else {
+            lock.withLock { listening = nil }
+            return
+        }
+        for action in (try? await client.takeActions()) ?? [] { await respond(to: action) }
+        for await event in events {
+            switch event {
+            case .action(let action): await respond(to: action)
+            case .closed(let closed):
+                guard closed.reason == "dismissed by the user" else { continue }
+                let identifier = Self.identifier(group: closed.group, entry: closed.entry, item: closed.itemID)
+                let request = await self.request(identifier)
+                let category = lock.withLock { categories[request.content.categoryIdentifier] }
+                guard category?.options.contains(.customDismissAction) == true else { continue }
+                await deliver(
+                    UNNotificationResponse(
+                        notification: UNNotification(date: Date(), request: request),
+                        actionIdentifier: UNNotificationDismissActionIdentifier))
+            }
+        }
+    }
+
+    private func respond(to action: ChimeClient.ActionEvent) async {
+        let identifier = Self.identifier(group: action.group, entry: action.entry, item: action.itemID)
+        let notification = UNNotification(date: Date(), request: await request(identifier))
+        let key = action.action == "default" ? UNNotificationDefaultActionIdentifier : action.action
+        if let reply = action.userInfo["reply"] {
+            await deliver(
+                UNTextInputNotificationResponse(notification: notification, actionIdentifier: key, userText: reply))
+        } else {
+            await deliver(UNNotificationResponse(notification: notification, actionIdentifier: key))
+        }
+    }
+
+    /// The request as this process added it, or as chimed has it pending.
+    private func request(_ identifier: String) async -> UNNotificationRequest {
+        if let known = lock.withLock({ added[identifier] }) { return known }
+        if let pending = await pendingNotificationRequests().first(where: { $0.identifier == identifier }) {
+            return pending
+        }
+        return UNNotificationRequest(identifier: identifier, content: UNNotificationContent(), trigger: nil)
+    }
+
+    private func deliver(_ response: UNNotificationResponse) async {
+        guard let delegate = lock.withLock({ _delegate }) else { return }
+        let box = UncheckedBox(delegate)
+        await box.value.userNotificationCenter(self, didReceive: response)
+    }
+}
+
+/// A trigger already resolved (a UserNotifications trigger, made into chimed's terms once).
+struct FixedTrigger: NotificationTrigger {
+    let resolved: ResolvedTrigger
+    func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger { resolved }
+}
