@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "DBusKit", targets: ["DBusKit"]),
         .executable(name: "DailyQuote", targets: ["DailyQuote"]),
         .executable(name: "FirstFriday", targets: ["FirstFriday"]),
+        .executable(name: "NotificationManager", targets: ["NotificationManager"]),
+        .executable(name: "PizzaTime", targets: ["PizzaTime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -106,6 +108,9 @@ let package = Package(
         ),
         // README's ChimeKit example: swift run FirstFriday
         .executableTarget(name: "FirstFriday", dependencies: ["ChimeKit"], path: "Examples/FirstFriday"),
+        .executableTarget(
+            name: "NotificationManager", dependencies: ["ChimeKit"], path: "Examples/NotificationManager"),
+        .executableTarget(name: "PizzaTime", dependencies: ["ChimeKit"], path: "Examples/PizzaTime"),
         .executableTarget(
             name: "chime",
             dependencies: [

@@ -581,11 +581,13 @@ extension LocalNotifications {
     actor Center {
         var configuration = Configuration()
         var connection: ChimeClient?
+        var connecting: Task<Result<ChimeClient, ChimeError>, Never>?
         var refreshes: [String: Task<Void, Never>] = [:]
 
         func configure(_ configuration: Configuration) {
             connection?.close()
             connection = nil
+            connecting = nil
             for task in refreshes.values { task.cancel() }
             refreshes = [:]
             self.configuration = configuration
@@ -593,17 +595,24 @@ extension LocalNotifications {
 
         func client() async throws(ChimeError) -> ChimeClient {
             if let connection { return connection }
-            let made =
-                if let appID = configuration.appID {
-                    try await ChimeClient.connect(configuration.bus, owning: appID)
-                } else {
-                    try await ChimeClient.connect(configuration.bus)
+            // One connection, however many calls ask for it while it is being made (a second connection
+            // could not own the app's name).
+            let connecting =
+                self.connecting
+                ?? Task { [configuration] () -> Result<ChimeClient, ChimeError> in
+                    do throws(ChimeError) {
+                        if let appID = configuration.appID {
+                            return .success(try await ChimeClient.connect(configuration.bus, owning: appID))
+                        }
+                        return .success(try await ChimeClient.connect(configuration.bus))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
-            if let connection {  // another call connected meanwhile
-                made.close()
-                return connection
-            }
-            connection = made
+            self.connecting = connecting
+            defer { if self.connecting == connecting { self.connecting = nil } }
+            let made = try await connecting.value.get()
+            if connection == nil { connection = made }
             return made
         }
 

@@ -258,7 +258,8 @@ public final class UNNotificationCategory: NSObject, @unchecked Sendable {
         self.hiddenPreviewsBodyPlaceholder = hiddenPreviewsBodyPlaceholder
     }
 
-    /// The category as chimed registers it: a click on the notification is the default action.
+    /// The category as chimed registers it: a click on the notification (the specification's `default`
+    /// action, which chimed adds) is reported to the delegate as `UNNotificationDefaultActionIdentifier`.
     var actionCategory: ActionCategory {
         ActionCategory(id: identifier, actions: actions.map(\.categoryAction), defaultAction: "default")
     }

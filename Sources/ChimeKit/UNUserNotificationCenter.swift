@@ -97,6 +97,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
     // MARK: Authorization
 
     /// Asks the user for the app's consent when it was never given; true when given.
+    @discardableResult
     public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
         do {
             return try await LocalNotifications.requestPermission(strategy: .askSystemPermissionIfNeeded).isAllowed

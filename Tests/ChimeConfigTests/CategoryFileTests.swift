@@ -62,7 +62,7 @@ import Testing
         ),
         (
             "[category.c]\ndefault = \"gone\"\n[[category.c.action]]\nid = \"a\"\ntitle = \"A\"",
-            "g.toml:1: category c: the default action \"gone\" is not one of its actions or a built-in verb"
+            "g.toml:1: category c: the default action \"gone\" is not one of its actions, a built-in verb, or \"default\" (the click reported to the app as it is)"
         ),
         (
             "[category.c]\ncolour = \"red\"",

@@ -42,9 +42,12 @@ public struct ActionCategory: Codable, Hashable, Sendable {
                 throw TimelineError("category \(id): the action \"\(action.id)\" appears twice")
             }
         }
-        if let defaultAction, !seen.contains(defaultAction), BuiltInVerb(key: defaultAction) == nil {
+        if let defaultAction, defaultAction != "default", !seen.contains(defaultAction),
+            BuiltInVerb(key: defaultAction) == nil
+        {
             throw TimelineError(
-                "category \(id): the default action \"\(defaultAction)\" is not one of its actions or a built-in verb")
+                "category \(id): the default action \"\(defaultAction)\" is not one of its actions, a built-in verb, "
+                    + "or \"default\" (the click reported to the app as it is)")
         }
         if let minimalActions {
             guard minimalActions.count <= 2 else {
@@ -97,7 +100,7 @@ public struct CategoryAction: Codable, Hashable, Sendable {
             throw TimelineError(
                 "the action id \"\(id)\" is not usable; give a word without spaces (\"default\" is the click itself)")
         }
-        if id.hasPrefix("snooze"), BuiltInVerb(key: id) == nil {
+        if id == "snooze" || id.hasPrefix("snooze:"), BuiltInVerb(key: id) == nil {
             throw TimelineError(
                 "the action \"\(id)\" looks like a snooze but is not one; write snooze:10m, snooze:1h, … (at most a year)"
             )

@@ -1,0 +1,138 @@
+import ChimeKit
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// The seeds' two UserNotifications apps as Examples/, run as processes against chimed on a private bus with
+/// python-dbusmock as the server (which the tests make invoke actions): seed 004's repeating "Pizza Time"
+/// with "Stop Repeat" and its end date, and seed 003's notification manager with its two snoozes.
+@Suite(.serialized) struct SeedExampleTests {
+    /// Starts an example against the session's bus, allowed by the user first.
+    static func start(_ s: Session, _ name: String, appID: String, _ arguments: [String]) async throws
+        -> ManagedProcess
+    {
+        let allowed = try await s.chime(["app", "allow", appID])
+        guard allowed.status == 0 else { throw TestFailure("chime app allow failed: \(allowed.stderr)") }
+        return try ManagedProcess(
+            Binaries.directory.appendingPathComponent(name).path, arguments + ["--app-id", appID],
+            environment: s.bus.environment, directory: s.bus.directory)
+    }
+
+    /// Runs an example to its end.
+    static func run(_ s: Session, _ name: String, appID: String, _ arguments: [String]) async throws
+        -> (status: Int32, stdout: String)
+    {
+        let process = try await start(s, name, appID: appID, arguments)
+        let status = await process.waitForExit(timeout: .seconds(30)) ?? -1
+        return (status, process.stdout + process.stderr)
+    }
+
+    /// A second of the minute a few seconds from now, for a calendar trigger that fires soon.
+    static func soonSecond() -> Int {
+        (Calendar(identifier: .gregorian).component(.second, from: Date()) + 4) % 60
+    }
+
+    static let pizza = "io.chime.examples.PizzaTime"
+
+    /// The actions of a Notify call, by key.
+    static func actions(_ call: MockNotificationServer.Call) -> [String: String] {
+        var result: [String: String] = [:]
+        var keys = call.actions.makeIterator()
+        while let key = keys.next(), let label = keys.next() { result[key] = label }
+        return result
+    }
+
+    /// Runs `body` with the example process, which is stopped afterwards even when `body` throws.
+    static func with(_ app: ManagedProcess, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            _ = await app.stop()
+            throw TestFailure("\(error)\nthe example said: \(app.stdout)\(app.stderr)")
+        }
+        _ = await app.stop()
+    }
+
+    @Test func pizzaTimeStopsRepeatingOnStopRepeat() async throws {
+        try await Session.run { s in
+            let app = try await Self.start(
+                s, "PizzaTime", appID: Self.pizza,
+                ["--schedule", "--second", String(Self.soonSecond()), "--end-after", "600", "--listen", "60"])
+            try await Self.with(app) {
+                let calls = s.server!.notifyCalls
+                try await calls.wait("the first pizza reminder", timeout: .seconds(15)) {
+                    $0.contains { $0.summary == "Pizza Time!!" }
+                }
+                let call = try #require(calls.elements.first)
+                #expect(call.body == "Monday is Pizza Day")
+                #expect(Self.actions(call)["clear.repeat.action"] == "Stop Repeat", "\(call.actions)")
+                let pending = try await s.chimeJSON(["pending"])
+                #expect(pending.contains { ($0["group"] as? String) == "request.pizza.reminder" }, "\(pending)")
+
+                try await s.awaitDelivered(notification: 1)
+                try await s.choose("clear.repeat.action", on: 1)
+                try await InteractionTests.awaitListing(s, ["pending"], "the reminder removed by Stop Repeat") {
+                    !$0.contains { ($0["group"] as? String) == "request.pizza.reminder" }
+                }
+            }
+            #expect(app.stdout.contains("Did recieve response: clear.repeat.action on pizza.reminder"), "\(app.stdout)")
+            #expect(app.stdout.contains("stopped pizza.reminder"), "\(app.stdout)")
+        }
+    }
+
+    @Test func pizzaTimeIsCleanedOnceItsEndDatePassed() async throws {
+        try await Session.run { s in
+            let scheduled = try await Self.run(
+                s, "PizzaTime", appID: Self.pizza,
+                ["--schedule", "--second", String(Self.soonSecond()), "--end-after", "2"])
+            #expect(scheduled.status == 0, "\(scheduled.stdout)")
+            #expect(scheduled.stdout.contains("added notification:pizza.reminder"), "\(scheduled.stdout)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait("the pizza reminder", timeout: .seconds(15)) {
+                $0.contains { $0.summary == "Pizza Time!!" }
+            }
+            // The end date has passed by now (the reminder came at least two seconds after it was set); the
+            // app's next start finds it in userInfo, read back from chimed, and removes the request.
+            let restarted = try await Self.run(s, "PizzaTime", appID: Self.pizza, [])
+            #expect(restarted.status == 0, "\(restarted.stdout)")
+            #expect(restarted.stdout.contains("cleaned pizza.reminder"), "\(restarted.stdout)")
+            try await InteractionTests.awaitListing(s, ["pending"], "the expired reminder gone") {
+                !$0.contains { ($0["group"] as? String) == "request.pizza.reminder" }
+            }
+        }
+    }
+
+    @Test func aSnoozedNotificationComesBackAfterTenAndSixtySecondsWithItsContentAndActions() async throws {
+        try await Session.run { s in
+            let app = try await Self.start(
+                s, "NotificationManager", appID: "io.chime.examples.NotificationManager",
+                ["--title", "Stretch", "--body", "Time to stand up", "--in", "1", "--listen", "100"])
+            try await Self.with(app) {
+                let calls = s.server!.notifyCalls
+                try await calls.wait(forCount: 1, timeout: .seconds(15))
+                let first = calls.elements[0]
+                #expect(first.summary == "Stretch" && first.body == "Time to stand up")
+                #expect(Self.actions(first)["snooze10"] == "Snooze for 10 seconds", "\(first.actions)")
+                #expect(Self.actions(first)["snooze60"] == "Snooze for one minute", "\(first.actions)")
+
+                try await s.awaitDelivered(notification: 1)
+                let chose10 = Date()
+                try await s.choose("snooze10", on: 1)
+                try await calls.wait(forCount: 2, timeout: .seconds(20))
+                let second = calls.elements[1]
+                #expect(second.received.timeIntervalSince(chose10) >= 10)
+                #expect(second.summary == first.summary && second.body == first.body && second.actions == first.actions)
+
+                try await s.awaitDelivered(notification: 2)
+                let chose60 = Date()
+                try await s.choose("snooze60", on: 2)
+                try await calls.wait(forCount: 3, timeout: .seconds(75))
+                let third = calls.elements[2]
+                #expect(third.received.timeIntervalSince(chose60) >= 60)
+                #expect(third.summary == first.summary && third.body == first.body && third.actions == first.actions)
+            }
+            #expect(app.stdout.contains("snoozed 10 s: Stretch") && app.stdout.contains("snoozed 60 s: Stretch"))
+        }
+    }
+}
