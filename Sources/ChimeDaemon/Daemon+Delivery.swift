@@ -295,6 +295,15 @@ extension Daemon {
         Task {
             let content: NotificationContent
             switch row.source {
+            case .callback(let callback)?:
+                guard
+                    let made = await Self.askApp(
+                        callback, row: row, entryID: entryID, connection: connection, logger: logger)
+                else {
+                    queue.async { self.contentDeclined(row) }
+                    return
+                }
+                content = made
             case .command(let command)? where !mayRun:
                 logger.warning(
                     "not running the content command of a group that is not a group file; showing the fallback",
@@ -310,9 +319,6 @@ extension Daemon {
                         metadata: ["item": "\(row.itemID)"])
                     content = command.base
                 }
-            case .callback(let callback)?:
-                content = await Self.askApp(
-                    callback, row: row, entryID: entryID, connection: connection, logger: logger)
             case let other?:
                 content = other.base
             case nil:
@@ -322,16 +328,26 @@ extension Daemon {
         }
     }
 
+    /// The app answered that this occurrence is not to be shown (its `willPresent` said so).
+    private func contentDeclined(_ row: OutboxRecord) {
+        delivery.resolving.remove(row.seq)
+        delivery.outbox.removeAll { $0.seq == row.seq }
+        let now = clock.now()
+        persist({ store in try store.suppressed(row, reason: "the app chose not to present it", now: now) }) { _ in }
+        pump()
+    }
+
     private func contentResolved(seq: UInt64, content: NotificationContent) {
         delivery.resolving.remove(seq)
         if let index = delivery.outbox.firstIndex(where: { $0.seq == seq }) { delivery.outbox[index].content = content }
         pump()
     }
 
-    /// `io.chime.ContentProvider1.MakeContent(group, entry, fire_time, number) → a{sv}` on the app.
+    /// `io.chime.ContentProvider1.MakeContent(group, entry, fire_time, number) → a{sv}` on the app; nil when
+    /// the app answered `present` false (this occurrence is not to be shown).
     private static func askApp(
         _ callback: CallbackSource, row: OutboxRecord, entryID: String, connection: DBusConnection?, logger: Logger
-    ) async -> NotificationContent {
+    ) async -> NotificationContent? {
         guard let connection else { return callback.fallback }
         do {
             let reply = try await connection.call(
@@ -341,7 +357,18 @@ extension Daemon {
                     .string(row.group?.id ?? ""), .string(entryID), .int64(WireTime.microseconds(row.occurrence)),
                     .uint32(UInt32(clamping: row.number)),
                 ], timeout: .milliseconds(Int64(callback.timeout * 1000)))
-            guard let value = reply.first else { return callback.fallback }
+            guard var value = reply.first else { return callback.fallback }
+            if case .dictionary(let key, let type, var entries) = value,
+                let index = entries.firstIndex(where: { $0.key == .string("present") })
+            {
+                guard case .variant(.boolean(let present)) = entries[index].value else {
+                    throw DBusError(.invalidArgs, "the key \"present\" must be a boolean")
+                }
+                if !present { return nil }
+                entries.remove(at: index)
+                if entries.isEmpty { return callback.fallback }
+                value = .dictionary(key: key, value: type, entries)
+            }
             var content = try ContentWire.decode(value, what: "content from \(callback.busName)")
             if content.appName.isEmpty { content.appName = callback.fallback.appName }
             return content

@@ -620,20 +620,21 @@ extension LocalNotifications {
 
         func reschedule(
             id: String, timeline: NotificationsTimeline, missedPolicy: MissedPolicy?,
-            strategy: ChimeCore.PermissionStrategy, entryID: String? = nil
+            strategy: ChimeCore.PermissionStrategy, entryID: String? = nil, callback: String? = nil
         ) async throws(ChimeError) -> [EntryChange] {
             let now = Date()
             let (entries, refreshBy) = try await timeline.materialize(
                 now: now, timeZone: .current, horizon: configuration.horizon,
                 limit: configuration.materializationLimit)
-            let named =
-                entryID.map { id in
-                    entries.map {
-                        var e = $0
-                        e.id = id
-                        return e
-                    }
-                } ?? entries
+            let named = entries.map {
+                var e = $0
+                if let entryID { e.id = entryID }
+                // Asked for again when due, so the running app decides how it is presented.
+                if let callback, case .fixed(let content) = e.content {
+                    e.content = .callback(CallbackSource(busName: callback, timeout: 2, fallback: content))
+                }
+                return e
+            }
             let group = TimelineGroup(id: id, settings: GroupSettings(missedPolicy: missedPolicy), entries: named)
             let changes = try await client().reschedule(group, permission: strategy)
             refreshes.removeValue(forKey: id)?.cancel()

@@ -169,6 +169,8 @@ extension ChimeCore.NotificationContent {
         hints["x-chime-badge"] = .int(Int32(clamping: count))
     }
 
+    mutating func clearBadge() { hints["x-chime-badge"] = nil }
+
     var badgeCount: Int? {
         if case .int(let n)? = hints["x-chime-badge"] { return Int(n) }
         return nil

@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeProtocol
+import DBusKit
 import Foundation
 
 /// What an app hears of its notifications: implement either form of each method (the async one wins).
@@ -87,7 +88,8 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         set {
             lock.withLock {
                 _delegate = newValue
-                if newValue != nil, listening == nil { listening = Task { await self.listen() } }
+                listening?.cancel()
+                listening = newValue == nil ? nil : Task { await self.listen() }
             }
         }
     }
@@ -199,11 +201,15 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         let now = Date()
         let resolved = try request.trigger?.resolved(now: now, timeZone: .current) ?? ResolvedTrigger(.at(now))
         let trigger = FixedTrigger(resolved: resolved)
+        // With a delegate, chimed asks the app when the request is due (its `willPresent`); when the app is
+        // not running, the content is shown as it is.
+        let asks = lock.withLock { _delegate != nil }
+        let appID = await LocalNotifications.center.appID
         do {
             _ = try await LocalNotifications.center.reschedule(
                 id: Self.requestPrefix + request.identifier,
                 timeline: NotificationsTimeline { trigger.schedule(content: content) }, missedPolicy: nil,
-                strategy: strategy, entryID: "request")
+                strategy: strategy, entryID: "request", callback: asks ? appID : nil)
         } catch {
             throw UNError(error)
         }
@@ -272,12 +278,13 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         return entry.map { "\(group).\($0)" } ?? group
     }
 
-    /// Listens to chimed for this app's actions and closes, and tells the delegate.
+    /// Listens to chimed for this app's actions and closes, and tells the delegate; answers chimed's
+    /// question whether a request now due is to be presented.
     private func listen() async {
         guard let client = try? await LocalNotifications.client(), let events = try? await client.itemEvents() else {
-            lock.withLock { listening = nil }
             return
         }
+        try? client.connection.export([presenter()], at: ContentProviderBus.path)
         for action in (try? await client.takeActions()) ?? [] { await respond(to: action) }
         for await event in events {
             switch event {
@@ -294,6 +301,54 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
                         actionIdentifier: UNNotificationDismissActionIdentifier))
             }
         }
+    }
+
+    /// `io.chime.ContentProvider1.MakeContent(s group, s entry, x fire_time, u number) → a{sv}`: the
+    /// delegate's `willPresent` decides; no banner, alert or list means the occurrence is not shown, no sound
+    /// means it is shown silently, no badge means without its badge.
+    private func presenter() -> DBusInterface {
+        DBusInterface(
+            ContentProviderBus.interface,
+            methods: [
+                DBusMethod(
+                    "MakeContent",
+                    inputs: [
+                        DBusArgument("group", .string), DBusArgument("entry", .string),
+                        DBusArgument("fire_time", .int64), DBusArgument("number", .uint32),
+                    ],
+                    outputs: [DBusArgument("content", WireRecord.type)]
+                ) { [weak self] call in
+                    guard let self, case .string(let group) = call.arguments[0],
+                        case .string(let entry) = call.arguments[1],
+                        case .int64(let fire) = call.arguments[2]
+                    else { throw DBusError(.invalidArgs, "MakeContent takes a group, an entry, a time and a number") }
+                    return [try await self.present(group: group, entry: entry, at: WireTime.date(microseconds: fire))]
+                }
+            ])
+    }
+
+    private func present(group: String, entry: String, at date: Date) async throws -> DBusValue {
+        let request = await request(Self.identifier(group: group, entry: entry, item: 0))
+        var record = WireRecord()
+        guard let delegate = lock.withLock({ _delegate }) else {
+            record.set("present", true)
+            return record.value
+        }
+        let box = UncheckedBox(delegate)
+        let options = await box.value.userNotificationCenter(
+            self, willPresent: UNNotification(date: date, request: request))
+        guard !options.isDisjoint(with: [.banner, .alert, .list]) else {
+            record.set("present", false)
+            return record.value
+        }
+        var content = try request.content.wire()
+        if !options.contains(.sound) {
+            content.sound = nil
+            content.hints["sound-file"] = nil
+            content.hints["suppress-sound"] = .boolean(true)
+        }
+        if !options.contains(.badge) { content.clearBadge() }
+        return ContentWire.encode(content)
     }
 
     private func respond(to action: ChimeClient.ActionEvent) async {

@@ -504,6 +504,14 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Records that an outbox row was not shown, for `reason`, and forgets it.
+    public func suppressed(_ row: OutboxRecord, reason: String, now: Date) throws {
+        try write(synced: false) { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE seq = ?", arguments: [Int64(clamping: row.seq)])
+            try record(db, now, .suppressed, itemID: row.itemID, detail: reason)
+        }
+    }
+
     /// Records that the server refused an outbox row; it is dropped so it cannot block the others.
     public func failed(_ row: OutboxRecord, reason: String, now: Date) throws {
         try write(synced: false) { db in

@@ -318,6 +318,60 @@ import Testing
         }
     }
 
+    /// Presents what its `willPresent` is told to, and remembers what it was asked about.
+    final class Presenter: UNUserNotificationCenterDelegate, @unchecked Sendable {
+        let asked = Recorder<String>()
+
+        func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification)
+            async -> UNNotificationPresentationOptions
+        {
+            asked.append(notification.request.identifier)
+            switch notification.request.identifier {
+            case "quiet": return []
+            case "silent": return [.list]
+            default: return [.banner, .sound]
+            }
+        }
+    }
+
+    @Test func theDelegateDecidesHowARequestDueWhileTheAppRunsIsPresented() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let center = UNUserNotificationCenter.current()
+                let presenter = Presenter()
+                center.delegate = presenter
+                defer { center.delegate = nil }
+                for name in ["loud", "quiet", "silent"] {
+                    let content = UNMutableNotificationContent()
+                    content.title = name
+                    content.sound = .default
+                    try await center.add(
+                        UNNotificationRequest(
+                            identifier: name, content: content,
+                            trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
+                }
+                try await presenter.asked.wait("willPresent for the three", timeout: .seconds(15)) {
+                    Set($0) == ["loud", "quiet", "silent"]
+                }
+                let calls = s.server!.notifyCalls
+                try await calls.wait("loud and silent shown", timeout: .seconds(10)) {
+                    Set($0.compactMap(\.summary)) == ["loud", "silent"]
+                }
+                let loud = try #require(calls.elements.first { $0.summary == "loud" })
+                let silent = try #require(calls.elements.first { $0.summary == "silent" })
+                #expect(loud.hints["sound-name"] != nil && loud.hints["suppress-sound"] == nil, "\(loud.hints)")
+                #expect(silent.hints["sound-name"] == nil && silent.hints["suppress-sound"] != nil, "\(silent.hints)")
+                try await InteractionTests.awaitListing(s, ["history"], "the quiet one suppressed") {
+                    $0.contains {
+                        $0["event"] as? String == "suppressed"
+                            && ($0["detail"] as? String)?.contains("the app chose not to present it") == true
+                    }
+                }
+                #expect(!calls.elements.contains { $0.summary == "quiet" })
+            }
+        }
+    }
+
     @Test func theDailyQuoteExampleSchedulesOnlyEnabledQuotesAndHandlesItsActions() async throws {
         try await Session.run { s in
             let allowed = try await s.chime(["app", "allow", "io.chime.examples.DailyQuote"])
