@@ -68,15 +68,21 @@ extension Daemon {
                 },
                 method("ListPending", [record("options")], [records("items")]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
-                    try options.refuseUnknown(known: ["next", "group"])
+                    try options.refuseUnknown(known: ["next", "group", "content"])
                     let next = Int(try options.uint32("next") ?? 1)
                     guard (1...100).contains(next) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument, message: "options key \"next\" must be 1 to 100")
                     }
                     let group = try options.string("group").map { (text) throws(DBusError) in try Self.groupID(text) }
-                    let items = self.pending(next: next, group: group).filter {
+                    let withContent = try options.bool("content") ?? false
+                    var items = self.pending(next: next, group: group, content: withContent).filter {
                         caller.owns($0.owner)
+                    }
+                    // Content makes an item up to about 80 KiB on the wire: the soonest items only, so that
+                    // the reply stays within about 20 MiB, far below what a D-Bus message may carry.
+                    if withContent, items.count > Self.maximumPendingWithContent {
+                        items.removeLast(items.count - Self.maximumPendingWithContent)
                     }
                     return [WireRecord.list(items.map(\.encoded))]
                 },
@@ -301,8 +307,13 @@ extension Daemon {
             ])
     }
 
-    /// The pending items, soonest first, each with its next `next` occurrences.
-    public func pending(next: Int = 1, group: String? = nil) -> [PendingItem] {
+    /// The most items `ListPending` returns with their content (the soonest): at most 64 KiB of content and
+    /// 17 KiB of trigger each, 256 items stay within about 20 MiB.
+    static let maximumPendingWithContent = 256
+
+    /// The pending items, soonest first, each with its next `next` occurrences, and with `content` also
+    /// its content and trigger.
+    public func pending(next: Int = 1, group: String? = nil, content: Bool = false) -> [PendingItem] {
         queue.sync {
             scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
                 // A fire date past the end date only waits for the end: it is not an occurrence.
@@ -315,7 +326,8 @@ extension Daemon {
                 return PendingItem(
                     id: item.id, owner: item.owner, group: item.groupID,
                     entry: item.groupID == nil ? nil : item.entry.id, appName: item.content.appName,
-                    summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule)
+                    summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
+                    content: content ? item.content : nil, trigger: content ? TriggerWire(item.entry) : nil)
             }
         }
     }
