@@ -54,6 +54,17 @@ extension Daemon {
                     }
                     return []
                 },
+                method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: ["group"])
+                    let group = try options.string("group").map { try self.groupKey($0, caller: caller) }
+                    if let group, !caller.owns(group.owner) {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.permissionDenied, message: "group \(group.id) is another app's")
+                    }
+                    let removed = try await self.cancelAll(owner: group?.owner ?? caller.appID, group: group)
+                    return [.uint32(UInt32(clamping: removed))]
+                },
                 method(
                     "Snooze", [DBusArgument("item_id", .uint64), DBusArgument("seconds", .uint32)],
                     [DBusArgument("snooze_id", .uint64)]

@@ -75,6 +75,19 @@ public final class ChimeClient: Sendable {
         _ = try await call("Cancel", [.uint64(id)])
     }
 
+    /// Cancels everything this app has pending: its items on their own (snoozes too) and its groups, which
+    /// are removed; only group `group`'s items when given. Returns how many items went.
+    @discardableResult
+    public func cancelAll(group: String? = nil) async throws(ChimeError) -> Int {
+        var options = WireRecord()
+        options.set("group", group)
+        let reply = try await call("CancelAll", [options.value])
+        guard case .uint32(let removed)? = reply.first else {
+            throw ChimeError(.protocolError, "CancelAll returned no count")
+        }
+        return Int(removed)
+    }
+
     /// The pending items, soonest first, each with its next `next` occurrences; only `group`'s when given.
     /// With `content`, each also carries its content and trigger (`PendingItem.content`, `.trigger`), and
     /// only the soonest 256 items are listed.

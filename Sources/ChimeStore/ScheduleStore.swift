@@ -686,6 +686,37 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Cancels pending items on their own and removes groups with their entries, in one transaction, as
+    /// `cancel` and `removeGroup` each do (history: `cancelled`, `removed`); returns how many items went.
+    public func cancelAll(items: [UInt64], groups: [GroupKey], now: Date) throws -> Int {
+        try write { db in
+            var gone: [Int64] = []
+            for id in items {
+                let key = Int64(clamping: id)
+                guard
+                    try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM item WHERE id = ? AND state = 'pending'", arguments: [key]) != nil
+                else { continue }
+                try record(db, now, .cancelled, itemID: id)
+                gone.append(key)
+            }
+            for key in groups {
+                try db.execute(
+                    sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
+                guard db.changesCount > 0 else { continue }
+                let ids = try Int64.fetchAll(
+                    db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
+                for id in ids {
+                    try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
+                }
+                gone += ids
+            }
+            try Self.deleteItems(gone, in: db)
+            try Self.giveBackSpace(db)
+            return gone.count
+        }
+    }
+
     /// Deletes the rows of items that are over, keeping their ids reserved.
     static func deleteItems(_ ids: [Int64], in db: Database) throws {
         guard !ids.isEmpty else { return }

@@ -220,6 +220,23 @@ import Testing
             let groups = try await s.chimeJSON(["groups"])
             #expect(groups.compactMap { $0["id"] as? String } == ["tea"] && groups.first?["pending"] as? Int == 1)
         },
+        Case(name: "cancel --all, --group", covers: ["chime cancel --all", "chime cancel --group"]) { s in
+            #expect(try await s.chime(["send", "--group", "tea", "--in", "1h", "Steep"]).status == 0)
+            #expect(try await s.chime(["send", "--group", "tea", "--in", "2h", "Drink"]).status == 0)
+            #expect(try await s.chime(["send", "--group", "coffee", "--in", "1h", "Grind"]).status == 0)
+            #expect(try await s.chime(["send", "--in", "1h", "Alone"]).status == 0)
+            let tea = try await s.chime(["cancel", "--all", "--group", "tea"])
+            #expect(tea.status == 0 && tea.stdout == "cancelled 2 items\n", "\(tea)")
+            #expect(
+                try await s.chimeJSON(["pending"]).compactMap { $0["summary"] as? String }.sorted() == [
+                    "Alone", "Grind",
+                ])
+            let rest = try await s.chime(["cancel", "--all"])
+            #expect(rest.status == 0 && rest.stdout == "cancelled 2 items\n", "\(rest)")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            #expect(try await s.chimeJSON(["groups"]).isEmpty)
+            #expect(try await s.chime(["cancel", "--all", "3"]).status == 2)
+        },
         Case(
             name: "reschedule --file, --dry-run, --json",
             covers: ["chime reschedule --file", "chime reschedule --dry-run", "chime reschedule --json"]

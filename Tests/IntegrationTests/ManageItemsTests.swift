@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// An app manages what it has scheduled: lists it with its content and trigger.
+/// An app manages what it has scheduled: lists it with its content and trigger, and cancels all of it.
 @Suite(.serialized) struct ManageItemsTests {
     @Test func listPendingWithContentGivesEachItemsContentAndTrigger() async throws {
         try await Session.run { s in
@@ -68,6 +68,75 @@ import Testing
             #expect(listed.count == 256)
             #expect(listed.map(\.content?.summary) == (0..<256).map { "Item \($0)" })
             #expect(listed.last?.entry == "e255")
+        }
+    }
+}
+
+extension ManageItemsTests {
+    /// CancelAll takes an app's items on their own, its snoozes and its groups, and nothing of another
+    /// app's; with a group, that group's only. History says `cancelled` and `removed`.
+    @Test func cancelAllRemovesTheCallersItemsAndGroupsOnly() async throws {
+        try await Session.run { s in
+            let mine = try await s.app("org.example.Mine")
+            let other = try await s.app("org.example.Other")
+            let later = Date().addingTimeInterval(3600)
+            let single = try await mine.schedule(NotificationContent(summary: "Mine alone"), at: later)
+            let snooze = try await mine.snooze(single, seconds: 600)
+            for id in ["a", "b"] {
+                try await mine.reschedule(
+                    TimelineGroup(
+                        id: "group-\(id)",
+                        entries: [
+                            TimelineEntry(
+                                id: "e", trigger: .rule(.phrase("every day at 9:00"), timeZone: nil),
+                                content: .fixed(NotificationContent(summary: "Mine \(id)")))
+                        ]))
+            }
+            let theirs = try await other.schedule(NotificationContent(summary: "Theirs"), at: later)
+            try await other.reschedule(
+                TimelineGroup(
+                    id: "group-a",
+                    entries: [
+                        TimelineEntry(
+                            id: "e", trigger: .at(later), content: .fixed(NotificationContent(summary: "Theirs a")))
+                    ]))
+            #expect(try await mine.pending().count == 4)
+
+            // One group only.
+            #expect(try await mine.cancelAll(group: "group-b") == 1)
+            #expect(Set(try await mine.pending().map(\.summary)) == ["Mine alone", "Mine a"])
+            #expect(try await mine.groups().map(\.id) == ["group-a"])
+
+            // Everything else of this app's.
+            #expect(try await mine.cancelAll() == 3)
+            #expect(try await mine.pending().isEmpty)
+            #expect(try await mine.groups().isEmpty)
+            #expect(try await mine.cancelAll() == 0)
+
+            // The other app's are untouched.
+            #expect(Set(try await other.pending().map(\.summary)) == ["Theirs", "Theirs a"])
+            #expect(try await other.groups().map(\.id) == ["group-a"])
+            #expect(try await other.pending().contains { $0.id == theirs })
+
+            let history = try await mine.history()
+            #expect(history.contains { $0.itemID == single && $0.event == "cancelled" })
+            #expect(history.contains { $0.itemID == snooze && $0.event == "cancelled" })
+            #expect(history.filter { $0.event == "removed" }.count == 2)
+        }
+    }
+
+    /// The user's `chime cancel --all` leaves a group file's group alone, and refuses to name it.
+    @Test func cancelAllLeavesGroupFilesAlone() async throws {
+        try await Session.run(
+            groups: ["plants.toml": "[[entry]]\nid = \"water\"\nevery = \"every day at 9:00\"\nsummary = \"Water\"\n"]
+        ) { s in
+            try await InteractionTests.awaitListing(s, ["pending"], "the group file's entry") { $0.count == 1 }
+            #expect(try await s.chime(["send", "--in", "1h", "Mine"]).status == 0)
+            let all = try await s.chime(["cancel", "--all"])
+            #expect(all.status == 0 && all.stdout == "cancelled 1 item\n", "\(all)")
+            #expect(try await s.chimeJSON(["pending"]).compactMap { $0["summary"] as? String } == ["Water"])
+            let named = try await s.chime(["cancel", "--all", "--group", "plants"])
+            #expect(named.status == 2 && named.stderr.contains("comes from its file"), "\(named)")
         }
     }
 }
