@@ -182,6 +182,33 @@ extension Daemon {
                             })
                     ]
                 },
+                method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: [])
+                    return [WireRecord.list(self.deliveredNotifications(owner: caller.appID).map(\.encoded))]
+                },
+                method("CloseDelivered", [record("options")]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: ["notifications", "all"])
+                    let all = try options.bool("all") ?? false
+                    var ids: [UInt32]?
+                    if case .array(_, let values)? = try options.value("notifications", .array(.uint32)) {
+                        guard values.count <= Self.maximumClosedAtOnce else {
+                            throw DBusError(
+                                name: ChimeBus.ErrorName.invalidArgument,
+                                message: "options key \"notifications\" has \(values.count) ids, more than the "
+                                    + "\(Self.maximumClosedAtOnce) allowed")
+                        }
+                        ids = values.compactMap { if case .uint32(let id) = $0 { id } else { nil } }
+                    }
+                    guard all != (ids != nil) else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.invalidArgument,
+                            message: "options: give either \"notifications\" (au) or \"all\" (true)")
+                    }
+                    try self.closeDelivered(ids, owner: caller.appID)
+                    return []
+                },
                 method("RegisterCategories", [records("categories")]) { caller, arguments in
                     guard case .array(_, let values) = arguments[0] else { return [] }
                     guard values.count <= 100 else {

@@ -204,7 +204,7 @@ extension Daemon {
             notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
             entryID: item?.groupID == nil ? nil : item?.entry.id, category: actionCategory(of: row)?.id,
             content: row.content,
-            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
+            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now)
     }
 
     /// How long chimed waits before it sends again to a server that did not answer.

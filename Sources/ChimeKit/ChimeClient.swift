@@ -6,6 +6,7 @@ import Foundation
 @_exported import struct ChimeProtocol.AppInfo
 @_exported import enum ChimeProtocol.ChimeBus
 @_exported import enum ChimeProtocol.ContentProviderBus
+@_exported import struct ChimeProtocol.DeliveredNotification
 @_exported import struct ChimeProtocol.GroupInfo
 @_exported import struct ChimeProtocol.HistoryRecord
 @_exported import struct ChimeProtocol.PendingItem

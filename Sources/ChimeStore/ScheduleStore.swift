@@ -788,7 +788,8 @@ public final class ScheduleStore: Sendable {
             category: try row.decode(forColumn: "category"),
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             occurrence: try storedDate(row.decode(forColumn: "occurrenceUsec"), "occurrenceUsec"),
-            until: try until.map { try storedDate($0, "untilUsec") })
+            until: try until.map { try storedDate($0, "untilUsec") },
+            shownAt: try storedDate(row.decode(forColumn: "shownUsec"), "shownUsec"))
     }
 
     /// A stored id or sequence number; a negative one is a value chimed cannot use.

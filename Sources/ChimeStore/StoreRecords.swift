@@ -100,11 +100,15 @@ public struct ShownNotification: Hashable, Sendable {
     public var occurrence: Date
     /// The item's end date, when the popup is to be closed then.
     public var until: Date?
+    /// When the server showed it (its answer to Notify came); nil before it is stored.
+    public var shownAt: Date?
 
     public init(
         notificationID: UInt32, itemID: UInt64, owner: String = "", group: String? = nil, entryID: String? = nil,
-        category: String? = nil, content: NotificationContent? = nil, occurrence: Date, until: Date? = nil
+        category: String? = nil, content: NotificationContent? = nil, occurrence: Date, until: Date? = nil,
+        shownAt: Date? = nil
     ) {
+        self.shownAt = shownAt
         self.notificationID = notificationID
         self.itemID = itemID
         self.owner = owner

@@ -18,8 +18,9 @@ struct Chime: AsyncParsableCommand {
             Topics: chime help rules, phrases, hints, actions, exit-codes.
             """,
         subcommands: [
-            Send.self, Pending.self, Cancel.self, Snooze.self, Groups.self, Reschedule.self, Remove.self,
-            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self, Help.self,
+            Send.self, Pending.self, Cancel.self, Snooze.self, Delivered.self, Close.self, Groups.self,
+            Reschedule.self, Remove.self, GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self,
+            Next.self, Help.self,
         ])
 
     /// Runs the command, with usage errors (an unknown option, a missing argument, a value of the wrong

@@ -59,8 +59,8 @@ import Testing
     }
 
     static let commandNames = [
-        "send", "pending", "cancel", "snooze", "groups", "reschedule", "remove", "group", "history", "apps", "app",
-        "status", "next",
+        "send", "pending", "cancel", "snooze", "delivered", "close", "groups", "reschedule", "remove", "group",
+        "history", "apps", "app", "status", "next",
     ]
 
     @Test func everyDocumentedFlagIsCovered() async throws {
@@ -236,6 +236,22 @@ import Testing
             #expect(try await s.chimeJSON(["pending"]).isEmpty)
             #expect(try await s.chimeJSON(["groups"]).isEmpty)
             #expect(try await s.chime(["cancel", "--all", "3"]).status == 2)
+        },
+        Case(name: "delivered --json, close --all", covers: ["chime delivered --json", "chime close --all"]) { s in
+            for summary in ["Tea", "Cake", "Milk"] { #expect(try await s.chime(["send", summary]).status == 0) }
+            try await s.awaitDelivered(notification: 3)
+            let shown = try await s.chimeJSON(["delivered"])
+            #expect(shown.compactMap { $0["summary"] as? String } == ["Milk", "Cake", "Tea"])
+            #expect(shown.compactMap { $0["notification"] as? Int } == [3, 2, 1])
+            let lines = try await s.chime(["delivered"])
+            #expect(lines.status == 0 && lines.stdout.split(separator: "\n").first?.hasPrefix("3\t3\t") == true)
+            #expect(try await s.chime(["close", "2"]).status == 0)
+            try await s.server!.closeCalls.wait("chimed closed notification 2") { $0 == [2] }
+            try await InteractionTests.awaitListing(s, ["delivered"], "two left") { $0.count == 2 }
+            #expect(try await s.chime(["close", "--all"]).status == 0)
+            try await InteractionTests.awaitListing(s, ["delivered"], "none left") { $0.isEmpty }
+            #expect(s.server!.closeCalls.elements.sorted() == [1, 2, 3])
+            #expect(try await s.chime(["close"]).status == 2)
         },
         Case(
             name: "reschedule --file, --dry-run, --json",

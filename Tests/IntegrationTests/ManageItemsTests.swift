@@ -140,3 +140,99 @@ extension ManageItemsTests {
         }
     }
 }
+
+extension ManageItemsTests {
+    /// ListDelivered lists an app's own notifications that are shown now, newest first; CloseDelivered
+    /// closes its own (the server's NotificationClosed comes back to the app), ignores unknown ids and
+    /// refuses another app's.
+    @Test func anAppListsAndClosesItsShownNotifications() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Mail")
+            let other = try await s.app("org.example.Other")
+            let closed = try await app.closedEvents()
+            var items: [UInt64] = []
+            for (index, summary) in ["One", "Two", "Three"].enumerated() {
+                var content = NotificationContent(summary: summary, body: "Body \(summary)")
+                content.userInfo = ["n": "\(index)"]
+                items.append(try await app.schedule(content))
+                try await s.awaitDelivered(notification: UInt32(index + 1))
+            }
+            let theirs = try await other.schedule(NotificationContent(summary: "Theirs"))
+            try await s.awaitDelivered(notification: 4)
+
+            let shown = try await app.delivered()
+            #expect(shown.map(\.notificationID) == [3, 2, 1])
+            #expect(shown.map(\.itemID) == items.reversed())
+            #expect(shown.map(\.content.summary) == ["Three", "Two", "One"])
+            #expect(shown.last?.content.userInfo == ["n": "0"] && shown.last?.content.body == "Body One")
+            #expect(shown.allSatisfy { abs($0.deliveredAt.timeIntervalSinceNow) < 60 })
+            #expect(shown[0].deliveredAt >= shown[2].deliveredAt)
+            let othersShown = try await other.delivered()
+            #expect(othersShown.map(\.notificationID) == [4] && othersShown.first?.itemID == theirs)
+
+            // Another app's notification is refused; nothing is closed.
+            do {
+                try await app.closeDelivered([1, 4])
+                Issue.record("closing another app's notification was allowed")
+            } catch let error as ChimeError {
+                #expect(error.isPermissionDenied)
+            }
+            #expect(s.server!.closeCalls.elements.isEmpty)
+
+            // Its own, and an id that is not shown (ignored).
+            try await app.closeDelivered([2, 999])
+            var events = closed.makeAsyncIterator()
+            let first = try #require(await events.next())
+            #expect(first.itemID == items[1] && first.reason == "closed by a call to CloseNotification")
+            #expect(try await app.delivered().map(\.notificationID) == [3, 1])
+
+            // One the user dismissed on the server is no longer listed.
+            try await s.serverEmits("NotificationClosed", "uu", [.uint32(3), .uint32(2)])
+            let dismissed = try #require(await events.next())
+            #expect(dismissed.itemID == items[2] && dismissed.reason == "dismissed by the user")
+            #expect(try await app.delivered().map(\.notificationID) == [1])
+
+            try await app.closeAllDelivered()
+            let last = try #require(await events.next())
+            #expect(last.itemID == items[0])
+            #expect(try await app.delivered().isEmpty)
+            #expect(s.server!.closeCalls.elements.sorted() == [1, 2])
+            // The other app's is still shown.
+            #expect(try await other.delivered().map(\.notificationID) == [4])
+        }
+    }
+
+    /// The options of CloseDelivered and ListDelivered are checked, with the key named.
+    @Test func closeDeliveredOptionsAreChecked() async throws {
+        try await Session.run { s in
+            let app = try await s.appConnection("org.example.Raw")
+            func call(_ member: String, _ options: DBusValue) async throws -> DBusError? {
+                do {
+                    _ = try await app.call(
+                        destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "io.chime.Chime1",
+                        member: member, [options])
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            let neither = try await call("CloseDelivered", BusAPITests.record([:]))
+            #expect(neither?.name == "io.chime.Chime1.Error.InvalidArgument")
+            let both = try await call(
+                "CloseDelivered",
+                BusAPITests.record(["all": .boolean(true), "notifications": .array(element: .uint32, [.uint32(1)])]))
+            #expect(both?.name == "io.chime.Chime1.Error.InvalidArgument")
+            let wrongType = try await call("CloseDelivered", BusAPITests.record(["notifications": .string("1")]))
+            #expect(wrongType?.message.contains("notifications") == true)
+            let tooMany = try await call(
+                "CloseDelivered",
+                BusAPITests.record([
+                    "notifications": .array(element: .uint32, (0..<10_001).map { DBusValue.uint32(UInt32($0)) })
+                ]))
+            #expect(tooMany?.message.contains("10000") == true)
+            let unknown = try await call("ListDelivered", BusAPITests.record(["group": .string("x")]))
+            #expect(unknown?.name == "io.chime.Chime1.Error.InvalidArgument")
+            #expect(try await call("CloseDelivered", BusAPITests.record(["all": .boolean(true)])) == nil)
+        }
+    }
+}
