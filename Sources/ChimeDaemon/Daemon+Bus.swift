@@ -241,7 +241,7 @@ extension Daemon {
                                 r.set("group", action.group)
                                 r.set("entry", action.entryID)
                                 r.set("action", action.key)
-                                r.set("user-info", Self.stringMap(action.userInfo))
+                                r.set("user-info", UserInfoWire.encode(action.userInfo))
                                 r.set("at", action.date)
                                 return r
                             })
@@ -319,7 +319,7 @@ extension Daemon {
                         DBusArgument("item_id", .uint64), DBusArgument("group", .string),
                         DBusArgument("entry", .string),
                         DBusArgument("action", .string),
-                        DBusArgument("user_info", .dictionary(key: .string, value: .string)),
+                        DBusArgument("user_info", .dictionary(key: .string, value: .variant)),
                     ]),
                 DBusSignalDeclaration(
                     "NotificationClosed",

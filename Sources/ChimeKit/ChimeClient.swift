@@ -229,7 +229,9 @@ extension ChimeClient {
         public var group: String?
         public var entry: String?
         public var action: String
-        public var userInfo: [String: String]
+        /// The content's user info, with `activation-token` and `reply` (a typed reply) as strings when
+        /// the server gave them.
+        public var userInfo: [String: UserInfoValue]
     }
 
     /// Shows an item's notification again after `seconds`; returns the snooze's item id.
@@ -323,7 +325,7 @@ extension ChimeClient {
             case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
             case .string(let action) = message.body[3]
         else { return nil }
-        let info = (try? message.body[4].decode([String: String].self)) ?? [:]
+        let info = (try? UserInfoWire.decode(message.body[4], what: "user_info")) ?? [:]
         return ActionEvent(
             itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry, action: action,
             userInfo: info)
@@ -409,6 +411,7 @@ extension ChimeClient {
         ActionEvent(
             itemID: try fields.uint64("item") ?? 0, group: try fields.string("group"),
             entry: try fields.string("entry"),
-            action: try fields.string("action") ?? "", userInfo: try fields.stringMap("user-info") ?? [:])
+            action: try fields.string("action") ?? "",
+            userInfo: try UserInfoWire.decode(fields, key: "user-info") ?? [:])
     }
 }

@@ -625,7 +625,7 @@ public final class ScheduleStore: Sendable {
                     itemID: try Self.storedID(row.decode(forColumn: "itemID"), "itemID"),
                     group: try row.decode(forColumn: "groupID"), entryID: try row.decode(forColumn: "entryID"),
                     key: try row.decode(forColumn: "key"),
-                    userInfo: try Coding.decode([String: String].self, row.decode(forColumn: "userInfo")),
+                    userInfo: try Coding.decode([String: UserInfoValue].self, row.decode(forColumn: "userInfo")),
                     date: try Self.storedDate(row.decode(forColumn: "atUsec"), "atUsec"))
             }
             try aside.store(in: db, now: Date())

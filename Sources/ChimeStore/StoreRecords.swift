@@ -132,12 +132,12 @@ public struct PendingAction: Hashable, Sendable {
     public var group: String?
     public var entryID: String?
     public var key: String
-    public var userInfo: [String: String]
+    public var userInfo: [String: UserInfoValue]
     public var date: Date
 
     public init(
         seq: UInt64 = 0, owner: String, itemID: UInt64, group: String?, entryID: String?, key: String,
-        userInfo: [String: String], date: Date
+        userInfo: [String: UserInfoValue], date: Date
     ) {
         self.seq = seq
         self.owner = owner

@@ -153,7 +153,7 @@ extension ManageItemsTests {
             var items: [UInt64] = []
             for (index, summary) in ["One", "Two", "Three"].enumerated() {
                 var content = NotificationContent(summary: summary, body: "Body \(summary)")
-                content.userInfo = ["n": "\(index)"]
+                content.userInfo = ["n": .string("\(index)")]
                 items.append(try await app.schedule(content))
                 try await s.awaitDelivered(notification: UInt32(index + 1))
             }
