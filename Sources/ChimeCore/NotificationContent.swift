@@ -94,6 +94,9 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     public var desktopEntry: String?
     /// More hints for the server, by name (`x-kde-…`, `value`, …); the named fields above win over these.
     public var hints: [String: NotificationHint]
+    /// The count to show on the app's launcher icon when this is delivered (Unity's LauncherEntry, which
+    /// docks and panels follow); 0 clears it, nil leaves it as it is.
+    public var badge: Int?
 
     public init(
         appName: String = "", summary: String, subtitle: String? = nil, body: String = "", icon: String = "",
@@ -116,7 +119,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case appName, summary, subtitle, body, icon, sound, urgency, expireTimeout, actions, category, userInfo
-        case desktopEntry, hints
+        case desktopEntry, hints, badge
     }
 
     /// Reads stored content; keys added in later versions may be missing.
@@ -136,6 +139,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
             userInfo: try c.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo) ?? [:])
         desktopEntry = try c.decodeIfPresent(String.self, forKey: .desktopEntry)
         hints = try c.decodeIfPresent([String: NotificationHint].self, forKey: .hints) ?? [:]
+        badge = try c.decodeIfPresent(Int.self, forKey: .badge)
     }
 
     /// Writes only what differs from the defaults `init(from:)` fills in: most content is a summary and
@@ -155,6 +159,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         if !userInfo.isEmpty { try c.encode(userInfo, forKey: .userInfo) }
         try c.encodeIfPresent(desktopEntry, forKey: .desktopEntry)
         if !hints.isEmpty { try c.encode(hints, forKey: .hints) }
+        try c.encodeIfPresent(badge, forKey: .badge)
     }
 
     /// The body as a server shows it: the subtitle, when there is one, as its first line.
@@ -200,6 +205,11 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         }
         guard (subtitle?.utf8.count ?? 0) <= Self.maximumSummaryLength else {
             throw ContentError("the subtitle is longer than \(Self.maximumSummaryLength) bytes; shorten it")
+        }
+        if let badge {
+            guard (0...Int(UInt32.max)).contains(badge) else {
+                throw ContentError("the badge is \(badge); a badge count is 0 (to clear it) to \(UInt32.max)")
+            }
         }
         guard hints.count <= Self.maximumHints else {
             throw ContentError("\(hints.count) hints is more than the \(Self.maximumHints) allowed")

@@ -183,6 +183,7 @@ extension Daemon {
                 }
                 emit("Delivered", [.uint64(row.itemID), .uint32(notificationID)], to: row.owner)
             }
+            announceBadge(of: content, owner: row.owner)
         case .digest(_, let digested):
             logger.info(
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",

@@ -8,11 +8,12 @@ import Foundation
 /// Keys: `summary` (s, required), `subtitle` (s), `body` (s), `app-name` (s), `icon` (s), `sound` (s),
 /// `urgency` (y: 0 low, 1 normal, 2 critical), `expire-timeout` (i, milliseconds; -1 server default,
 /// 0 never), `actions` (a(ss): key, label), `category` (s), `user-info` (a{sv}, `UserInfoWire`; a{ss}
-/// from older clients). Unknown keys are refused, so a typo is not silently ignored.
+/// from older clients), `desktop-entry` (s), `hints` (a{sv}), `badge` (u: the launcher icon's count, 0
+/// clears it). Unknown keys are refused, so a typo is not silently ignored.
 public enum ContentWire {
     public static let keys: Set<String> = [
         "summary", "subtitle", "body", "app-name", "icon", "sound", "urgency", "expire-timeout", "actions",
-        "category", "user-info", "desktop-entry", "hints",
+        "category", "user-info", "desktop-entry", "hints", "badge",
     ]
 
     public static func encode(_ content: NotificationContent) -> DBusValue {
@@ -31,6 +32,7 @@ public enum ContentWire {
         }
         record.set("category", content.category)
         record.set("desktop-entry", content.desktopEntry)
+        if let badge = content.badge { record.set("badge", .uint32(UInt32(clamping: badge))) }
         if !content.hints.isEmpty {
             record.set(
                 "hints",
@@ -69,6 +71,7 @@ public enum ContentWire {
         content.category = try fields.string("category", maximumBytes: maximumKeyBytes)
         content.userInfo = try UserInfoWire.decode(fields, key: "user-info") ?? [:]
         content.desktopEntry = try fields.string("desktop-entry", maximumBytes: maximumNameBytes)
+        content.badge = try fields.uint32("badge").map(Int.init)
         if case .dictionary(_, _, let entries)? = try fields.value("hints", WireRecord.type) {
             guard entries.count <= NotificationContent.maximumHints else {
                 throw invalid(
