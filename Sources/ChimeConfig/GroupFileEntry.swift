@@ -236,7 +236,7 @@ struct EntryReader {
             content.expireTimeout = Int32(timeout)
         }
         content.actions = try actions()
-        content.userInfo = try userInfo()
+        content.userInfo = try userInfo().mapValues(UserInfoValue.string)
         if checkingPlaceholders {
             for key in ["summary", "subtitle", "body"] {
                 if case .string(let text)? = fields.table[key]?.kind { try checkPlaceholders(text, key: key) }

@@ -86,18 +86,22 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     public var actions: [NotificationAction]
     /// The `category` hint (`email.arrived`, `im.received`, …).
     public var category: String?
-    /// Data for the app, handed back with its action events; never shown.
-    public var userInfo: [String: String]
+    /// Data for the app, handed back with its action events; never shown. Property-list values; user info
+    /// stored by earlier versions, strings only, reads as `.string` values.
+    public var userInfo: [String: UserInfoValue]
     /// The app's desktop entry (`org.example.App`), sent as the `desktop-entry` hint; a foreground action
     /// chosen while the app is not running activates it through this id.
     public var desktopEntry: String?
     /// More hints for the server, by name (`x-kde-…`, `value`, …); the named fields above win over these.
     public var hints: [String: NotificationHint]
+    /// The count to show on the app's launcher icon when this is delivered (Unity's LauncherEntry, which
+    /// docks and panels follow); 0 clears it, nil leaves it as it is.
+    public var badge: Int?
 
     public init(
         appName: String = "", summary: String, subtitle: String? = nil, body: String = "", icon: String = "",
         sound: String? = nil, urgency: Urgency? = nil, expireTimeout: Int32 = -1, actions: [NotificationAction] = [],
-        category: String? = nil, userInfo: [String: String] = [:], hints: [String: NotificationHint] = [:]
+        category: String? = nil, userInfo: [String: UserInfoValue] = [:], hints: [String: NotificationHint] = [:]
     ) {
         self.hints = hints
         self.appName = appName
@@ -115,7 +119,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case appName, summary, subtitle, body, icon, sound, urgency, expireTimeout, actions, category, userInfo
-        case desktopEntry, hints
+        case desktopEntry, hints, badge
     }
 
     /// Reads stored content; keys added in later versions may be missing.
@@ -132,9 +136,10 @@ public struct NotificationContent: Codable, Hashable, Sendable {
             expireTimeout: try c.decodeIfPresent(Int32.self, forKey: .expireTimeout) ?? -1,
             actions: try c.decodeIfPresent([NotificationAction].self, forKey: .actions) ?? [],
             category: try c.decodeIfPresent(String.self, forKey: .category),
-            userInfo: try c.decodeIfPresent([String: String].self, forKey: .userInfo) ?? [:])
+            userInfo: try c.decodeIfPresent([String: UserInfoValue].self, forKey: .userInfo) ?? [:])
         desktopEntry = try c.decodeIfPresent(String.self, forKey: .desktopEntry)
         hints = try c.decodeIfPresent([String: NotificationHint].self, forKey: .hints) ?? [:]
+        badge = try c.decodeIfPresent(Int.self, forKey: .badge)
     }
 
     /// Writes only what differs from the defaults `init(from:)` fills in: most content is a summary and
@@ -154,6 +159,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         if !userInfo.isEmpty { try c.encode(userInfo, forKey: .userInfo) }
         try c.encodeIfPresent(desktopEntry, forKey: .desktopEntry)
         if !hints.isEmpty { try c.encode(hints, forKey: .hints) }
+        try c.encodeIfPresent(badge, forKey: .badge)
     }
 
     /// The body as a server shows it: the subtitle, when there is one, as its first line.
@@ -173,13 +179,14 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     /// What the content takes, counted as a caller's quota counts it: the UTF-8 bytes of every text
     /// (summary, subtitle, body, app name, icon, sound, category, desktop entry, each action's key and
-    /// label, each user-info key and value, each hint's name and text) and 8 bytes for any other hint.
+    /// label, each user-info key, string and data value, each hint's name and text) and 8 bytes for any other
+    /// hint or user-info value.
     public var byteSize: Int {
         var total = summary.utf8.count + body.utf8.count + appName.utf8.count + icon.utf8.count
         total += (subtitle?.utf8.count ?? 0) + (sound?.utf8.count ?? 0) + (category?.utf8.count ?? 0)
         total += desktopEntry?.utf8.count ?? 0
         for action in actions { total += action.key.utf8.count + action.label.utf8.count }
-        for (key, value) in userInfo { total += key.utf8.count + value.utf8.count }
+        total += userInfo.userInfoByteSize
         for (name, hint) in hints {
             total += name.utf8.count
             if case .string(let text) = hint { total += text.utf8.count } else { total += 8 }
@@ -199,12 +206,30 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         guard (subtitle?.utf8.count ?? 0) <= Self.maximumSummaryLength else {
             throw ContentError("the subtitle is longer than \(Self.maximumSummaryLength) bytes; shorten it")
         }
+        if let badge {
+            guard (0...Int(UInt32.max)).contains(badge) else {
+                throw ContentError("the badge is \(badge); a badge count is 0 (to clear it) to \(UInt32.max)")
+            }
+        }
         guard hints.count <= Self.maximumHints else {
             throw ContentError("\(hints.count) hints is more than the \(Self.maximumHints) allowed")
         }
-        let userInfoBytes = userInfo.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+        let userInfoBytes = userInfo.userInfoByteSize
         guard userInfoBytes <= Self.maximumUserInfoBytes else {
-            throw ContentError("the user info is larger than \(Self.maximumUserInfoBytes) bytes; keep less in it")
+            throw ContentError(
+                "the user info takes \(userInfoBytes) bytes (strings and data, 8 per other value), more than the "
+                    + "\(Self.maximumUserInfoBytes) allowed; keep less in it")
+        }
+        for key in userInfo.keys.sorted() {
+            guard let value = userInfo[key] else { continue }
+            guard value.depth <= UserInfoValue.maximumDepth else {
+                throw ContentError(
+                    "the user info \(key) nests \(value.depth) arrays and dictionaries, more than the "
+                        + "\(UserInfoValue.maximumDepth) allowed")
+            }
+            if let (path, number) = value.firstNonFinite(at: key) {
+                throw ContentError("the user info \(path) is \(number); a number in the user info must be finite")
+            }
         }
         for (name, hint) in hints {
             guard case .double(let value) = hint, !value.isFinite else { continue }

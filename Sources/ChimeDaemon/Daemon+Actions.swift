@@ -288,7 +288,7 @@ extension Daemon {
     /// activates an app that is not running; otherwise kept until the app asks (TakeActions).
     private func forward(key: String, shown: ShownNotification, extra: [String: String], foreground: Bool) {
         var userInfo = shown.content?.userInfo ?? [:]
-        for (k, v) in extra { userInfo[k] = v }
+        for (k, v) in extra { userInfo[k] = .string(v) }
         let now = clock.now()
         let targets = interaction.appConnections[shown.owner] ?? []
         let outcome: String
@@ -298,7 +298,7 @@ extension Daemon {
                 "ActionInvoked",
                 [
                     .uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(key),
-                    Self.stringMap(userInfo),
+                    UserInfoWire.encode(userInfo),
                 ], to: shown.owner)
             outcome =
                 (shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)")
@@ -323,7 +323,7 @@ extension Daemon {
         persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _ in }
     }
 
-    private func keep(key: String, shown: ShownNotification, userInfo: [String: String], now: Date) {
+    private func keep(key: String, shown: ShownNotification, userInfo: [String: UserInfoValue], now: Date) {
         let action = PendingAction(
             owner: shown.owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
             userInfo: userInfo, date: now)
@@ -345,12 +345,6 @@ extension Daemon {
                 .string(action), .array(element: .variant, [.variant(.uint64(itemID))]),
                 .dictionary(key: .string, value: .variant, platform),
             ])
-    }
-
-    static func stringMap(_ map: [String: String]) -> DBusValue {
-        .dictionary(
-            key: .string, value: .string,
-            map.sorted { $0.key < $1.key }.map { DBusDictEntry(.string($0.key), .string($0.value)) })
     }
 
     // MARK: - Callers

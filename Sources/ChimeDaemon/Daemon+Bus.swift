@@ -54,6 +54,17 @@ extension Daemon {
                     }
                     return []
                 },
+                method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: ["group"])
+                    let group = try options.string("group").map { try self.groupKey($0, caller: caller) }
+                    if let group, !caller.owns(group.owner) {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.permissionDenied, message: "group \(group.id) is another app's")
+                    }
+                    let removed = try await self.cancelAll(owner: group?.owner ?? caller.appID, group: group)
+                    return [.uint32(UInt32(clamping: removed))]
+                },
                 method(
                     "Snooze", [DBusArgument("item_id", .uint64), DBusArgument("seconds", .uint32)],
                     [DBusArgument("snooze_id", .uint64)]
@@ -68,15 +79,21 @@ extension Daemon {
                 },
                 method("ListPending", [record("options")], [records("items")]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
-                    try options.refuseUnknown(known: ["next", "group"])
+                    try options.refuseUnknown(known: ["next", "group", "content"])
                     let next = Int(try options.uint32("next") ?? 1)
                     guard (1...100).contains(next) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument, message: "options key \"next\" must be 1 to 100")
                     }
                     let group = try options.string("group").map { (text) throws(DBusError) in try Self.groupID(text) }
-                    let items = self.pending(next: next, group: group).filter {
+                    let withContent = try options.bool("content") ?? false
+                    var items = self.pending(next: next, group: group, content: withContent).filter {
                         caller.owns($0.owner)
+                    }
+                    // Content makes an item up to about 80 KiB on the wire: the soonest items only, so that
+                    // the reply stays within about 20 MiB, far below what a D-Bus message may carry.
+                    if withContent, items.count > Self.maximumPendingWithContent {
+                        items.removeLast(items.count - Self.maximumPendingWithContent)
                     }
                     return [WireRecord.list(items.map(\.encoded))]
                 },
@@ -165,6 +182,33 @@ extension Daemon {
                             })
                     ]
                 },
+                method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: [])
+                    return [WireRecord.list(self.deliveredNotifications(owner: caller.appID).map(\.encoded))]
+                },
+                method("CloseDelivered", [record("options")]) { caller, arguments in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: ["notifications", "all"])
+                    let all = try options.bool("all") ?? false
+                    var ids: [UInt32]?
+                    if case .array(_, let values)? = try options.value("notifications", .array(.uint32)) {
+                        guard values.count <= Self.maximumClosedAtOnce else {
+                            throw DBusError(
+                                name: ChimeBus.ErrorName.invalidArgument,
+                                message: "options key \"notifications\" has \(values.count) ids, more than the "
+                                    + "\(Self.maximumClosedAtOnce) allowed")
+                        }
+                        ids = values.compactMap { if case .uint32(let id) = $0 { id } else { nil } }
+                    }
+                    guard all != (ids != nil) else {
+                        throw DBusError(
+                            name: ChimeBus.ErrorName.invalidArgument,
+                            message: "options: give either \"notifications\" (au) or \"all\" (true)")
+                    }
+                    try self.closeDelivered(ids, owner: caller.appID)
+                    return []
+                },
                 method("RegisterCategories", [records("categories")]) { caller, arguments in
                     guard case .array(_, let values) = arguments[0] else { return [] }
                     guard values.count <= 100 else {
@@ -197,7 +241,7 @@ extension Daemon {
                                 r.set("group", action.group)
                                 r.set("entry", action.entryID)
                                 r.set("action", action.key)
-                                r.set("user-info", Self.stringMap(action.userInfo))
+                                r.set("user-info", UserInfoWire.encode(action.userInfo))
                                 r.set("at", action.date)
                                 return r
                             })
@@ -275,7 +319,7 @@ extension Daemon {
                         DBusArgument("item_id", .uint64), DBusArgument("group", .string),
                         DBusArgument("entry", .string),
                         DBusArgument("action", .string),
-                        DBusArgument("user_info", .dictionary(key: .string, value: .string)),
+                        DBusArgument("user_info", .dictionary(key: .string, value: .variant)),
                     ]),
                 DBusSignalDeclaration(
                     "NotificationClosed",
@@ -301,8 +345,13 @@ extension Daemon {
             ])
     }
 
-    /// The pending items, soonest first, each with its next `next` occurrences.
-    public func pending(next: Int = 1, group: String? = nil) -> [PendingItem] {
+    /// The most items `ListPending` returns with their content (the soonest): at most 64 KiB of content and
+    /// 17 KiB of trigger each, 256 items stay within about 20 MiB.
+    static let maximumPendingWithContent = 256
+
+    /// The pending items, soonest first, each with its next `next` occurrences, and with `content` also
+    /// its content and trigger.
+    public func pending(next: Int = 1, group: String? = nil, content: Bool = false) -> [PendingItem] {
         queue.sync {
             scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
                 // A fire date past the end date only waits for the end: it is not an occurrence.
@@ -315,7 +364,8 @@ extension Daemon {
                 return PendingItem(
                     id: item.id, owner: item.owner, group: item.groupID,
                     entry: item.groupID == nil ? nil : item.entry.id, appName: item.content.appName,
-                    summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule)
+                    summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
+                    content: content ? item.content : nil, trigger: content ? TriggerWire(item.entry) : nil)
             }
         }
     }

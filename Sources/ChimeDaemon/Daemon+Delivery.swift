@@ -183,6 +183,7 @@ extension Daemon {
                 }
                 emit("Delivered", [.uint64(row.itemID), .uint32(notificationID)], to: row.owner)
             }
+            announceBadge(of: content, owner: row.owner)
         case .digest(_, let digested):
             logger.info(
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
@@ -202,8 +203,9 @@ extension Daemon {
         let item = scheduler.item(row.itemID)
         return ShownNotification(
             notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
-            entryID: item?.groupID == nil ? nil : item?.entry.id, category: row.category, content: row.content,
-            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil })
+            entryID: item?.groupID == nil ? nil : item?.entry.id, category: actionCategory(of: row)?.id,
+            content: row.content,
+            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now)
     }
 
     /// How long chimed waits before it sends again to a server that did not answer.
@@ -456,6 +458,16 @@ extension Daemon {
 }
 
 extension Daemon {
+    /// The category of actions a row's notification gets: its entry's `category`, or when it has none the
+    /// content's `category` (also sent as the hint), when either names one of the owner's categories: those
+    /// the app registered, or for the user's items those the group files declare. Either way its actions,
+    /// default action, built-in verbs and snoozes work alike.
+    func actionCategory(of row: OutboxRecord) -> ActionCategory? {
+        guard let owned = categories[row.owner] else { return nil }
+        guard let id = row.category ?? row.content?.category else { return nil }
+        return owned.first { $0.id == id }
+    }
+
     /// The content as the server gets it, and what had to be left out for this server (for the history).
     ///
     /// The row's content gets the actions of its category: destructive ones last (no server marks them,
@@ -466,7 +478,7 @@ extension Daemon {
         var notes: [String] = []
         let capabilities = serverInfo.capabilities
         let known = !capabilities.isEmpty
-        if let id = row.category, let category = categories[row.owner]?.first(where: { $0.id == id }) {
+        if let category = actionCategory(of: row) {
             let present = Set(content.actions.map(\.key))
             let shown = category.shownActions(fewButtons: settings.maximumActions.map { $0 <= 2 } ?? false)
             let ordered =

@@ -99,7 +99,7 @@ extension Daemon {
                     NotificationAction(key: "allow", label: prompt.allowLabel),
                     NotificationAction(key: "deny", label: prompt.denyLabel),
                 ])
-            content.userInfo = ["group": id]
+            content.userInfo = ["group": .string(id)]
         case .system(let app):
             content = NotificationContent(
                 appName: "chime", summary: "\(app) wants to schedule notifications",

@@ -255,6 +255,40 @@ extension Daemon {
         return id
     }
 
+    /// Cancels everything `owner` has pending ("" the user's own): its items on their own (snoozes too) and
+    /// its groups, which are removed with their entries; only group `group` when given. A group that comes
+    /// from a group file is the user's file and is left alone (named as `group`, it is refused with
+    /// `Conflict`). Returns how many items went, once that is stored.
+    public func cancelAll(owner: String, group: GroupKey? = nil) async throws -> Int {
+        let (items, groups) = try queue.sync { () throws -> ([UInt64], [GroupKey]) in
+            if let group {
+                if groupSources[group] == .config {
+                    throw DBusError(
+                        name: ChimeBus.ErrorName.conflict,
+                        message: "the group \(group) comes from its file in the groups folder; delete or move that "
+                            + "file")
+                }
+                return ([], scheduler.groupSettings[group] == nil ? [] : [group])
+            }
+            let items = scheduler.pending.filter { $0.owner == owner && $0.groupID == nil }.map(\.id)
+            let groups = scheduler.groupSettings.keys.filter { $0.owner == owner && groupSources[$0] != .config }
+            return (items, groups.sorted())
+        }
+        guard !items.isEmpty || !groups.isEmpty else { return 0 }
+        let now = clock.now()
+        let count = try await persisted { try $0.cancelAll(items: items, groups: groups, now: now) }
+        queue.sync {
+            for id in items { perform(scheduler.cancel(id, now: clock.now()).step) }
+            for key in groups {
+                groupSources.removeValue(forKey: key)
+                if let removed = scheduler.removeGroup(key, now: clock.now()) { perform(removed.step) }
+            }
+            let who = owner.isEmpty ? "the user" : owner
+            logger.info("cancelled all of \(who)'s items: \(count) items, \(groups.count) groups removed")
+        }
+        return count
+    }
+
     /// Cancels a pending item; false when there is none with that id.
     public func cancel(_ id: UInt64) async throws -> Bool {
         let pending = queue.sync { scheduler.contains(id) }

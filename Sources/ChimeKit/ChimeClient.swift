@@ -6,6 +6,7 @@ import Foundation
 @_exported import struct ChimeProtocol.AppInfo
 @_exported import enum ChimeProtocol.ChimeBus
 @_exported import enum ChimeProtocol.ContentProviderBus
+@_exported import struct ChimeProtocol.DeliveredNotification
 @_exported import struct ChimeProtocol.GroupInfo
 @_exported import struct ChimeProtocol.HistoryRecord
 @_exported import struct ChimeProtocol.PendingItem
@@ -77,11 +78,29 @@ public final class ChimeClient: Sendable {
         _ = try await call("Cancel", [.uint64(id)])
     }
 
+    /// Cancels everything this app has pending: its items on their own (snoozes too) and its groups, which
+    /// are removed; only group `group`'s items when given. Returns how many items went.
+    @discardableResult
+    public func cancelAll(group: String? = nil) async throws(ChimeError) -> Int {
+        var options = WireRecord()
+        options.set("group", group)
+        let reply = try await call("CancelAll", [options.value])
+        guard case .uint32(let removed)? = reply.first else {
+            throw ChimeError(.protocolError, "CancelAll returned no count")
+        }
+        return Int(removed)
+    }
+
     /// The pending items, soonest first, each with its next `next` occurrences; only `group`'s when given.
-    public func pending(next: Int = 1, group: String? = nil) async throws(ChimeError) -> [PendingItem] {
+    /// With `content`, each also carries its content and trigger (`PendingItem.content`, `.trigger`), and
+    /// only the soonest 256 items are listed.
+    public func pending(next: Int = 1, group: String? = nil, content: Bool = false) async throws(ChimeError)
+        -> [PendingItem]
+    {
         var options = WireRecord()
         options.set("next", .uint32(UInt32(clamping: next)))
         options.set("group", group)
+        if content { options.set("content", true) }
         return try await records("ListPending", [options.value]) { (f) throws(DBusError) in try PendingItem(f) }
     }
 
@@ -212,7 +231,9 @@ extension ChimeClient {
         public var group: String?
         public var entry: String?
         public var action: String
-        public var userInfo: [String: String]
+        /// The content's user info, with `activation-token` and `reply` (a typed reply) as strings when
+        /// the server gave them.
+        public var userInfo: [String: UserInfoValue]
     }
 
     /// Shows an item's notification again after `seconds`; returns the snooze's item id.
@@ -306,7 +327,7 @@ extension ChimeClient {
             case .string(let group) = message.body[1], case .string(let entry) = message.body[2],
             case .string(let action) = message.body[3]
         else { return nil }
-        let info = (try? message.body[4].decode([String: String].self)) ?? [:]
+        let info = (try? UserInfoWire.decode(message.body[4], what: "user_info")) ?? [:]
         return ActionEvent(
             itemID: item, group: group.isEmpty ? nil : group, entry: entry.isEmpty ? nil : entry, action: action,
             userInfo: info)
@@ -392,6 +413,7 @@ extension ChimeClient {
         ActionEvent(
             itemID: try fields.uint64("item") ?? 0, group: try fields.string("group"),
             entry: try fields.string("entry"),
-            action: try fields.string("action") ?? "", userInfo: try fields.stringMap("user-info") ?? [:])
+            action: try fields.string("action") ?? "",
+            userInfo: try UserInfoWire.decode(fields, key: "user-info") ?? [:])
     }
 }

@@ -40,7 +40,7 @@ extension UNNotificationContent {
             guard let count = Int(exactly: badge.doubleValue), count >= 0, count <= Int(Int32.max) else {
                 throw UNError(.badgeInputInvalid, "the badge \(badge) is not a whole number from 0 to \(Int32.max)")
             }
-            content.setBadge(count)
+            content.badge = count
         }
         if !f.categoryIdentifier.isEmpty { content.category = f.categoryIdentifier }
         if !f.threadIdentifier.isEmpty { content.hints[Self.threadHint] = .string(f.threadIdentifier) }
@@ -48,7 +48,7 @@ extension UNNotificationContent {
         if let image = f.attachments.first(where: \.isImage) {
             content.hints["image-path"] = .string(image.url.absoluteString)
         }
-        content.setUserInfo(try UserInfoCoding.encode(f.userInfo))
+        content.userInfo = try UserInfoCoding.encode(f.userInfo)
         return content
     }
 
@@ -70,14 +70,14 @@ extension UNNotificationContent {
         }
         if content.urgency == .low { f.interruptionLevel = .passive }
         if content.urgency == .critical { f.interruptionLevel = .critical }
-        if let badge = content.badgeCount { f.badge = NSNumber(value: badge) }
+        if let badge = content.badge { f.badge = NSNumber(value: badge) }
         f.categoryIdentifier = content.category ?? ""
         if case .string(let thread)? = content.hints[threadHint] { f.threadIdentifier = thread }
         if case .string(let target)? = content.hints[targetHint] { f.targetContentIdentifier = target }
         if case .string(let image)? = content.hints["image-path"], let url = URL(string: image), url.isFileURL {
             f.attachments = [UNNotificationAttachment(restoring: "image", url: url)]
         }
-        f.userInfo = UserInfoCoding.decode(content.userInfoValues)
+        f.userInfo = UserInfoCoding.decode(content.userInfo)
         return UNNotificationContent(fields: f)
     }
 }
@@ -160,25 +160,4 @@ enum UserInfoCoding {
         case .dictionary(let v): v.mapValues(decode) as [String: Any]
         }
     }
-}
-
-// Bridges to the content's fields; they stand apart so the wire types can grow without touching the
-// vocabulary above.
-extension ChimeCore.NotificationContent {
-    mutating func setBadge(_ count: Int) {
-        hints["x-chime-badge"] = .int(Int32(clamping: count))
-    }
-
-    mutating func clearBadge() { hints["x-chime-badge"] = nil }
-
-    var badgeCount: Int? {
-        if case .int(let n)? = hints["x-chime-badge"] { return Int(n) }
-        return nil
-    }
-
-    mutating func setUserInfo(_ values: [String: UserInfoValue]) {
-        userInfo = values.compactMapValues { if case .string(let s) = $0 { s } else { nil } }
-    }
-
-    var userInfoValues: [String: UserInfoValue] { userInfo.mapValues { .string($0) } }
 }

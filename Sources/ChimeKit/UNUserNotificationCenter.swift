@@ -347,7 +347,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
             content.hints["sound-file"] = nil
             content.hints["suppress-sound"] = .boolean(true)
         }
-        if !options.contains(.badge) { content.clearBadge() }
+        if !options.contains(.badge) { content.badge = nil }
         return ContentWire.encode(content)
     }
 
@@ -355,7 +355,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         let identifier = Self.identifier(group: action.group, entry: action.entry, item: action.itemID)
         let notification = UNNotification(date: Date(), request: await request(identifier))
         let key = action.action == "default" ? UNNotificationDefaultActionIdentifier : action.action
-        if let reply = action.userInfo["reply"] {
+        if case .string(let reply)? = action.userInfo["reply"] {
             await deliver(
                 UNTextInputNotificationResponse(notification: notification, actionIdentifier: key, userText: reply))
         } else {

@@ -9,7 +9,7 @@ public enum ChimeBus {
     public static let path: DBusObjectPath = "/io/chime/Chime1"
     public static let interface = "io.chime.Chime1"
     /// The version of the API in this build (the `Version` property).
-    public static let version = "0.3.0"
+    public static let version = "0.4.0"
 
     /// Error names chimed answers with; each comes with a message saying what to change.
     public enum ErrorName {

@@ -7,12 +7,13 @@ import Foundation
 ///
 /// Keys: `summary` (s, required), `subtitle` (s), `body` (s), `app-name` (s), `icon` (s), `sound` (s),
 /// `urgency` (y: 0 low, 1 normal, 2 critical), `expire-timeout` (i, milliseconds; -1 server default,
-/// 0 never), `actions` (a(ss): key, label), `category` (s), `user-info` (a{ss}). Unknown keys are refused,
-/// so a typo is not silently ignored.
+/// 0 never), `actions` (a(ss): key, label), `category` (s), `user-info` (a{sv}, `UserInfoWire`; a{ss}
+/// from older clients), `desktop-entry` (s), `hints` (a{sv}), `badge` (u: the launcher icon's count, 0
+/// clears it). Unknown keys are refused, so a typo is not silently ignored.
 public enum ContentWire {
     public static let keys: Set<String> = [
         "summary", "subtitle", "body", "app-name", "icon", "sound", "urgency", "expire-timeout", "actions",
-        "category", "user-info", "desktop-entry", "hints",
+        "category", "user-info", "desktop-entry", "hints", "badge",
     ]
 
     public static func encode(_ content: NotificationContent) -> DBusValue {
@@ -31,6 +32,7 @@ public enum ContentWire {
         }
         record.set("category", content.category)
         record.set("desktop-entry", content.desktopEntry)
+        if let badge = content.badge { record.set("badge", .uint32(UInt32(clamping: badge))) }
         if !content.hints.isEmpty {
             record.set(
                 "hints",
@@ -41,16 +43,7 @@ public enum ContentWire {
                     }
                 ))
         }
-        if !content.userInfo.isEmpty {
-            record.set(
-                "user-info",
-                .dictionary(
-                    key: .string, value: .string,
-                    content.userInfo.sorted { $0.key < $1.key }.map {
-                        DBusDictEntry(.string($0.key), .string($0.value))
-                    }
-                ))
-        }
+        if !content.userInfo.isEmpty { record.set("user-info", UserInfoWire.encode(content.userInfo)) }
         return record.value
     }
 
@@ -76,8 +69,9 @@ public enum ContentWire {
         content.icon = try fields.string("icon", maximumBytes: maximumIconBytes) ?? ""
         content.sound = try fields.string("sound", maximumBytes: maximumNameBytes)
         content.category = try fields.string("category", maximumBytes: maximumKeyBytes)
-        content.userInfo = try fields.stringMap("user-info") ?? [:]
+        content.userInfo = try UserInfoWire.decode(fields, key: "user-info") ?? [:]
         content.desktopEntry = try fields.string("desktop-entry", maximumBytes: maximumNameBytes)
+        content.badge = try fields.uint32("badge").map(Int.init)
         if case .dictionary(_, _, let entries)? = try fields.value("hints", WireRecord.type) {
             guard entries.count <= NotificationContent.maximumHints else {
                 throw invalid(
@@ -314,6 +308,181 @@ extension NotificationHint {
         case .double(let d): .double(d)
         case .byte(let b): .byte(b)
         case .boolean(let b): .boolean(b)
+        }
+    }
+}
+
+/// User info on the wire: an `a{sv}` whose values are property-list values. `s` is a string, `x` an integer
+/// (`y`, `n`, `q`, `i`, `u` and `t` up to 2^63-1 are taken as integers too), `d` a finite double, `b` a
+/// boolean, `ay` data, `av` an array, `a{sv}` a dictionary, and the structure `(sx)` = ("date",
+/// microseconds since 1970-01-01 UTC) a date. An `a{ss}`, as older clients send it, is taken as strings.
+///
+/// Limits: at most `UserInfoValue.maximumDepth` arrays and dictionaries inside one another, at most
+/// `maximumValues` values in all, and `NotificationContent.maximumUserInfoBytes` bytes in all (the bytes of
+/// keys, strings and data, 8 for any other value).
+public enum UserInfoWire {
+    /// The most values (scalars, arrays and dictionaries) one user info may hold.
+    public static let maximumValues = 2_000
+
+    public static func encode(_ info: [String: UserInfoValue]) -> DBusValue {
+        .dictionary(
+            key: .string, value: .variant,
+            info.sorted { $0.key < $1.key }.map { DBusDictEntry(.string($0.key), .variant(encode($0.value))) })
+    }
+
+    public static func encode(_ value: UserInfoValue) -> DBusValue {
+        switch value {
+        case .string(let text): .string(text)
+        case .integer(let number): .int64(number)
+        case .double(let number): .double(number)
+        case .bool(let flag): .boolean(flag)
+        case .date(let date): .structure([.string("date"), .int64(WireTime.microseconds(date))])
+        case .data(let data): .array(element: .byte, data.map(DBusValue.byte))
+        case .array(let items): .array(element: .variant, items.map { .variant(encode($0)) })
+        case .dictionary(let items): encode(items)
+        }
+    }
+
+    /// Reads `key` of `fields` as user info (nil when absent), checking every limit; a refusal names the
+    /// key and where in it the value is.
+    public static func decode(_ fields: WireFields, key: String) throws(DBusError) -> [String: UserInfoValue]? {
+        guard let value = fields.values[key] else { return nil }
+        var reader = Reader(what: "\(fields.what) key \"\(key)\"")
+        let info = try reader.dictionary(value, path: "", depth: 0, allowStrings: true)
+        guard reader.bytes <= NotificationContent.maximumUserInfoBytes else {
+            throw invalid(
+                "\(reader.what) takes \(reader.bytes) bytes (keys, strings and data, 8 per other value), more than "
+                    + "the \(NotificationContent.maximumUserInfoBytes) allowed")
+        }
+        return info
+    }
+
+    /// Reads a user info value as it is (outside a content record): an `a{sv}` or an `a{ss}`.
+    public static func decode(_ value: DBusValue, what: String) throws(DBusError) -> [String: UserInfoValue] {
+        var reader = Reader(what: what)
+        return try reader.dictionary(value, path: "", depth: 0, allowStrings: true)
+    }
+
+    struct Reader {
+        let what: String
+        var bytes = 0
+        var count = 0
+
+        mutating func counted(_ size: Int, at path: String) throws(DBusError) {
+            bytes += size
+            count += 1
+            guard count <= UserInfoWire.maximumValues else {
+                throw invalid("\(what) holds more than the \(UserInfoWire.maximumValues) values allowed")
+            }
+            // Checked as it grows, so that a huge value is refused before it is all read.
+            guard bytes <= NotificationContent.maximumUserInfoBytes else {
+                throw invalid(
+                    "\(what) takes more than the \(NotificationContent.maximumUserInfoBytes) bytes allowed (keys, "
+                        + "strings and data, 8 per other value)\(path.isEmpty ? "" : " at \(path)")")
+            }
+        }
+
+        mutating func dictionary(_ value: DBusValue, path: String, depth: Int, allowStrings: Bool = false)
+            throws(DBusError) -> [String: UserInfoValue]
+        {
+            guard case .dictionary(.string, let valueType, let entries) = value,
+                valueType == .variant || (allowStrings && valueType == .string)
+            else {
+                throw invalid(
+                    "\(what)\(path.isEmpty ? "" : " at \(path)") must be a dictionary a{sv}\(allowStrings ? " (or a{ss})" : ""), "
+                        + "not \(value.type)")
+            }
+            var result: [String: UserInfoValue] = [:]
+            for entry in entries {
+                guard case .string(let name) = entry.key else { continue }
+                let inner = path.isEmpty ? name : "\(path).\(name)"
+                try counted(name.utf8.count, at: inner)
+                let item: UserInfoValue
+                if case .variant(let wrapped) = entry.value {
+                    item = try self.value(wrapped, path: inner, depth: depth)
+                } else {
+                    item = try self.value(entry.value, path: inner, depth: depth)
+                }
+                guard result.updateValue(item, forKey: name) == nil else {
+                    throw invalid("\(what) gives \(excerpt(inner)) twice")
+                }
+            }
+            return result
+        }
+
+        mutating func value(_ value: DBusValue, path: String, depth: Int) throws(DBusError) -> UserInfoValue {
+            switch value {
+            case .string(let text):
+                guard text.utf8.count <= WireFields.maximumStringBytes else {
+                    throw invalid(
+                        "\(what) at \(path) is \(text.utf8.count) bytes long, more than the "
+                            + "\(WireFields.maximumStringBytes) allowed")
+                }
+                try counted(text.utf8.count, at: path)
+                return .string(text)
+            case .int64(let number): return try scalar(.integer(number), at: path)
+            case .byte(let number): return try scalar(.integer(Int64(number)), at: path)
+            case .int16(let number): return try scalar(.integer(Int64(number)), at: path)
+            case .uint16(let number): return try scalar(.integer(Int64(number)), at: path)
+            case .int32(let number): return try scalar(.integer(Int64(number)), at: path)
+            case .uint32(let number): return try scalar(.integer(Int64(number)), at: path)
+            case .uint64(let number):
+                guard let exact = Int64(exactly: number) else {
+                    throw invalid("\(what) at \(path) is \(number), more than the largest integer, 2^63-1")
+                }
+                return try scalar(.integer(exact), at: path)
+            case .double(let number):
+                guard number.isFinite else {
+                    throw invalid("\(what) at \(path) is \(number); a number in the user info must be finite")
+                }
+                return try scalar(.double(number), at: path)
+            case .boolean(let flag): return try scalar(.bool(flag), at: path)
+            case .structure(let parts):
+                guard parts.count == 2, parts[0] == .string("date"), case .int64(let microseconds) = parts[1] else {
+                    throw invalid(
+                        "\(what) at \(path) is a structure \(value.type); the one structure taken is a date, "
+                            + "(sx) = (\"date\", microseconds since 1970-01-01 UTC)")
+                }
+                guard WireTime.validRange.contains(microseconds) else {
+                    throw invalid(
+                        "\(what) at \(path): a date must be microseconds since 1970-01-01 UTC from "
+                            + "\(WireTime.validRange.lowerBound) to \(WireTime.validRange.upperBound), not \(microseconds)"
+                    )
+                }
+                return try scalar(.date(WireTime.date(microseconds: microseconds)), at: path)
+            case .array(.byte, let items):
+                try counted(items.count, at: path)
+                return .data(Data(items.map { if case .byte(let b) = $0 { b } else { 0 } }))
+            case .array(.variant, let items):
+                try nest(depth, at: path)
+                try counted(0, at: path)
+                var result: [UserInfoValue] = []
+                for (index, item) in items.enumerated() {
+                    guard case .variant(let wrapped) = item else { continue }
+                    result.append(try self.value(wrapped, path: "\(path)[\(index)]", depth: depth + 1))
+                }
+                return .array(result)
+            case .dictionary(.string, .variant, _):
+                try nest(depth, at: path)
+                try counted(0, at: path)
+                return .dictionary(try dictionary(value, path: path, depth: depth + 1))
+            default:
+                throw invalid(
+                    "\(what) at \(path) has type \(value.type); user info values are s, x (or another integer), d, "
+                        + "b, ay, av, a{sv} or a date (sx)")
+            }
+        }
+
+        mutating func scalar(_ value: UserInfoValue, at path: String) throws(DBusError) -> UserInfoValue {
+            try counted(8, at: path)
+            return value
+        }
+
+        func nest(_ depth: Int, at path: String) throws(DBusError) {
+            guard depth < UserInfoValue.maximumDepth else {
+                throw invalid(
+                    "\(what) at \(path) nests arrays and dictionaries more than \(UserInfoValue.maximumDepth) deep")
+            }
         }
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 
 /// One pending item as `ListPending` returns it: `id` (t), `owner` (s), `group` (s) and `entry` (s) for a
 /// group's entry, `app-name` (s), `summary` (s), `fire-at` (x), `next` (ax: the next occurrences,
-/// `fire-at` first), `rule` (s: the rule as written, for a repeating item).
+/// `fire-at` first), `rule` (s: the rule as written, for a repeating item); with the option `content`,
+/// also `content` (a{sv}, as `Schedule` takes it) and `trigger` (a{sv}: `at` or the rule's key, `tz`,
+/// `until`, `count`).
 public struct PendingItem: Hashable, Sendable {
     public var id: UInt64
     public var owner: String
@@ -15,11 +17,19 @@ public struct PendingItem: Hashable, Sendable {
     public var fireDate: Date
     public var next: [Date]
     public var rule: String?
+    /// The item's content (its fixed part, user info included), when the listing was asked for it.
+    public var content: NotificationContent?
+    /// When the item fires, as it was given: a time or a rule, with its zone, end and count; when the
+    /// listing was asked for content.
+    public var trigger: TriggerWire?
 
     public init(
         id: UInt64, owner: String = "", group: String? = nil, entry: String? = nil, appName: String, summary: String,
-        fireDate: Date, next: [Date], rule: String? = nil
+        fireDate: Date, next: [Date], rule: String? = nil, content: NotificationContent? = nil,
+        trigger: TriggerWire? = nil
     ) {
+        self.content = content
+        self.trigger = trigger
         self.id = id
         self.owner = owner
         self.group = group
@@ -42,6 +52,8 @@ public struct PendingItem: Hashable, Sendable {
         record.set("fire-at", fireDate)
         record.set("next", .array(element: .int64, next.map { .int64(WireTime.microseconds($0)) }))
         record.set("rule", rule)
+        if let content { record.set("content", ContentWire.encode(content)) }
+        if let trigger { record.set("trigger", trigger.encoded) }
         return record
     }
 
@@ -56,8 +68,14 @@ public struct PendingItem: Hashable, Sendable {
         self.init(
             id: id, owner: try fields.string("owner") ?? "", group: try fields.string("group"),
             entry: try fields.string("entry"), appName: try fields.string("app-name") ?? "",
-            summary: try fields.string("summary") ?? "", fireDate: fireDate, next: next, rule: try fields.string("rule")
-        )
+            summary: try fields.string("summary") ?? "", fireDate: fireDate, next: next,
+            rule: try fields.string("rule"),
+            content: try fields.value("content", WireRecord.type).map { (value) throws(DBusError) in
+                try ContentWire.decode(value, what: "pending item \(id) content")
+            },
+            trigger: try fields.value("trigger", WireRecord.type).map { (value) throws(DBusError) in
+                try TriggerWire.decode(value)
+            })
     }
 }
 

@@ -633,7 +633,7 @@ public final class ScheduleStore: Sendable {
                     itemID: try Self.storedID(row.decode(forColumn: "itemID"), "itemID"),
                     group: try row.decode(forColumn: "groupID"), entryID: try row.decode(forColumn: "entryID"),
                     key: try row.decode(forColumn: "key"),
-                    userInfo: try Coding.decode([String: String].self, row.decode(forColumn: "userInfo")),
+                    userInfo: try Coding.decode([String: UserInfoValue].self, row.decode(forColumn: "userInfo")),
                     date: try Self.storedDate(row.decode(forColumn: "atUsec"), "atUsec"))
             }
             try aside.store(in: db, now: Date())
@@ -691,6 +691,37 @@ public final class ScheduleStore: Sendable {
             try Self.deleteItems(ids, in: db)
             try Self.giveBackSpace(db)
             return true
+        }
+    }
+
+    /// Cancels pending items on their own and removes groups with their entries, in one transaction, as
+    /// `cancel` and `removeGroup` each do (history: `cancelled`, `removed`); returns how many items went.
+    public func cancelAll(items: [UInt64], groups: [GroupKey], now: Date) throws -> Int {
+        try write { db in
+            var gone: [Int64] = []
+            for id in items {
+                let key = Int64(clamping: id)
+                guard
+                    try Bool.fetchOne(
+                        db, sql: "SELECT 1 FROM item WHERE id = ? AND state = 'pending'", arguments: [key]) != nil
+                else { continue }
+                try record(db, now, .cancelled, itemID: id)
+                gone.append(key)
+            }
+            for key in groups {
+                try db.execute(
+                    sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
+                guard db.changesCount > 0 else { continue }
+                let ids = try Int64.fetchAll(
+                    db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
+                for id in ids {
+                    try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
+                }
+                gone += ids
+            }
+            try Self.deleteItems(gone, in: db)
+            try Self.giveBackSpace(db)
+            return gone.count
         }
     }
 
@@ -765,7 +796,8 @@ public final class ScheduleStore: Sendable {
             category: try row.decode(forColumn: "category"),
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             occurrence: try storedDate(row.decode(forColumn: "occurrenceUsec"), "occurrenceUsec"),
-            until: try until.map { try storedDate($0, "untilUsec") })
+            until: try until.map { try storedDate($0, "untilUsec") },
+            shownAt: try storedDate(row.decode(forColumn: "shownUsec"), "shownUsec"))
     }
 
     /// A stored id or sequence number; a negative one is a value chimed cannot use.

@@ -100,11 +100,15 @@ public struct ShownNotification: Hashable, Sendable {
     public var occurrence: Date
     /// The item's end date, when the popup is to be closed then.
     public var until: Date?
+    /// When the server showed it (its answer to Notify came); nil before it is stored.
+    public var shownAt: Date?
 
     public init(
         notificationID: UInt32, itemID: UInt64, owner: String = "", group: String? = nil, entryID: String? = nil,
-        category: String? = nil, content: NotificationContent? = nil, occurrence: Date, until: Date? = nil
+        category: String? = nil, content: NotificationContent? = nil, occurrence: Date, until: Date? = nil,
+        shownAt: Date? = nil
     ) {
+        self.shownAt = shownAt
         self.notificationID = notificationID
         self.itemID = itemID
         self.owner = owner
@@ -128,12 +132,12 @@ public struct PendingAction: Hashable, Sendable {
     public var group: String?
     public var entryID: String?
     public var key: String
-    public var userInfo: [String: String]
+    public var userInfo: [String: UserInfoValue]
     public var date: Date
 
     public init(
         seq: UInt64 = 0, owner: String, itemID: UInt64, group: String?, entryID: String?, key: String,
-        userInfo: [String: String], date: Date
+        userInfo: [String: UserInfoValue], date: Date
     ) {
         self.seq = seq
         self.owner = owner

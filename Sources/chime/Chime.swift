@@ -18,8 +18,9 @@ struct Chime: AsyncParsableCommand {
             Topics: chime help rules, phrases, hints, actions, exit-codes.
             """,
         subcommands: [
-            Send.self, Pending.self, Cancel.self, Snooze.self, Groups.self, Reschedule.self, Remove.self,
-            GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self, Next.self, Help.self,
+            Send.self, Pending.self, Cancel.self, Snooze.self, Delivered.self, Close.self, Groups.self,
+            Reschedule.self, Remove.self, GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self,
+            Next.self, Help.self,
         ])
 
     /// Runs the command, with usage errors (an unknown option, a missing argument, a value of the wrong
@@ -396,13 +397,36 @@ struct Pending: AsyncParsableCommand {
 }
 
 struct Cancel: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Cancel a pending notification by its id.")
+    static let configuration = CommandConfiguration(
+        abstract: "Cancel a pending notification by its id, or all of yours with --all.",
+        discussion: """
+            --all cancels every notification you scheduled with chime (snoozes too) and removes your groups \
+            made with chime reschedule; groups from group files are left alone (edit or remove the file). \
+            With --group, only that group's (APP/GROUP names an app's). It prints how many items went.
+            """)
 
     @Argument(help: "The item id, as `chime pending` shows it.")
-    var id: UInt64
+    var id: UInt64?
+
+    @Flag(help: "Cancel all of your pending notifications and remove your groups.")
+    var all = false
+
+    @Option(help: "With --all: only this group (APP/GROUP for an app's).")
+    var group: String?
+
+    func validate() throws {
+        if all, id != nil { throw ValidationError("give an item id or --all, not both") }
+        if !all, id == nil { throw ValidationError("give an item id, or --all") }
+        if group != nil, !all { throw ValidationError("--group goes with --all") }
+    }
 
     func run() async throws {
-        try await withClient { (client) throws(ChimeError) in try await client.cancel(id) }
+        if let id {
+            try await withClient { (client) throws(ChimeError) in try await client.cancel(id) }
+            return
+        }
+        let removed = try await withClient { (client) throws(ChimeError) in try await client.cancelAll(group: group) }
+        print("cancelled \(removed) item\(removed == 1 ? "" : "s")")
     }
 }
 

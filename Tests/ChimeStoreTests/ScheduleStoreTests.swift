@@ -136,7 +136,9 @@ import Testing
         try store.delivered(Array(rows[1...]), notificationID: 10, digest: "flood", shown: nil, now: t0 + 2)
         let state = try store.load()
         #expect(state.outbox.isEmpty)
-        #expect(state.shown == [shown])
+        var stored = shown
+        stored.shownAt = t0 + 1
+        #expect(state.shown == [stored])
         #expect(state.popups == [ShownPopup(notificationID: 9, itemID: 1, until: t0 + 60)])
         let history = try store.history(HistoryQuery(limit: 3))
         #expect(history.map(\.event) == [.suppressed, .suppressed, .delivered])

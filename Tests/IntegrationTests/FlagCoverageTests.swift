@@ -59,8 +59,8 @@ import Testing
     }
 
     static let commandNames = [
-        "send", "pending", "cancel", "snooze", "groups", "reschedule", "remove", "group", "history", "apps", "app",
-        "status", "next",
+        "send", "pending", "cancel", "snooze", "delivered", "close", "groups", "reschedule", "remove", "group",
+        "history", "apps", "app", "status", "next",
     ]
 
     @Test func everyDocumentedFlagIsCovered() async throws {
@@ -219,6 +219,39 @@ import Testing
             #expect(listed.compactMap { $0["summary"] as? String } == ["Steep"])
             let groups = try await s.chimeJSON(["groups"])
             #expect(groups.compactMap { $0["id"] as? String } == ["tea"] && groups.first?["pending"] as? Int == 1)
+        },
+        Case(name: "cancel --all, --group", covers: ["chime cancel --all", "chime cancel --group"]) { s in
+            #expect(try await s.chime(["send", "--group", "tea", "--in", "1h", "Steep"]).status == 0)
+            #expect(try await s.chime(["send", "--group", "tea", "--in", "2h", "Drink"]).status == 0)
+            #expect(try await s.chime(["send", "--group", "coffee", "--in", "1h", "Grind"]).status == 0)
+            #expect(try await s.chime(["send", "--in", "1h", "Alone"]).status == 0)
+            let tea = try await s.chime(["cancel", "--all", "--group", "tea"])
+            #expect(tea.status == 0 && tea.stdout == "cancelled 2 items\n", "\(tea)")
+            #expect(
+                try await s.chimeJSON(["pending"]).compactMap { $0["summary"] as? String }.sorted() == [
+                    "Alone", "Grind",
+                ])
+            let rest = try await s.chime(["cancel", "--all"])
+            #expect(rest.status == 0 && rest.stdout == "cancelled 2 items\n", "\(rest)")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            #expect(try await s.chimeJSON(["groups"]).isEmpty)
+            #expect(try await s.chime(["cancel", "--all", "3"]).status == 2)
+        },
+        Case(name: "delivered --json, close --all", covers: ["chime delivered --json", "chime close --all"]) { s in
+            for summary in ["Tea", "Cake", "Milk"] { #expect(try await s.chime(["send", summary]).status == 0) }
+            try await s.awaitDelivered(notification: 3)
+            let shown = try await s.chimeJSON(["delivered"])
+            #expect(shown.compactMap { $0["summary"] as? String } == ["Milk", "Cake", "Tea"])
+            #expect(shown.compactMap { $0["notification"] as? Int } == [3, 2, 1])
+            let lines = try await s.chime(["delivered"])
+            #expect(lines.status == 0 && lines.stdout.split(separator: "\n").first?.hasPrefix("3\t3\t") == true)
+            #expect(try await s.chime(["close", "2"]).status == 0)
+            try await s.server!.closeCalls.wait("chimed closed notification 2") { $0 == [2] }
+            try await InteractionTests.awaitListing(s, ["delivered"], "two left") { $0.count == 2 }
+            #expect(try await s.chime(["close", "--all"]).status == 0)
+            try await InteractionTests.awaitListing(s, ["delivered"], "none left") { $0.isEmpty }
+            #expect(s.server!.closeCalls.elements.sorted() == [1, 2, 3])
+            #expect(try await s.chime(["close"]).status == 2)
         },
         Case(
             name: "reschedule --file, --dry-run, --json",

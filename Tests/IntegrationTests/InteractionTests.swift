@@ -253,6 +253,55 @@ import Testing
         }
     }
 
+    /// A category named by the content (the `category` key, also the freedesktop hint) adds the app's
+    /// category's actions as an entry's `category` does, for `Schedule` and for a `Reschedule` entry, and
+    /// the action chosen reaches the app.
+    @Test func aCategoryNamedByTheContentAddsItsActions() async throws {
+        try await Session.run { s in
+            let app = try await s.app("org.example.Mail")
+            try await app.registerCategories([
+                ActionCategory(
+                    id: "mail",
+                    actions: [
+                        CategoryAction(id: "archive", title: "Archive"), CategoryAction(id: "reply", title: "Reply"),
+                    ])
+            ])
+            let events = try await app.actionEvents()
+            let calls = s.server!.notifyCalls
+            let item = try await app.schedule(NotificationContent(summary: "New mail", category: "mail"))
+            try await calls.wait(forCount: 1)
+            #expect(calls.elements[0].actions == ["archive", "Archive", "reply", "Reply"])
+            #expect(calls.elements[0].hints["category"] == .string("mail"))
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("reply", on: 1)
+            var iterator = events.makeAsyncIterator()
+            let event = try #require(await iterator.next())
+            #expect(event.itemID == item && event.action == "reply")
+
+            // A Reschedule entry without a category of its own, whose content names one.
+            try await app.reschedule(
+                TimelineGroup(
+                    id: "inbox",
+                    entries: [
+                        TimelineEntry(
+                            id: "digest", trigger: .at(Date().addingTimeInterval(0.3)),
+                            content: .fixed(NotificationContent(summary: "Mail digest", category: "mail")))
+                    ]))
+            try await calls.wait(forCount: 2)
+            #expect(calls.elements[1].actions == ["archive", "Archive", "reply", "Reply"])
+            try await s.awaitDelivered(notification: 2)
+            try await s.choose("archive", on: 2)
+            let second = try #require(await iterator.next())
+            #expect(second.action == "archive" && second.group == "inbox" && second.entry == "digest")
+
+            // A content category the app did not register is only the hint.
+            _ = try await app.schedule(NotificationContent(summary: "Other", category: "email.arrived"))
+            try await calls.wait(forCount: 3)
+            #expect(calls.elements[2].actions.isEmpty)
+            #expect(calls.elements[2].hints["category"] == .string("email.arrived"))
+        }
+    }
+
     /// A snooze shows the notification again as it first came: with its category's actions, from the
     /// popup's button and from `chime snooze`, and with the actions added once.
     @Test func aSnoozedNotificationComesBackWithItsCategorysActions() async throws {

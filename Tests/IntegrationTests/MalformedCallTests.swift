@@ -166,7 +166,11 @@ import Testing
         switch r.int(0...4) {
         case 0:
             let key = r.pick(contentKeys)
-            let bad = valueOtherThan(key.type, &r)
+            var bad = valueOtherThan(key.type, &r)
+            // user-info takes a{sv} as well as the a{ss} of older clients.
+            while key.name == "user-info", bad.type == .dictionary(key: .string, value: .variant) {
+                bad = valueOtherThan(key.type, &r)
+            }
             let content = key.name == "summary" ? [(key.name, bad)] : [summary, (key.name, bad)]
             return Call(
                 kind: "wrong type in a record", member: "Schedule", arguments: [record(content), record([])],
@@ -255,6 +259,7 @@ import Testing
     static func deepNesting(_ r: inout SplitMix64) -> Call {
         let core = DBusValue.string("core")
         var nested: DBusValue
+        var recordLevels = 0
         switch r.int(0...3) {
         case 0:
             // The record's variant sits 2 deep and holds the chain: at most 64 around the string.
@@ -274,7 +279,8 @@ import Testing
             // Records in variants in records: three containers each, 21 of them in the outer record. At least
             // two: one record of strings is a well-formed `hints`.
             nested = core
-            for _ in 0..<r.int(2...20) { nested = record([("k", nested)]) }
+            recordLevels = r.int(2...20)
+            for _ in 0..<recordLevels { nested = record([("k", nested)]) }
         }
         if r.chance(0.25) {
             // As an argument of its own: a signature no method has.
@@ -282,7 +288,9 @@ import Testing
                 kind: "deep nesting", member: r.pick(["Cancel", "RemoveGroup", "Status"]), arguments: [nested],
                 expected: [invalidArgs])
         }
-        let key = r.pick(["summary", "body", "hints", "user-info", "actions"])
+        // User info takes dictionaries 8 deep: records 10 deep and more only are too deep for it.
+        let key = r.pick(
+            ["summary", "body", "hints", "actions"] + (recordLevels == 0 || recordLevels > 9 ? ["user-info"] : []))
         let content = key == "summary" ? [(key, nested)] : [("summary", .string("x")), (key, nested)]
         return Call(
             kind: "deep nesting", member: "Schedule", arguments: [record(content), record([])],

@@ -1,0 +1,50 @@
+import ChimeCore
+import DBusKit
+import Foundation
+
+/// The launcher icon's badge: Unity's `com.canonical.Unity.LauncherEntry` signal, which docks and panels
+/// (Dash to Dock, Plank, KDE's task manager, …) follow for every app.
+extension Daemon {
+    static let launcherEntryPath: DBusObjectPath = "/io/chime/Chime1/LauncherEntry"
+    static let launcherEntryInterface = "com.canonical.Unity.LauncherEntry"
+
+    /// Emits `Update(s app_uri, a{sv} properties)` for a delivered notification whose content sets a
+    /// badge: `count` (x) and `count-visible` (b, false for 0), for `application://ID.desktop` where ID is
+    /// the content's desktop entry, else the owner's app id. Nothing is emitted when neither is a desktop
+    /// file id. The signal goes to everyone on the bus, as the launchers that show it expect. On `queue`.
+    func announceBadge(of content: NotificationContent, owner: String) {
+        guard let badge = content.badge else { return }
+        guard let id = Self.desktopID(content.desktopEntry) ?? Self.desktopID(owner) else {
+            logger.debug("not showing badge \(badge): no desktop entry to show it on", metadata: ["owner": "\(owner)"])
+            return
+        }
+        let properties = DBusValue.dictionary(
+            key: .string, value: .variant,
+            [
+                DBusDictEntry(.string("count"), .variant(.int64(Int64(badge)))),
+                DBusDictEntry(.string("count-visible"), .variant(.boolean(badge > 0))),
+            ])
+        do {
+            try connection?.emitSignal(
+                path: Self.launcherEntryPath, interface: Self.launcherEntryInterface, member: "Update",
+                [.string("application://\(id).desktop"), properties])
+        } catch {
+            logger.warning("cannot announce badge \(badge) of \(id): \(error)")
+        }
+    }
+
+    /// `text` as a desktop file id without its `.desktop` suffix, when it is one: 1 to 255 bytes of ASCII
+    /// letters, digits, `.`, `-` and `_`, not starting with a dot or a dash and without empty parts.
+    static func desktopID(_ text: String?) -> String? {
+        guard var id = text else { return nil }
+        if id.hasSuffix(".desktop") { id.removeLast(".desktop".count) }
+        guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix("."), !id.hasPrefix("-"), !id.hasSuffix("."),
+            !id.contains(".."),
+            id.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2E || byte == 0x2D || byte == 0x5F
+            })
+        else { return nil }
+        return id
+    }
+}
