@@ -220,12 +220,13 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
     /// `<group>.<entry>`.
     public func pendingNotificationRequests() async -> [UNNotificationRequest] {
         await LocalNotifications.order.drain()  // after the calls made before it
-        guard let items = try? await LocalNotifications.client().pending() else { return [] }
+        guard let items = try? await LocalNotifications.client().pending(content: true) else { return [] }
         return items.map { item in
             let identifier = Self.identifier(group: item.group, entry: item.entry, item: item.id)
             let known = lock.withLock { added[identifier] }
             let content =
-                known?.content ?? UNNotificationContent.from(ChimeCore.NotificationContent(summary: item.summary))
+                item.content.map(UNNotificationContent.from) ?? known?.content
+                ?? UNNotificationContent.from(ChimeCore.NotificationContent(summary: item.summary))
             return UNNotificationRequest(
                 identifier: identifier, content: content,
                 trigger: known?.trigger ?? UNChimeNotificationTrigger(date: item.fireDate, rule: item.rule))
@@ -251,22 +252,51 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         }
     }
 
-    /// Removes every pending request of the app.
+    /// Removes every pending request of the app, its NiceNotifications groups' included.
     public func removeAllPendingNotificationRequests() {
         lock.withLock { added.removeAll() }
         LocalNotifications.submit(nil) { () async throws(ChimeError) in
+            try await LocalNotifications.client().cancelAll()
+        }
+    }
+
+    // MARK: Delivered
+
+    /// The app's notifications shown now (delivered and not closed), newest first.
+    public func deliveredNotifications() async -> [UNNotification] {
+        await LocalNotifications.order.drain()
+        guard let shown = try? await LocalNotifications.client().delivered() else { return [] }
+        return shown.map { notification in
+            UNNotification(
+                date: notification.deliveredAt,
+                request: UNNotificationRequest(
+                    identifier: Self.identifier(
+                        group: notification.group, entry: notification.entry, item: notification.itemID),
+                    content: UNNotificationContent.from(notification.content), trigger: nil),
+                notificationID: notification.notificationID)
+        }
+    }
+
+    public func getDeliveredNotifications(completionHandler: @escaping @Sendable ([UNNotification]) -> Void) {
+        Task { completionHandler(await deliveredNotifications()) }
+    }
+
+    /// Closes the app's shown notifications of these requests.
+    public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
+        let wanted = Set(identifiers)
+        LocalNotifications.submit(nil) { () async throws(ChimeError) in
             let client = try await LocalNotifications.client()
-            for item in try await client.pending() {
-                if let group = item.group {
-                    do throws(ChimeError) {
-                        try await client.removeGroup(group)
-                    } catch  where error.kind == .notFound {}
-                } else {
-                    do throws(ChimeError) {
-                        try await client.cancel(item.id)
-                    } catch  where error.kind == .notFound {}
-                }
-            }
+            let ids = try await client.delivered().filter {
+                wanted.contains(Self.identifier(group: $0.group, entry: $0.entry, item: $0.itemID))
+            }.map(\.notificationID)
+            if !ids.isEmpty { try await client.closeDelivered(ids) }
+        }
+    }
+
+    /// Closes all of the app's shown notifications.
+    public func removeAllDeliveredNotifications() {
+        LocalNotifications.submit(nil) { () async throws(ChimeError) in
+            try await LocalNotifications.client().closeAllDelivered()
         }
     }
 

@@ -372,6 +372,88 @@ import Testing
         }
     }
 
+    /// Remembers every response, as `didReceive` gets it.
+    final class Responder: UNUserNotificationCenterDelegate, @unchecked Sendable {
+        let responses = Recorder<UNNotificationResponse>()
+
+        func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse)
+            async
+        {
+            responses.append(response)
+        }
+    }
+
+    @Test func userNotificationsContentRoundTripsThroughChimedToTheDelegate() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let center = UNUserNotificationCenter.current()
+                let responder = Responder()
+                center.delegate = responder
+                defer { center.delegate = nil }
+                center.setNotificationCategories([
+                    UNNotificationCategory(
+                        identifier: "note",
+                        actions: [UNNotificationAction(identifier: "done", title: "Done", options: [.destructive])],
+                        intentIdentifiers: [])
+                ])
+                let when = Date(timeIntervalSince1970: 1_800_000_000.25)
+                let info: [AnyHashable: Any] = [
+                    "when": when, "count": 3, "ratio": 0.5, "flag": true, "blob": Data([1, 2, 3]),
+                    "nested": ["list": [1, "two"] as [Any]] as [String: Any],
+                ]
+                func content(_ title: String) -> UNMutableNotificationContent {
+                    let content = UNMutableNotificationContent()
+                    content.title = title
+                    content.subtitle = "Sub"
+                    content.body = "Body"
+                    content.badge = 4
+                    content.threadIdentifier = "thread-1"
+                    content.categoryIdentifier = "note"
+                    content.userInfo = info
+                    return content
+                }
+                func expectInfo(_ got: [AnyHashable: Any]) {
+                    #expect((got["when"] as? Date)?.timeIntervalSince1970 == when.timeIntervalSince1970)
+                    #expect(got["count"] as? Int == 3 && got["ratio"] as? Double == 0.5 && got["flag"] as? Bool == true)
+                    #expect(got["blob"] as? Data == Data([1, 2, 3]))
+                    let list = (got["nested"] as? [String: Any])?["list"] as? [Any]
+                    #expect(list?.first as? Int == 1 && list?.last as? String == "two", "\(got)")
+                }
+                try await center.add(
+                    UNNotificationRequest(
+                        identifier: "later", content: content("Later"),
+                        trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+                let later = try #require(await center.pendingNotificationRequests().first { $0.identifier == "later" })
+                #expect(later.content.subtitle == "Sub" && later.content.badge == 4)
+                #expect(later.content.threadIdentifier == "thread-1" && later.content.categoryIdentifier == "note")
+                expectInfo(later.content.userInfo)
+
+                try await center.add(
+                    UNNotificationRequest(
+                        identifier: "now", content: content("Now"),
+                        trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
+                let calls = s.server!.notifyCalls
+                try await calls.wait("the notification", timeout: .seconds(10)) { $0.contains { $0.summary == "Now" } }
+                let call = try #require(calls.elements.first { $0.summary == "Now" })
+                #expect(call.actions.contains("done") && call.actions.contains("default"), "\(call.actions)")
+                #expect(call.body == "Sub\nBody")
+                try await s.awaitDelivered(notification: 1)
+                #expect(await center.deliveredNotifications().map(\.request.identifier) == ["now"])
+
+                try await s.choose("default", on: 1)
+                try await responder.responses.wait(forCount: 1, timeout: .seconds(10))
+                let click = responder.responses.elements[0]
+                #expect(click.actionIdentifier == UNNotificationDefaultActionIdentifier)
+                #expect(click.notification.request.identifier == "now")
+                #expect(click.notification.request.content.title == "Now")
+                expectInfo(click.notification.request.content.userInfo)
+
+                center.removeDeliveredNotifications(withIdentifiers: ["now"])
+                #expect(await center.deliveredNotifications().isEmpty)
+            }
+        }
+    }
+
     @Test func theDailyQuoteExampleSchedulesOnlyEnabledQuotesAndHandlesItsActions() async throws {
         try await Session.run { s in
             let allowed = try await s.chime(["app", "allow", "io.chime.examples.DailyQuote"])

@@ -268,7 +268,7 @@ import Testing
             ])
             let events = try await app.actionEvents()
             let calls = s.server!.notifyCalls
-            let item = try await app.schedule(NotificationContent(summary: "New mail", category: "mail"))
+            let item = try await app.schedule(ChimeCore.NotificationContent(summary: "New mail", category: "mail"))
             try await calls.wait(forCount: 1)
             #expect(calls.elements[0].actions == ["archive", "Archive", "reply", "Reply"])
             #expect(calls.elements[0].hints["category"] == .string("mail"))
@@ -285,7 +285,7 @@ import Testing
                     entries: [
                         TimelineEntry(
                             id: "digest", trigger: .at(Date().addingTimeInterval(0.3)),
-                            content: .fixed(NotificationContent(summary: "Mail digest", category: "mail")))
+                            content: .fixed(ChimeCore.NotificationContent(summary: "Mail digest", category: "mail")))
                     ]))
             try await calls.wait(forCount: 2)
             #expect(calls.elements[1].actions == ["archive", "Archive", "reply", "Reply"])
@@ -295,7 +295,7 @@ import Testing
             #expect(second.action == "archive" && second.group == "inbox" && second.entry == "digest")
 
             // A content category the app did not register is only the hint.
-            _ = try await app.schedule(NotificationContent(summary: "Other", category: "email.arrived"))
+            _ = try await app.schedule(ChimeCore.NotificationContent(summary: "Other", category: "email.arrived"))
             try await calls.wait(forCount: 3)
             #expect(calls.elements[2].actions.isEmpty)
             #expect(calls.elements[2].hints["category"] == .string("email.arrived"))

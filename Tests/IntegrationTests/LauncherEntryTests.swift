@@ -36,7 +36,7 @@ import Testing
             let (updates, subscription) = try await Self.listen(s)
             defer { subscription.cancel() }
             let app = try await s.app("org.example.Mail")
-            var content = NotificationContent(summary: "3 new")
+            var content = ChimeCore.NotificationContent(summary: "3 new")
             content.badge = 3
             content.desktopEntry = "org.example.MailClient"
             _ = try await app.schedule(content)
@@ -48,7 +48,7 @@ import Testing
                         count: 3, visible: true))
 
             // Without a desktop entry: the app id; 0 clears the count.
-            var cleared = NotificationContent(summary: "All read")
+            var cleared = ChimeCore.NotificationContent(summary: "All read")
             cleared.badge = 0
             _ = try await app.schedule(cleared)
             try await updates.wait("the cleared badge") { $0.count == 2 }
@@ -56,10 +56,10 @@ import Testing
             #expect(updates.elements[1].count == 0 && updates.elements[1].visible == false)
 
             // No badge: nothing. The user's item without a desktop entry: nowhere to show it, nothing.
-            _ = try await app.schedule(NotificationContent(summary: "No badge"))
+            _ = try await app.schedule(ChimeCore.NotificationContent(summary: "No badge"))
             let mine = try await s.chime(["send", "Mine"])
             #expect(mine.status == 0, "\(mine)")
-            var withBadge = NotificationContent(summary: "Last")
+            var withBadge = ChimeCore.NotificationContent(summary: "Last")
             withBadge.badge = 1
             _ = try await app.schedule(withBadge)
             try await s.awaitDelivered(notification: 5)
@@ -83,7 +83,7 @@ import Testing
                 #expect(error.message.contains("\"badge\""))
             }
             let client = try await s.app("org.example.Kit")
-            var content = NotificationContent(summary: "Later")
+            var content = ChimeCore.NotificationContent(summary: "Later")
             content.badge = 7
             _ = try await client.schedule(content, at: Date(timeIntervalSince1970: 4_102_444_800))
             #expect(try await client.pending(content: true).first?.content?.badge == 7)

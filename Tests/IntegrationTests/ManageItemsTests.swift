@@ -10,14 +10,14 @@ import Testing
         try await Session.run { s in
             let app = try await s.app("org.example.Plants")
             let at = Date(timeIntervalSince1970: 4_102_444_800)
-            var content = NotificationContent(
+            var content = ChimeCore.NotificationContent(
                 summary: "Water the plants", body: "The ferns first", urgency: .critical,
                 actions: [NotificationAction(key: "done", label: "Done")], category: "chores")
             content.userInfo = ["plant": "fern", "room": "kitchen"]
             let once = try await app.schedule(content, at: at)
             let until = Date(timeIntervalSince1970: 4_070_908_800)
             let repeating = try await app.schedule(
-                NotificationContent(summary: "Stand up"),
+                ChimeCore.NotificationContent(summary: "Stand up"),
                 trigger: TriggerWire(
                     rule: .rrule("FREQ=DAILY;BYHOUR=10;BYMINUTE=0", dtstart: nil), timeZone: "Europe/Berlin",
                     until: until, count: 12))
@@ -27,7 +27,7 @@ import Testing
             #expect(first.content == content)
             #expect(first.trigger == TriggerWire(at: at))
             let second = try #require(listed.first { $0.id == repeating })
-            #expect(second.content == NotificationContent(summary: "Stand up"))
+            #expect(second.content == ChimeCore.NotificationContent(summary: "Stand up"))
             #expect(
                 second.trigger
                     == TriggerWire(
@@ -60,7 +60,7 @@ import Testing
             let entries = (0..<300).map { index in
                 TimelineEntry(
                     id: "e\(index)", trigger: .at(start.addingTimeInterval(Double(index))),
-                    content: .fixed(NotificationContent(summary: "Item \(index)")))
+                    content: .fixed(ChimeCore.NotificationContent(summary: "Item \(index)")))
             }
             try await app.reschedule(TimelineGroup(id: "many", entries: entries))
             #expect(try await app.pending().count == 300)
@@ -80,7 +80,7 @@ extension ManageItemsTests {
             let mine = try await s.app("org.example.Mine")
             let other = try await s.app("org.example.Other")
             let later = Date().addingTimeInterval(3600)
-            let single = try await mine.schedule(NotificationContent(summary: "Mine alone"), at: later)
+            let single = try await mine.schedule(ChimeCore.NotificationContent(summary: "Mine alone"), at: later)
             let snooze = try await mine.snooze(single, seconds: 600)
             for id in ["a", "b"] {
                 try await mine.reschedule(
@@ -89,16 +89,17 @@ extension ManageItemsTests {
                         entries: [
                             TimelineEntry(
                                 id: "e", trigger: .rule(.phrase("every day at 9:00"), timeZone: nil),
-                                content: .fixed(NotificationContent(summary: "Mine \(id)")))
+                                content: .fixed(ChimeCore.NotificationContent(summary: "Mine \(id)")))
                         ]))
             }
-            let theirs = try await other.schedule(NotificationContent(summary: "Theirs"), at: later)
+            let theirs = try await other.schedule(ChimeCore.NotificationContent(summary: "Theirs"), at: later)
             try await other.reschedule(
                 TimelineGroup(
                     id: "group-a",
                     entries: [
                         TimelineEntry(
-                            id: "e", trigger: .at(later), content: .fixed(NotificationContent(summary: "Theirs a")))
+                            id: "e", trigger: .at(later),
+                            content: .fixed(ChimeCore.NotificationContent(summary: "Theirs a")))
                     ]))
             #expect(try await mine.pending().count == 4)
 
@@ -152,12 +153,12 @@ extension ManageItemsTests {
             let closed = try await app.closedEvents()
             var items: [UInt64] = []
             for (index, summary) in ["One", "Two", "Three"].enumerated() {
-                var content = NotificationContent(summary: summary, body: "Body \(summary)")
+                var content = ChimeCore.NotificationContent(summary: summary, body: "Body \(summary)")
                 content.userInfo = ["n": .string("\(index)")]
                 items.append(try await app.schedule(content))
                 try await s.awaitDelivered(notification: UInt32(index + 1))
             }
-            let theirs = try await other.schedule(NotificationContent(summary: "Theirs"))
+            let theirs = try await other.schedule(ChimeCore.NotificationContent(summary: "Theirs"))
             try await s.awaitDelivered(notification: 4)
 
             let shown = try await app.delivered()

@@ -16,7 +16,7 @@ import Testing
                 "due": .date(Date(timeIntervalSince1970: 1_764_000_000)), "receipt": .data(Data([1, 2, 3])),
                 "items": .array(["pizza", 2]), "address": .dictionary(["street": "Main", "number": 7]),
             ]
-            var content = NotificationContent(
+            var content = ChimeCore.NotificationContent(
                 summary: "Order", actions: [NotificationAction(key: "open", label: "Open")])
             content.userInfo = info
             let id = try await app.schedule(content)
