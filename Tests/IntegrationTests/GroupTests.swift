@@ -309,7 +309,9 @@ import Testing
 
     @Test func anEndDateStopsTheRepeatsAndClosesTheLastPopup() async throws {
         try await Session.run { s in
-            let until = Date().addingTimeInterval(5).addingTimeInterval(
+            // At least six seconds ahead (whole seconds, as --until reads them): two periods fit even when
+            // `chime send` starts a second or two late on a busy machine (its rule starts when it runs).
+            let until = Date().addingTimeInterval(7).addingTimeInterval(
                 -Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1))
             let sent = try await s.chime(["send", "--every", "every 2 seconds", "--until", Self.local(until), "Tick"])
             #expect(sent.status == 0, "\(sent.stderr)")

@@ -135,4 +135,51 @@ import Testing
             #expect(app.stdout.contains("snoozed 10 s: Stretch") && app.stdout.contains("snoozed 60 s: Stretch"))
         }
     }
+
+    /// Both examples on dunst under Xvfb: their popups show the category's buttons, and choosing one on the
+    /// real popup reaches the app.
+    @Test func theExamplesOnDunstStopRepeatingAndSnooze() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
+            s.dunst = dunst
+            s.chimed = try await s.startChimed()
+
+            let pizza = try await Self.start(
+                s, "PizzaTime", appID: Self.pizza,
+                ["--schedule", "--second", String(Self.soonSecond()), "--end-after", "600", "--listen", "60"])
+            try await Self.with(pizza) {
+                try await s.delivered.wait(forCount: 1, timeout: .seconds(15))
+                try await dunst.waitForDisplayed(atLeast: 1)
+                let screenshot = s.bus.directory.appendingPathComponent("pizza-example.png")
+                try await dunst.screenshot(to: screenshot)
+                try DunstTests.keep(screenshot, as: "dunst-pizza-time-example.png")
+                let popup = s.delivered.elements[0].notification
+                try await dunst.invokeAction(key: "clear.repeat.action", notificationID: popup)
+                #expect(dunst.lastMenu.contains { $0.hasPrefix("#Stop Repeat") }, "\(dunst.lastMenu)")
+                try await InteractionTests.awaitListing(s, ["pending"], "the reminder removed by Stop Repeat") {
+                    !$0.contains { ($0["group"] as? String) == "request.pizza.reminder" }
+                }
+            }
+            #expect(pizza.stdout.contains("stopped pizza.reminder"), "\(pizza.stdout)")
+
+            let delivered = s.delivered.elements.count
+            let manager = try await Self.start(
+                s, "NotificationManager", appID: "io.chime.examples.NotificationManager",
+                ["--title", "Stretch", "--in", "1", "--listen", "40"])
+            try await Self.with(manager) {
+                try await s.delivered.wait(forCount: delivered + 1, timeout: .seconds(15))
+                let popup = s.delivered.elements[delivered].notification
+                try await dunst.waitForDisplayed(atLeast: 1)
+                let chose = Date()
+                try await dunst.invokeAction(key: "snooze10", notificationID: popup)
+                try await s.delivered.wait(forCount: delivered + 2, timeout: .seconds(20))
+                #expect(Date().timeIntervalSince(chose) >= 10)
+                try await dunst.waitForDisplayed(atLeast: 1)
+                try await dunst.invokeAction(
+                    key: "snooze60", notificationID: s.delivered.elements[delivered + 1].notification)
+                #expect(dunst.lastMenu.contains { $0.hasPrefix("#Snooze for one minute") }, "\(dunst.lastMenu)")
+            }
+            #expect(manager.stdout.contains("snoozed 10 s: Stretch"), "\(manager.stdout)")
+        }
+    }
 }
