@@ -354,7 +354,7 @@ extension Daemon {
         do {
             let reply = try await connection.call(
                 destination: callback.busName, path: ContentProviderBus.path, interface: ContentProviderBus.interface,
-                member: "MakeContent",
+                member: ContentProviderBus.makeContent,
                 [
                     .string(row.group?.id ?? ""), .string(entryID), .int64(WireTime.microseconds(row.occurrence)),
                     .uint32(UInt32(clamping: row.number)),

@@ -341,11 +341,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
             ContentProviderBus.interface,
             methods: [
                 DBusMethod(
-                    "MakeContent",
-                    inputs: [
-                        DBusArgument("group", .string), DBusArgument("entry", .string),
-                        DBusArgument("fire_time", .int64), DBusArgument("number", .uint32),
-                    ],
+                    ContentProviderBus.makeContent, inputs: ContentProviderBus.makeContentInputs,
                     outputs: [DBusArgument("content", WireRecord.type)]
                 ) { [weak self] call in
                     guard let self, case .string(let group) = call.arguments[0],

@@ -38,4 +38,11 @@ public enum ChimeBus {
 public enum ContentProviderBus {
     public static let path: DBusObjectPath = "/io/chime/ContentProvider1"
     public static let interface = "io.chime.ContentProvider1"
+    /// `MakeContent(s group, s entry, x fire_time, u number) → a{sv} content`: the content keys of `Schedule`,
+    /// or `present` (b) false for "not this time".
+    public static let makeContent = "MakeContent"
+    public static let makeContentInputs = [
+        DBusArgument("group", .string), DBusArgument("entry", .string), DBusArgument("fire_time", .int64),
+        DBusArgument("number", .uint32),
+    ]
 }

@@ -424,11 +424,8 @@ import Testing
                         ContentProviderBus.interface,
                         methods: [
                             DBusMethod(
-                                "MakeContent",
-                                inputs: [
-                                    DBusArgument("group", .string), DBusArgument("entry", .string),
-                                    DBusArgument("fire_time", .int64), DBusArgument("number", .uint32),
-                                ], outputs: [DBusArgument("content", .dictionary(key: .string, value: .variant))]
+                                ContentProviderBus.makeContent, inputs: ContentProviderBus.makeContentInputs,
+                                outputs: [DBusArgument("content", .dictionary(key: .string, value: .variant))]
                             ) { call in
                                 let entry = try call.arguments[1].decode(String.self)
                                 let number = try call.arguments[3].decode(UInt32.self)
