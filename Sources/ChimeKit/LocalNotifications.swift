@@ -171,7 +171,9 @@ public enum LocalNotifications {
     ) async throws(ChimeError) -> [EntryChange] {
         let id = group.groupIdentifier
         guard let strategy = try await permissionStrategy.resolve(group: id) else {
-            throw ChimeError(.rejected, "group \(id) is not allowed", dbusName: ChimeBus.ErrorName.permissionDenied)
+            throw ChimeError(
+                .rejected, "deniedOnGroupLevel: the app's asker did not allow group \(id)",
+                dbusName: ChimeBus.ErrorName.permissionDenied)
         }
         let timeline = await timeline(of: group)
         return try await center.reschedule(
@@ -200,7 +202,9 @@ public enum LocalNotifications {
         request: UNNotificationRequest, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
     ) async throws(ChimeError) {
         guard let strategy = try await permissionStrategy.resolve(group: nil) else {
-            throw ChimeError(.rejected, "not allowed", dbusName: ChimeBus.ErrorName.permissionDenied)
+            throw ChimeError(
+                .rejected, "deniedOnGroupLevel: the app's asker did not allow it",
+                dbusName: ChimeBus.ErrorName.permissionDenied)
         }
         do {
             try await UNUserNotificationCenter.current().schedule(request, strategy: strategy)
@@ -359,7 +363,8 @@ extension LocalNotifications {
             switch result {
             case .success: self = .scheduledSuccesfully
             case .failure(let error) where error.isPermissionDenied:
-                self = error.message.contains("group") ? .deniedOnGroupLevel : .deniedOnSystemLevel
+                // chimed's denial (and ChimeKit's own) names the level first.
+                self = error.message.hasPrefix("deniedOnGroupLevel") ? .deniedOnGroupLevel : .deniedOnSystemLevel
             case .failure(let error): self = .systemError(error)
             }
         }
