@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The integration tests' controls of a running chimed (a clock offset read on SIGUSR2, another
+// localtime file), in debug builds only: the release binary that is installed has none.
+let testHooks = SwiftSetting.define("CHIME_TEST_HOOKS", .when(configuration: .debug))
+
 let package = Package(
     name: "Chime",
     platforms: [.macOS(.v14)],
@@ -70,7 +74,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: [testHooks]
         ),
         .target(
             name: "ChimeKit",
@@ -83,7 +88,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: [testHooks]
         ),
         // Run: swift run -c release --scratch-path .build-release time-engine-benchmark
         .executableTarget(
@@ -131,7 +137,12 @@ let package = Package(
         .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"]),
         .testTarget(name: "ChimeConfigTests", dependencies: ["ChimeConfig"]),
         .testTarget(
-            name: "ChimeDaemonTests", dependencies: ["ChimeDaemon", "ChimeStore", "CLinux", "DBusKit", "TestSupport"]),
+            name: "ChimeDaemonTests",
+            dependencies: [
+                "ChimeDaemon", "ChimeStore", "CLinux", "DBusKit", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote", "FirstFriday"]

@@ -42,16 +42,21 @@ extension Daemon {
         return descriptor
     }
 
-    /// Starts the relay. Without it chimed calls the server itself, and says what that costs.
-    func startRelay() {
-        let lock = queue.sync { relayLock }
-        guard let relay = configuration.relay, lock >= 0 else { return }
+    /// Takes the relay lock, then starts the relay. Without it chimed calls the server itself, and says
+    /// what that costs. The lock is taken before the outbox is read: a relay of the previous chimed may
+    /// still be storing an answer.
+    func startRelay() async throws {
+        guard let relay = configuration.relay else { return }
+        let lock = try await Self.lockRelay(relay.lockPath, logger: logger)
+        queue.sync { relayLock = lock }
         do {
-            let link = try RelayLink(arguments: relay.arguments, lockDescriptor: lock, logger: logger) {
-                [weak self] message in
-                guard let self else { return }
-                self.queue.async { self.serverSignal(message) }
-            }
+            let link = try RelayLink(
+                arguments: relay.arguments, lockDescriptor: lock, logger: logger,
+                onSignal: { [weak self] message in
+                    guard let self else { return }
+                    self.queue.async { self.serverSignal(message) }
+                },
+                onFailure: { [weak self] message in self?.fail(message) })
             queue.sync { relayLink = link }
         } catch {
             logger.warning(

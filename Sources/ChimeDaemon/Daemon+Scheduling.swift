@@ -97,7 +97,8 @@ extension Daemon {
             content: content)
     }
 
-    /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name.
+    /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name. The
+    /// scheduler part makes the timer before it restores anything that could arm it.
     func arm(_ deadline: Date?) {
         guard let deadline else {
             armedDeadline = nil
@@ -106,18 +107,10 @@ extension Daemon {
         }
         guard armedDeadline != deadline else { return }
         armedDeadline = deadline
-        if deadlineTimer == nil {
-            do {
-                deadlineTimer = try DeadlineTimer(queue: queue) { [weak self] in self?.timerFired() }
-            } catch {
-                logger.critical("cannot create the scheduling timer: \(error); exiting with status 3")
-                exit(3)
-            }
-        }
         deadlineTimer?.arm(wallSeconds: clock.wallSeconds(for: deadline))
     }
 
-    private func timerFired() {
+    func timerFired() {
         armedDeadline = nil
         perform(scheduler.step(now: clock.now()))
     }
@@ -125,7 +118,9 @@ extension Daemon {
     /// The wall clock was set, or the machine resumed: what passed is handled now (missed-trigger
     /// policy) and the timer is armed again on the new clock.
     func clockChanged(reason: String) {
-        if configuration.testHooks, let file = configuration.testClockOffsetFile { clock.readOffset(from: file) }
+        #if CHIME_TEST_HOOKS
+            configuration.offsetClock?.readOffset()
+        #endif
         logger.info("\(reason): the clock reads \(Time.iso(clock.now())); checking what is due")
         armedDeadline = nil
         perform(scheduler.step(now: clock.now()))

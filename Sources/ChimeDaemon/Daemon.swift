@@ -17,7 +17,7 @@ import UnixSignals
 /// sleep watchers; the one wall-clock timer (`DeadlineTimer`) runs its handler on it from a thread of its
 /// own. The store is written on `storeQueue`, one transaction at a time in the order they were asked for.
 /// Calls to the notification server go through the notification relay (`NotificationRelay`).
-public final class Daemon: Service, @unchecked Sendable {
+public final class Daemon: @unchecked Sendable {
     // @unchecked Sendable: every mutable field is touched only on `queue`.
 
     public struct Configuration: Sendable {
@@ -38,10 +38,13 @@ public final class Daemon: Service, @unchecked Sendable {
         public var localtimePath = "/etc/localtime"
         /// Called with new settings after a successful reload (chimed applies the log level there).
         public var applySettings: @Sendable (DaemonSettings) -> Void = { _ in }
-        /// Test-only hooks: SIGUSR1 stalls the queue forever (for the watchdog test); SIGUSR2 reads
-        /// `testClockOffsetFile` (seconds to add to the real clock) and acts as if the clock was set.
-        public var testHooks = false
-        public var testClockOffsetFile: String?
+        /// Where chimed reads the time.
+        public var clock: any DaemonClock = SystemClock()
+        #if CHIME_TEST_HOOKS
+            /// Debug builds only: SIGUSR2 makes chimed read the clock's offset file again and act as if
+            /// the clock was set. A release build has neither the field nor the signal.
+            public var offsetClock: OffsetClock?
+        #endif
         /// The `chime` executable whose processes act for the user (see `CallerDirectory`); nil: none.
         public var userTool: String? = CallerDirectory.installedUserTool()
         /// How to start the notification relay; nil: chimed calls the server on its own connection.
@@ -57,7 +60,7 @@ public final class Daemon: Service, @unchecked Sendable {
     let storeQueue = DispatchQueue(label: "chimed.store", qos: .userInitiated)
     let logger: Logger
     let notifier = ServiceNotifier()
-    let clock = DaemonClock()
+    let clock: any DaemonClock
     var store: ScheduleStore { configuration.store }
 
     // Queue-confined state.
@@ -104,65 +107,86 @@ public final class Daemon: Service, @unchecked Sendable {
     let callers: CallerDirectory
     /// The questions open for the user, one per app at most.
     let questions = QuestionBoard()
-    /// The signals chimed handles, trapped in `start()`.
+    /// The signals chimed handles, trapped first of all (`trapSignals`), and the task that handles them.
     var signals: UnixSignalsSequence?
+    var signalTask: Task<Void, Never>?
+    /// Failures while running, for the supervision part (`fail`).
+    let failures: AsyncStream<DaemonError>
+    let failureSink: AsyncStream<DaemonError>.Continuation
     /// How many stored rows are set aside because chimed could not read them (`Status` key `set-aside`).
     var setAsideRows = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
         self.logger = configuration.logger
+        self.clock = configuration.clock
         self.settings = configuration.settings
         self.delivery = DeliveryState(settings: configuration.settings, now: Date())
         self.callers = CallerDirectory(userTool: configuration.userTool)
+        (failures, failureSink) = AsyncStream.makeStream()
     }
 
-    /// Connects, claims the bus name, serves until graceful shutdown, then closes.
-    public func run() async throws {
-        let connection = try await start()
-        logger.info("chimed serving \(ChimeBus.name) as \(connection.uniqueName ?? "?")")
-        notifier.ready(status: queue.sync { statusLine() })
-        startWatchdog()
-        let trapped = queue.sync { self.signals }
-        let signalTask = Task { if let trapped { await handleSignals(trapped) } }
-        connection.onDisconnect { [logger] in
-            // Without the bus chimed can neither be reached nor deliver: exit non-zero so that the
-            // service manager restarts it; the schedule is safe on disk.
-            logger.critical(
-                """
-                lost the connection to the bus (the bus daemon went away); exiting with status 3 so that \
-                the service manager restarts chimed; the schedule is saved
-                """)
-            exit(3)
+    /// chimed's parts as services, in the order they start (see `DaemonPart`); run them in one
+    /// `ServiceGroup`. It ends with the first failure: a `DaemonError` whose `exitStatus` chimed exits
+    /// with.
+    public func services() -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        let startup = StartupSequence()
+        func part(
+            _ part: DaemonPart, start: @escaping @Sendable () async throws -> Void,
+            serve: (@Sendable () async throws -> Void)? = nil, stop: @escaping @Sendable () async -> Void
+        ) -> ServiceGroupConfiguration.ServiceConfiguration {
+            var service = DaemonPartService(part: part, startup: startup, start: start, stop: stop)
+            if let serve { service.serve = serve }
+            return .init(
+                service: service, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup)
         }
-        try? await gracefulShutdown()
-        signalTask.cancel()
-        notifier.stopping()
-        logger.info("chimed stopping")
-        stop()
+        return [
+            part(.store, start: { await self.trapSignals() }, stop: { self.drainStore() }),
+            part(.relay, start: { try await self.startRelay() }, stop: { self.finishRelay() }),
+            part(.scheduler, start: { try await self.startScheduler() }, stop: { self.stopTimers() }),
+            part(
+                .files,
+                start: {
+                    // Watch before loading, and load before owning the name: a file written the moment
+                    // chimed can be reached is always seen.
+                    self.startWatchers()
+                    await self.loadGroupFiles()
+                    await self.reportMovedAside()
+                }, stop: { self.stopWatchers() }),
+            part(.bus, start: { try await self.startBus() }, stop: { self.closeBus() }),
+            part(.systemBus, start: { await self.startSystemBusMonitors() }, stop: { self.stopSystemBusMonitors() }),
+            part(
+                .supervision, start: { await self.startSupervision() },
+                serve: {
+                    // A failure while running (the bus lost, the relay or the timer gone) stops chimed
+                    // here; the group then stops the other parts in order, so pending writes are kept.
+                    for await failure in self.failures.cancelOnGracefulShutdown() { throw failure }
+                }, stop: { self.stopSupervision() }),
+        ]
     }
 
-    /// Everything before READY: the stored state, the bus, the name, the object, the server watch, the
-    /// group files and the watchers. Public for tests that drive the daemon.
-    public func start() async throws -> DBusConnection {
-        if configuration.testHooks, let file = configuration.testClockOffsetFile { clock.readOffset(from: file) }
-        // Trapped before chimed can be reached: a SIGHUP that arrives early must reload, not kill it.
-        var trapped: [UnixSignal] = [.sighup]
-        if configuration.testHooks { trapped += [.sigusr1, .sigusr2] }
-        let sequence = await UnixSignalsSequence(trapping: trapped)
-        queue.sync { signals = sequence }
-        if let relay = configuration.relay {
-            // Before the outbox is read: a relay of the previous chimed may still be storing an answer.
-            let lock = try await Self.lockRelay(relay.lockPath, logger: logger)
-            queue.sync { relayLock = lock }
+    /// A failure chimed cannot go on after: it is logged, and the service group stops chimed in order
+    /// with exit status 3, so that the service manager restarts it. The schedule is on disk.
+    func fail(_ message: String) {
+        logger.critical("\(message); exiting with status 3 so that the service manager restarts chimed")
+        failureSink.yield(DaemonError(message, exitStatus: 3, logged: true))
+    }
+
+    /// The scheduler's part: its timer, and the stored state restored into it.
+    private func startScheduler() async throws {
+        let timer: DeadlineTimer
+        do {
+            timer = try DeadlineTimer(queue: queue) { [weak self] in self?.timerFired() }
+        } catch {
+            throw DaemonError("cannot create the scheduling timer: \(error)")
         }
+        queue.sync { deadlineTimer = timer }
         try await restore()
-        startRelay()
-        // Watch before loading, and load before owning the name: a file written the moment chimed can be
-        // reached is always seen.
-        startWatchers()
-        await loadGroupFiles()
-        await reportMovedAside()
+    }
+
+    /// The bus's part: the connection, the names, the object, the name owned, the server followed.
+    private func startBus() async throws {
         let connection: DBusConnection
         do {
             connection = try await DBusConnection.connect(configuration.bus, queue: queue)
@@ -174,6 +198,7 @@ public final class Daemon: Service, @unchecked Sendable {
         do {
             try await callers.indexNames(on: connection)
         } catch {
+            connection.close()
             throw DaemonError("cannot follow the bus's names (which tell apps apart): \(error)")
         }
         try connection.export([makeInterface()], at: ChimeBus.path)
@@ -200,25 +225,47 @@ public final class Daemon: Service, @unchecked Sendable {
             }
             throw DaemonError("cannot own \(ChimeBus.name): \(error.message)")
         }
+        connection.onDisconnect { [weak self] in
+            // Without the bus chimed can neither be reached nor deliver: the service manager restarts it.
+            self?.fail("lost the connection to the bus (the bus daemon went away); the schedule is saved")
+        }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.serverOwnerChanged(owner)
         }
         try await subscribeToServerSignals(on: connection)
         try await subscribeToServerPause(on: connection)
-        if let systemBus = configuration.systemBus {
-            let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
-                self?.sleepChanged(goingToSleep: sleeping)
-            }
-            let lock = await SessionLockMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] locked in
-                self?.sessionLockChanged(locked: locked)
-            }
-            queue.sync {
-                sleepMonitor = monitor
-                lockMonitor = lock
-                interaction.sessionLocked = lock?.initiallyLocked ?? false
-            }
+        logger.info("chimed serving \(ChimeBus.name) as \(connection.uniqueName ?? "?")")
+    }
+
+    /// Closes the bus connection: no call comes in any more.
+    private func closeBus() {
+        queue.sync {
+            connection?.close()
+            connection = nil
         }
-        return connection
+    }
+
+    /// logind's part: suspend and resume, and the session's lock.
+    private func startSystemBusMonitors() async {
+        guard let systemBus = configuration.systemBus else { return }
+        let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
+            self?.sleepChanged(goingToSleep: sleeping)
+        }
+        let lock = await SessionLockMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] locked in
+            self?.sessionLockChanged(locked: locked)
+        }
+        queue.sync {
+            sleepMonitor = monitor
+            lockMonitor = lock
+            interaction.sessionLocked = lock?.initiallyLocked ?? false
+        }
+    }
+
+    private func stopSystemBusMonitors() {
+        queue.sync {
+            sleepMonitor?.cancel()
+            lockMonitor?.cancel()
+        }
     }
 
     /// Reads the stored state; what came due while chimed was not running is handled by the
@@ -342,6 +389,37 @@ public final class Daemon: Service, @unchecked Sendable {
         }
     }
 
+    /// Traps the signals chimed handles, first of all: a SIGHUP that arrives before chimed is ready must
+    /// reload it (once it is), not kill it.
+    private func trapSignals() async {
+        var trapped: [UnixSignal] = [.sighup]
+        #if CHIME_TEST_HOOKS
+            if configuration.offsetClock != nil { trapped.append(.sigusr2) }
+        #endif
+        let sequence = await UnixSignalsSequence(trapping: trapped)
+        queue.sync { signals = sequence }
+    }
+
+    /// The service manager's part: READY, the watchdog and the signals trapped at start.
+    private func startSupervision() async {
+        notifier.ready(status: queue.sync { statusLine() })
+        startWatchdog()
+        let trapped = queue.sync { self.signals }
+        let task = Task { if let trapped { await handleSignals(trapped) } }
+        queue.sync { signalTask = task }
+    }
+
+    private func stopSupervision() {
+        let task = queue.sync {
+            watchdogTimer?.cancel()
+            watchdogTimer = nil
+            return signalTask
+        }
+        task?.cancel()
+        notifier.stopping()
+        logger.info("chimed stopping")
+    }
+
     /// Pings the service manager's watchdog from the daemon's own queue, so a hung queue stops the
     /// pings and the manager restarts chimed.
     private func startWatchdog() {
@@ -356,19 +434,16 @@ public final class Daemon: Service, @unchecked Sendable {
         logger.debug("watchdog pings every \(half)")
     }
 
-    /// SIGHUP reloads; SIGUSR1 and SIGUSR2 are test hooks.
+    /// SIGHUP reloads (and, in a debug build with an offset clock, SIGUSR2 sets the clock).
     private func handleSignals(_ sequence: UnixSignalsSequence) async {
         for await signal in sequence {
             switch signal {
             case .sighup:
                 await reload()
-            case .sigusr1:
-                logger.warning("test hook: stalling the scheduler queue")
-                queue.async {
-                    while true { sleep(3600) }
-                }
-            case .sigusr2:
-                queue.async { self.clockChanged(reason: "clock set (test hook)") }
+            #if CHIME_TEST_HOOKS
+                case .sigusr2:
+                    queue.async { self.clockChanged(reason: "clock set (test hook)") }
+            #endif
             default:
                 break
             }
@@ -433,25 +508,33 @@ public final class Daemon: Service, @unchecked Sendable {
         timer.schedule(deadline: .now() + .milliseconds(200))
     }
 
-    /// Closes the bus connection, the timers and the watchers, then checkpoints the database so that its
-    /// file alone holds everything (a copy of it is a complete backup).
-    public func stop() {
+    /// The scheduler's timers, the gate's and the reload's: nothing fires any more.
+    private func stopTimers() {
         queue.sync {
-            for timer in [watchdogTimer, reloadTimer, delivery.gateTimer] { timer?.cancel() }
+            for timer in [reloadTimer, delivery.gateTimer] { timer?.cancel() }
             deadlineTimer?.cancel()
             deadlineTimer = nil
-            watchdogTimer = nil
             reloadTimer = nil
             delivery.gateTimer = nil
+        }
+    }
+
+    private func stopWatchers() {
+        queue.sync {
             clockMonitor?.cancel()
             fileWatcher?.cancel()
-            sleepMonitor?.cancel()
-            lockMonitor?.cancel()
-            connection?.close()
-            connection = nil
-            relayLink?.finish()
         }
-        // After the writes asked for so far: the store queue runs them in order.
+    }
+
+    /// Closes chimed's end of the relay: it finishes the calls it has, stores their answers, and exits.
+    private func finishRelay() {
+        let link = queue.sync { relayLink }
+        link?.finish()
+    }
+
+    /// Waits for every write asked for so far (the store queue runs them in order), then checkpoints the
+    /// database so that its file alone holds everything (a copy of it is a complete backup).
+    private func drainStore() {
         let store = self.store
         let outcome = storeQueue.sync { Result { try store.checkpoint() } }
         if case .failure(let error) = outcome {
@@ -508,7 +591,18 @@ public final class Daemon: Service, @unchecked Sendable {
 /// A failure that stops chimed, with a message saying what to do.
 public struct DaemonError: Error, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The exit status chimed ends with: 1 for a failure to start, 3 for one while running (the unit
+    /// restarts chimed on it).
+    public var exitStatus: Int32
+    /// Whether the failure was already logged (a failure while running is logged where it happens).
+    public var logged: Bool
+
+    public init(_ message: String, exitStatus: Int32 = 1, logged: Bool = false) {
+        self.message = message
+        self.exitStatus = exitStatus
+        self.logged = logged
+    }
+
     public var description: String { message }
 }
 

@@ -63,24 +63,26 @@ public enum NotificationRelay {
     /// The largest frame either side sends or reads.
     static let frameLimit = 1 << 20
 
-    /// The relay process: serves chimed on `socket` until chimed is gone and every answer is stored.
-    public static func serve(socket: Int32, databasePath: String, bus: DBusConnection.Address) async -> Never {
+    /// The relay process: serves chimed on `socket` until chimed is gone and every answer is stored, or
+    /// until it loses the bus. Returns the status to exit with.
+    public static func serve(socket: Int32, databasePath: String, bus: DBusConnection.Address) async -> Int32 {
         for signalNumber in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { signal(signalNumber, SIG_IGN) }
         let receipts: DeliveryReceipts
         let connection: DBusConnection
         do {
             receipts = try DeliveryReceipts(path: databasePath)
         } catch {
-            fail("cannot store delivery receipts: \(error)")
+            return failed("cannot store delivery receipts: \(error)")
         }
         let queue = DispatchQueue(label: "chimed.relay", qos: .userInitiated)
         do {
             connection = try await DBusConnection.connect(bus, queue: queue)
         } catch {
-            fail("cannot connect to the bus: \(error.message)")
+            return failed("cannot connect to the bus: \(error.message)")
         }
-        connection.onDisconnect { exit(0) }
-        let relay = Relay(socket: socket, connection: connection, receipts: receipts, queue: queue)
+        let end = RelayEnd()
+        connection.onDisconnect { end.finish(0) }
+        let relay = Relay(socket: socket, connection: connection, receipts: receipts, queue: queue, end: end)
         do {
             _ = try await connection.subscribe(
                 DBusMatchRule(
@@ -92,15 +94,42 @@ public enum NotificationRelay {
                 if message.destination != nil { relay.reply(tag: 0, message) }
             }
         } catch {
-            fail("cannot subscribe to the notification server's signals: \(error.message)")
+            return failed("cannot subscribe to the notification server's signals: \(error.message)")
         }
         relay.start()
-        while true { try? await Task.sleep(for: .seconds(3600)) }
+        return await end.status()
     }
 
-    static func fail(_ message: String) -> Never {
+    /// Says why the relay cannot go on; returns the status to exit with.
+    static func failed(_ message: String) -> Int32 {
         FileHandle.standardError.write(Data("chimed (notification relay): \(message)\n".utf8))
-        exit(1)
+        return 1
+    }
+
+    /// The relay's end: the first status given is the one the relay exits with.
+    final class RelayEnd: Sendable {
+        private let state = Mutex<(status: Int32?, waiter: CheckedContinuation<Int32, Never>?)>((nil, nil))
+
+        func finish(_ status: Int32) {
+            let waiter = state.withLock { state -> CheckedContinuation<Int32, Never>? in
+                guard state.status == nil else { return nil }
+                state.status = status
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: status)
+        }
+
+        func status() async -> Int32 {
+            await withCheckedContinuation { continuation in
+                let status = state.withLock { state -> Int32? in
+                    if let status = state.status { return status }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let status { continuation.resume(returning: status) }
+            }
+        }
     }
 
     /// The relay's state, on its queue.
@@ -114,12 +143,17 @@ public enum NotificationRelay {
         var buffer = [UInt8](repeating: 0, count: NotificationRelay.frameLimit)
         var inFlight = 0
         var chimedGone = false
+        let end: RelayEnd
 
-        init(socket: Int32, connection: DBusConnection, receipts: DeliveryReceipts, queue: DispatchQueue) {
+        init(
+            socket: Int32, connection: DBusConnection, receipts: DeliveryReceipts, queue: DispatchQueue,
+            end: RelayEnd
+        ) {
             self.socket = socket
             self.connection = connection
             self.receipts = receipts
             self.queue = queue
+            self.end = end
         }
 
         func start() {
@@ -148,7 +182,9 @@ public enum NotificationRelay {
                     return
                 }
                 guard let request = Request(frame: buffer[0..<count]) else {
-                    NotificationRelay.fail("chimed sent a frame that is not a call")
+                    reader?.cancel()
+                    end.finish(NotificationRelay.failed("chimed sent a frame that is not a call"))
+                    return
                 }
                 inFlight += 1
                 // On the connection's queue, so the call leaves now, in the order chimed asked.
@@ -175,7 +211,7 @@ public enum NotificationRelay {
         }
 
         private func exitWhenIdle() {
-            if chimedGone, inFlight == 0 { exit(0) }
+            if chimedGone, inFlight == 0 { end.finish(0) }
         }
 
         /// Sends an answer (or, with tag 0, a signal) to chimed; nothing to do when chimed is gone.
@@ -284,16 +320,20 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
     let direct = Mutex<DBusConnection?>(nil)
     /// Signals the server addressed to the relay; on `queue`.
     let onSignal: @Sendable (DBusMessage) -> Void
+    /// The relay stopped and cannot be started again: chimed cannot go on.
+    let onFailure: @Sendable (String) -> Void
 
     /// Starts the relay: `arguments` run it (the executable first), `lockDescriptor` is the relay lock
     /// it inherits.
     init(
-        arguments: [String], lockDescriptor: Int32, logger: Logger, onSignal: @escaping @Sendable (DBusMessage) -> Void
+        arguments: [String], lockDescriptor: Int32, logger: Logger,
+        onSignal: @escaping @Sendable (DBusMessage) -> Void, onFailure: @escaping @Sendable (String) -> Void
     ) throws(DaemonError) {
         self.arguments = arguments
         self.lockDescriptor = lockDescriptor
         self.logger = logger
         self.onSignal = onSignal
+        self.onFailure = onFailure
         let spawned: Result<Void, DaemonError> = queue.sync {
             do throws(DaemonError) { try spawn() } catch { return .failure(error) }
             return .success(())
@@ -430,8 +470,7 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
             do throws(DaemonError) {
                 try spawn()
             } catch {
-                logger.critical("\(error.message); exiting with status 3 so that the service manager restarts chimed")
-                exit(3)
+                onFailure(error.message)
             }
         }
     }

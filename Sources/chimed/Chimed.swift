@@ -96,8 +96,9 @@ struct Chimed: AsyncParsableCommand {
         signal(SIGXFSZ, SIG_IGN)
         let databasePath = resolvedStateDirectory + "/chime.sqlite"
         if let relaySocket {
-            await NotificationRelay.serve(
+            let status = await NotificationRelay.serve(
                 socket: relaySocket, databasePath: databasePath, bus: address.map { .bus($0) } ?? .session)
+            throw ExitCode(status)
         }
         let settingsPath = config ?? DaemonSettings.defaultPath()
         let settings: DaemonSettings
@@ -125,12 +126,18 @@ struct Chimed: AsyncParsableCommand {
             if override == nil { control.level = new.logLevel }
         }
         configuration.groupsDirectory = groupsDir ?? DaemonSettings.defaultGroupsDirectory()
-        let environment = ProcessInfo.processInfo.environment
-        configuration.testHooks = environment["CHIMED_TEST_HOOKS"] == "1"
-        if configuration.testHooks {
-            configuration.testClockOffsetFile = environment["CHIMED_TEST_CLOCK_OFFSET_FILE"]
-            if let localtime = environment["CHIMED_TEST_LOCALTIME"] { configuration.localtimePath = localtime }
-        }
+        #if CHIME_TEST_HOOKS
+            // Debug builds only: the integration tests' controls. A release chimed reads none of these.
+            let environment = ProcessInfo.processInfo.environment
+            if environment["CHIMED_TEST_HOOKS"] == "1" {
+                if let file = environment["CHIMED_TEST_CLOCK_OFFSET_FILE"] {
+                    let clock = OffsetClock(file: file)
+                    configuration.clock = clock
+                    configuration.offsetClock = clock
+                }
+                if let localtime = environment["CHIMED_TEST_LOCALTIME"] { configuration.localtimePath = localtime }
+            }
+        #endif
         if let address { configuration.bus = .bus(address) }
         configuration.relay = RelaySettings(
             arguments: [
@@ -142,14 +149,13 @@ struct Chimed: AsyncParsableCommand {
         let daemon = Daemon(configuration: configuration)
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                services: daemon.services(), gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: configuration.logger))
         do {
             try await group.run()
         } catch let error as DaemonError {
-            FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8))
-            throw ExitCode(1)
+            if !error.logged { FileHandle.standardError.write(Data("chimed: \(error.message)\n".utf8)) }
+            throw ExitCode(error.exitStatus)
         }
     }
 }
