@@ -117,6 +117,15 @@ struct ChimeBench: AsyncParsableCommand {
                 say(row("chimed: Schedule → Notify received", report.lateness!.text))
             }
 
+            // 3b. Lateness while eight clients call Schedule as fast as they can: the timer and the
+            // deliveries must not wait behind the calls.
+            if measures(.lateness) {
+                report.latenessUnderLoad = Percentiles(
+                    seconds: try await Self.latenessUnderLoad(
+                        client, bus: bus, server: server!, count: sizes.dueItems, spacing: sizes.spacing))
+                say(row("chimed: the same, 8 clients calling Schedule", report.latenessUnderLoad!.text))
+            }
+
             // 4. Throughput: Schedule calls (durable before the reply) against the bus's own Ping.
             if measures(.throughput) { try await measureThroughput(bus: bus, sizes: sizes, into: &report) }
 
@@ -207,16 +216,47 @@ struct ChimeBench: AsyncParsableCommand {
     }
 
     /// Schedules `count` one-offs `spacing` apart and returns each one's lateness at the server.
-    static func lateness(_ client: ChimeClient, server: RecordingServer, count: Int, spacing: Double) async throws
-        -> [Double]
-    {
+    static func lateness(
+        _ client: ChimeClient, server: RecordingServer, count: Int, spacing: Double, prefix: String = "due"
+    ) async throws -> [Double] {
         let start = Clock.realtime() + 1 + Double(count) * 0.003
         for k in 0..<count {
             _ = try await client.schedule(
-                ChimeCore.NotificationContent(summary: "due \(k)"),
+                ChimeCore.NotificationContent(summary: "\(prefix) \(k)"),
                 at: Date(timeIntervalSince1970: start + Double(k) * spacing))
         }
-        return try await server.lateness(of: "due", count: count, start: start, spacing: spacing, slack: 10)
+        return try await server.lateness(of: prefix, count: count, start: start, spacing: spacing, slack: 10)
+    }
+
+    /// `lateness`, while eight more connections call Schedule back to back until the last item is due.
+    static func latenessUnderLoad(
+        _ client: ChimeClient, bus: TestBus, server: RecordingServer, count: Int, spacing: Double
+    ) async throws -> [Double] {
+        var connections: [DBusConnection] = []
+        for _ in 0..<8 { connections.append(try await bus.connect()) }
+        defer { for c in connections { c.close() } }
+        let content = ContentWire.encode(ChimeCore.NotificationContent(summary: "load"))
+        let far = Date(timeIntervalSince1970: 1_956_528_000)  // 2032
+        let end = Clock.realtime() + 1.5 + Double(count) * (0.003 + spacing)
+        return try await withThrowingTaskGroup(of: [Double].self) { group in
+            for (index, connection) in connections.enumerated() {
+                group.addTask {
+                    var n = 0
+                    while Clock.realtime() < end {
+                        let at = far.addingTimeInterval(Double(index * 1_000_000 + n))
+                        _ = try await connection.call(
+                            destination: ChimeBus.name, path: ChimeBus.path, interface: ChimeBus.interface,
+                            member: "Schedule", [content, TriggerWire(at: at).encoded])
+                        n += 1
+                    }
+                    return []
+                }
+            }
+            group.addTask {
+                try await lateness(client, server: server, count: count, spacing: spacing, prefix: "loaded")
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
     }
 
     static func throughput(bus: TestBus, seconds: Double) async throws -> Throughput {
@@ -401,6 +441,7 @@ struct Report: Codable {
     var machine = ""
     var floor: Percentiles?
     var lateness: Percentiles?
+    var latenessUnderLoad: Percentiles?
     var systemdTimer: Percentiles?
     var loadSeconds: Double?
     var idle: Idle?
@@ -415,6 +456,9 @@ struct Report: Codable {
     var ratios: [String: Double] {
         var result: [String: Double] = [:]
         if let lateness, let floor { result["lateness-p99-over-floor-p99"] = lateness.p99 / floor.p99 }
+        if let latenessUnderLoad, let floor {
+            result["lateness-under-load-p99-over-floor-p99"] = latenessUnderLoad.p99 / floor.p99
+        }
         if let throughput {
             result["schedule-1-over-ping"] = throughput.schedule1 / throughput.ping
             result["schedule-8-over-ping"] = throughput.schedule8 / throughput.ping
