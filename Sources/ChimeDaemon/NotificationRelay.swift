@@ -12,8 +12,8 @@ import Synchronization
 /// How chimed reaches the notification server: its own bus connection, or the notification relay.
 public protocol NotificationTransport: Sendable {
     /// Calls a method of the notification server; `completion` gets the answer. `rows` are the outbox
-    /// rows a Notify stands for: the relay stores the id the server answers with on them before it passes
-    /// the answer on.
+    /// rows a Notify stands for: the relay stores the id the server answers with on them, even when chimed
+    /// is gone by then.
     func call(
         _ message: DBusMessage, timeout: Duration, rows: [UInt64],
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void)
@@ -38,7 +38,7 @@ extension DBusConnection: NotificationTransport {
 }
 
 /// The notification relay: a small process of chimed's own that makes chimed's calls to the notification
-/// server and stores the id each Notify is answered with before chimed hears of it.
+/// server and stores the id each Notify is answered with, before it exits.
 ///
 /// The server gives a notification its id only in the answer to Notify, so a chimed killed between the
 /// call and the answer could not know whether its notification was shown, or what a repeat should
@@ -141,9 +141,12 @@ public enum NotificationRelay {
         let queue: DispatchQueue
         var reader: DispatchSourceRead?
         var buffer = [UInt8](repeating: 0, count: NotificationRelay.frameLimit)
+        /// Calls made and not yet finished: answered, and their receipt stored.
         var inFlight = 0
         var chimedGone = false
         let end: RelayEnd
+        /// Where receipts are written, in the order the answers came.
+        let receiptQueue = DispatchQueue(label: "chimed.relay.receipts", qos: .userInitiated)
 
         init(
             socket: Int32, connection: DBusConnection, receipts: DeliveryReceipts, queue: DispatchQueue,
@@ -189,25 +192,39 @@ public enum NotificationRelay {
                 inFlight += 1
                 // On the connection's queue, so the call leaves now, in the order chimed asked.
                 connection.call(request.message, timeout: request.timeout) { [self] result in
-                    let answer: DBusMessage
                     switch result {
-                    case .success(let reply):
-                        answer = reply
-                        if !request.rows.isEmpty, case .uint32(let id)? = reply.body.first {
+                    case .success(let answer):
+                        // chimed hears of the answer at once, and the receipt is stored on a queue of its
+                        // own: under a load of chimed's own writes, waiting for the database here would
+                        // hold up the next notification, which chimed sends only after this answer. The
+                        // relay exits only after the receipt is stored, so a chimed killed now still
+                        // finds the rows shown at its next start.
+                        reply(tag: request.tag, answer)
+                        guard !request.rows.isEmpty, case .uint32(let id)? = answer.body.first else {
+                            return finished()
+                        }
+                        receiptQueue.async { [self] in
                             do {
                                 try receipts.record(notificationID: id, seqs: request.rows)
                             } catch {
                                 FileHandle.standardError.write(Data("chimed (notification relay): \(error)\n".utf8))
                             }
+                            queue.async { self.finished() }
                         }
                     case .failure(let error):
-                        answer = DBusMessage(kind: .error, errorName: error.name, body: [.string(error.message)])
+                        reply(
+                            tag: request.tag,
+                            DBusMessage(kind: .error, errorName: error.name, body: [.string(error.message)]))
+                        finished()
                     }
-                    reply(tag: request.tag, answer)
-                    inFlight -= 1
-                    exitWhenIdle()
                 }
             }
+        }
+
+        /// A call is answered and its receipt stored (on `queue`).
+        private func finished() {
+            inFlight -= 1
+            exitWhenIdle()
         }
 
         private func exitWhenIdle() {

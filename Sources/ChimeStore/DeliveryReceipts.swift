@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The notification relay's one write to chimed's database: the id the server answered Notify with,
-/// stored on the outbox rows the notification stands for before chimed hears of it.
+/// stored on the outbox rows the notification stands for, before the relay exits.
 ///
 /// The relay is a process of its own, so a receipt is stored even when chimed was killed while the
 /// server was answering; chimed's next start then finds the rows shown, with their id, instead of

@@ -160,7 +160,7 @@ enum StoreMigrations {
             try db.alter(table: "outbox") { t in t.add(column: "sendingUsec", .integer) }
         }
         migrator.registerMigration("v6: ids received for notifications being sent") { db in
-            // Written by the notification relay when the server answers Notify, before chimed hears of it, so
+            // Written by the notification relay when the server answers Notify, even after chimed stopped, so
             // that a row whose answer came after chimed stopped is known to be shown, and under which id.
             try db.alter(table: "outbox") { t in t.add(column: "receivedID", .integer) }
         }
