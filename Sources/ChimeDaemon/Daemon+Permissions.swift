@@ -113,7 +113,7 @@ extension Daemon {
         guard
             let server = queue.sync(execute: { () -> NotificationServer? in
                 guard let server else { return nil }
-                interaction.answersDue += 1
+                notifySent()
                 return server
             })
         else { return nil }
@@ -129,25 +129,19 @@ extension Daemon {
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             let once = Once(continuation)
             queue.sync {
-                interaction.questions[id] = { once.resume($0) }
-                answerHandled()
+                interaction.questionAnswers[id] = { once.resume($0) }
+                follow(interaction.router.questionAsked(id))
             }
             logger.info("asking \"\(summary)\"", metadata: ["notification": "\(id)"])
             queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
-                if self?.interaction.questions.removeValue(forKey: id) != nil { once.resume(nil) }
+                guard let self else { return }
+                self.follow(self.interaction.router.questionExpired(id))
             }
         }
         logger.info(
             "\"\(content.summary)\": \(answer.map { $0 ? "allowed" : "not allowed" } ?? "no answer")")
         Task { try? await server.close(notificationID: id) }
         return answer
-    }
-
-    /// A question closed without a choice (on `queue`).
-    func questionClosed(notificationID: UInt32) -> Bool {
-        guard let answer = interaction.questions.removeValue(forKey: notificationID) else { return false }
-        answer(nil)
-        return true
     }
 
     /// The error a denied outcome answers with.

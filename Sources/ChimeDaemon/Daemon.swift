@@ -215,7 +215,7 @@ public final class Daemon: Service, @unchecked Sendable {
             queue.sync {
                 sleepMonitor = monitor
                 lockMonitor = lock
-                interaction.sessionLocked = lock?.initiallyLocked ?? false
+                interaction.router.sessionLockRead(locked: lock?.initiallyLocked ?? false)
             }
         }
         return connection
