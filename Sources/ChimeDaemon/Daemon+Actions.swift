@@ -19,6 +19,9 @@ struct InteractionState {
     var router = InteractionRouter()
     /// The open questions' answers, by notification id: called once, when the router answers.
     var questionAnswers: [UInt32: @Sendable (Bool?) -> Void] = [:]
+    /// The calls waiting for their turn with a question, by call number, and the last number given.
+    var questionTurns: [Int: CheckedContinuation<InteractionRouter.QuestionTurn, Never>] = [:]
+    var questionCalls = 0
     /// Each app's calls, for `[limits] calls-per-second`.
     var rates: [String: RateBucket] = [:]
 }
@@ -74,6 +77,8 @@ extension Daemon {
     func follow(_ actions: [InteractionRouter.Action]) {
         for action in actions {
             switch action {
+            case .questionTurn(let call, let turn):
+                interaction.questionTurns.removeValue(forKey: call)?.resume(returning: turn)
             case .answerQuestion(let id, let answer):
                 interaction.questionAnswers.removeValue(forKey: id)?(answer)
             case .carryOut(let verb, let key, let shown):

@@ -24,7 +24,7 @@ extension Daemon {
     ///
     /// A question waits for the user (up to `questionTimeout`) without holding up anyone else: other
     /// callers' calls go on meanwhile, and the app's other calls that need the same question share its
-    /// answer (`QuestionBoard`).
+    /// answer (`share`).
     func evaluate(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws -> PermissionOutcome {
         if caller.isUser { return .allowed }
         evaluation: while true {
@@ -52,10 +52,10 @@ extension Daemon {
                 try await save(step.changes, app: caller.appID)
                 if let outcome = step.outcome { return outcome }
                 guard let question = step.question else { return .deniedOnSystemLevel(.undetermined) }
-                let app = caller.appID
-                switch await questions.answer(question, app: app, ask: { await self.ask(question, app: app) }) {
+                switch await share(question, app: caller.appID) {
                 case .answered(let answer): step = request.answer(answer)
-                case .askAgain: continue evaluation
+                // `.ask` is not returned: the question was asked.
+                case .askAgain, .ask: continue evaluation
                 }
             }
         }
@@ -86,6 +86,26 @@ extension Daemon {
                 }
             }
         }
+    }
+
+    /// Asks `question` for `app`, or shares the answer of the same question already open (at most one per
+    /// app; `InteractionRouter`).
+    func share(_ question: PermissionQuestion, app: String) async -> InteractionRouter.QuestionTurn {
+        let call = queue.sync {
+            interaction.questionCalls += 1
+            return interaction.questionCalls
+        }
+        let turn = await withCheckedContinuation {
+            (continuation: CheckedContinuation<InteractionRouter.QuestionTurn, Never>) in
+            queue.sync {
+                interaction.questionTurns[call] = continuation
+                follow(interaction.router.questionNeeded(question, app: app, call: call))
+            }
+        }
+        guard turn == .ask else { return turn }
+        let answer = await ask(question, app: app)
+        queue.sync { follow(interaction.router.questionAnswered(answer, app: app, call: call)) }
+        return .answered(answer)
     }
 
     /// Shows a question with Allow and Don't Allow; nil when it was closed, expired, or could not be shown.

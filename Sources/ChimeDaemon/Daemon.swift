@@ -102,8 +102,6 @@ public final class Daemon: Service, @unchecked Sendable {
     /// The server properties as last announced with PropertiesChanged.
     var announcedProperties: [String: DBusValue] = [:]
     let callers: CallerDirectory
-    /// The questions open for the user, one per app at most.
-    let questions = QuestionBoard()
     /// The signals chimed handles, trapped in `start()`.
     var signals: UnixSignalsSequence?
     /// How many stored rows are set aside because chimed could not read them (`Status` key `set-aside`).

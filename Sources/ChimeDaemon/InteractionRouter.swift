@@ -11,6 +11,10 @@ import Logging
 /// **State**
 /// - the open questions (by notification id), whose answer is the next action chosen on them or their
 ///   closing;
+/// - the question each app has open, at most one: the app's other calls that need the same question wait
+///   for that answer instead of showing the user a second popup; a call that needs another question waits
+///   until the open one is answered, then looks again (the answer may have settled it). Calls of other
+///   apps never wait for it;
 /// - the activation tokens the server sent just before an action, by notification id;
 /// - how many Notify answers are due (`answersDue`), and the signals that arrived meanwhile about a
 ///   notification chimed does not know (`earlySignals`, at most `earlySignalLimit`);
@@ -19,10 +23,12 @@ import Logging
 ///
 /// **Events**: `signal` (ActionInvoked, ActivationToken, NotificationReplied, NotificationClosed),
 /// `choose` (an action chosen on a notification), `notifySent` and `answerHandled` (a Notify call and its
-/// answer), `questionAsked` and `questionExpired`, `sessionLockRead` and `sessionLockChanged`,
-/// `closeRequested`.
+/// answer), `questionNeeded` and `questionAnswered` (a call of an app needs a question, and the one that
+/// asked it has the answer), `questionAsked` and `questionExpired` (the question's notification),
+/// `sessionLockRead` and `sessionLockChanged`, `closeRequested`.
 ///
-/// **Actions**: `answerQuestion`, `carryOut` (a built-in verb), `runCommand` (a group file's command),
+/// **Actions**: `questionTurn` (what a call that needs a question does: ask it, take the answer, or look
+/// again), `answerQuestion`, `carryOut` (a built-in verb), `runCommand` (a group file's command),
 /// `forward` (to the owning app), `recordWaiting`, `popupClosed`, `log`, and two that feed an event back:
 /// `handleAgain` (an early signal whose notification may be known now) and `chooseAgain` (a choice that
 /// waited for the unlock). They come back one at a time so that what chimed does for one (a popup it
@@ -91,7 +97,19 @@ struct InteractionRouter: Sendable {
         }
     }
 
+    /// What a call that needs a question does.
+    enum QuestionTurn: Hashable, Sendable {
+        /// Shows the question, then reports the answer with `questionAnswered`.
+        case ask
+        /// The same question was open: this is its answer (nil: closed, expired, or could not be shown).
+        case answered(Bool?)
+        /// Another question of the app was open and is answered now: evaluate again with what is known.
+        case askAgain
+    }
+
     enum Action: Hashable, Sendable {
+        /// Call `call`, which needs a question, goes on.
+        case questionTurn(call: Int, QuestionTurn)
         /// The user's answer to an open question: true for `allow`, false for `deny`, nil for anything else
         /// (another key, its closing, or no answer in time).
         case answerQuestion(UInt32, Bool?)
@@ -118,6 +136,13 @@ struct InteractionRouter: Sendable {
 
     /// The open questions, by notification id.
     private(set) var questions: Set<UInt32> = []
+    /// The question each app has open: asked by one call, waited for by the others.
+    private struct SharedQuestion: Sendable {
+        var asker: Int
+        var question: PermissionQuestion
+        var waiting: [(call: Int, question: PermissionQuestion)] = []
+    }
+    private var sharedQuestions: [String: SharedQuestion] = [:]
     /// Activation tokens the server sent just before an action, by notification id.
     private(set) var tokens: [UInt32: String] = [:]
     /// Notify calls whose answer chimed has not acted on yet. The answer comes through the relay and a
@@ -220,6 +245,29 @@ struct InteractionRouter: Sendable {
         earlySignals = []
         return early.map { .handleAgain($0) }
     }
+
+    /// Call `call` of `app` needs `question` answered: it asks it, unless the app has a question open.
+    mutating func questionNeeded(_ question: PermissionQuestion, app: String, call: Int) -> [Action] {
+        if sharedQuestions[app] != nil {
+            sharedQuestions[app]?.waiting.append((call, question))
+            return []
+        }
+        sharedQuestions[app] = SharedQuestion(asker: call, question: question)
+        return [.questionTurn(call: call, .ask)]
+    }
+
+    /// Call `call`, which asked `app`'s open question, has its answer: the calls that waited go on, those
+    /// that needed the same question with its answer, the others to look again.
+    mutating func questionAnswered(_ answer: Bool?, app: String, call: Int) -> [Action] {
+        guard let open = sharedQuestions[app], open.asker == call else { return [] }
+        sharedQuestions[app] = nil
+        return open.waiting.map { waiting in
+            .questionTurn(call: waiting.call, waiting.question == open.question ? .answered(answer) : .askAgain)
+        }
+    }
+
+    /// How many apps have a question open.
+    var appsAsked: Int { sharedQuestions.count }
 
     /// A question was shown as notification `id`: that Notify answer is handled.
     mutating func questionAsked(_ id: UInt32) -> [Action] {

@@ -262,6 +262,61 @@ import Testing
         #expect(Self.effects(h.run(h.router.questionAsked(5))) == [Self.forward("open", 7, foreground: true)])
     }
 
+    // MARK: - Sharing a question
+
+    static let consent = PermissionQuestion.system(app: app)
+    static let groupQuestion = PermissionQuestion.group(
+        id: "work", PermissionPrompt(title: "Work reminders?", message: "At work hours"))
+
+    @Test(arguments: [true, false, nil] as [Bool?])
+    func callsOfAnAppThatNeedTheOpenQuestionShareItsAnswer(answer: Bool?) {
+        var router = Router()
+        #expect(router.questionNeeded(Self.consent, app: Self.app, call: 1) == [.questionTurn(call: 1, .ask)])
+        #expect(router.questionNeeded(Self.consent, app: Self.app, call: 2).isEmpty)
+        #expect(router.questionNeeded(Self.consent, app: Self.app, call: 3).isEmpty)
+        #expect(
+            router.questionAnswered(answer, app: Self.app, call: 1) == [
+                .questionTurn(call: 2, .answered(answer)), .questionTurn(call: 3, .answered(answer)),
+            ])
+        #expect(router.appsAsked == 0)
+    }
+
+    @Test func aCallThatNeedsAnotherQuestionWaitsForTheOpenOneThenLooksAgain() {
+        var router = Router()
+        _ = router.questionNeeded(Self.consent, app: Self.app, call: 1)
+        #expect(router.questionNeeded(Self.groupQuestion, app: Self.app, call: 2).isEmpty)
+        #expect(router.questionAnswered(true, app: Self.app, call: 1) == [.questionTurn(call: 2, .askAgain)])
+        // Looking again, it asks its own question.
+        #expect(router.questionNeeded(Self.groupQuestion, app: Self.app, call: 2) == [.questionTurn(call: 2, .ask)])
+    }
+
+    @Test func otherAppsNeverWaitForAnAppsQuestion() {
+        var router = Router()
+        _ = router.questionNeeded(Self.consent, app: Self.app, call: 1)
+        #expect(
+            router.questionNeeded(.system(app: "org.example.Other"), app: "org.example.Other", call: 2) == [
+                .questionTurn(call: 2, .ask)
+            ])
+        #expect(router.appsAsked == 2)
+        #expect(router.questionAnswered(false, app: "org.example.Other", call: 2).isEmpty)
+        #expect(router.appsAsked == 1)
+    }
+
+    @Test func onceAnsweredTheNextCallAsksAgain() {
+        var router = Router()
+        _ = router.questionNeeded(Self.consent, app: Self.app, call: 1)
+        _ = router.questionAnswered(nil, app: Self.app, call: 1)
+        #expect(router.questionNeeded(Self.consent, app: Self.app, call: 2) == [.questionTurn(call: 2, .ask)])
+    }
+
+    @Test func anAnswerFromACallThatDidNotAskChangesNothing() {
+        var router = Router()
+        _ = router.questionNeeded(Self.consent, app: Self.app, call: 1)
+        _ = router.questionNeeded(Self.consent, app: Self.app, call: 2)
+        #expect(router.questionAnswered(true, app: Self.app, call: 2).isEmpty)
+        #expect(router.questionAnswered(false, app: Self.app, call: 1) == [.questionTurn(call: 2, .answered(false))])
+    }
+
     // MARK: - Keys
 
     static let keyCases: [(category: String?, key: String, expected: Action)] = [
