@@ -15,24 +15,15 @@ struct InteractionState {
     var groupAuthorizations: [GroupKey: GroupAuthorization] = [:]
     /// The groups whose own app turned them off: the app, not only the user, may turn them on again.
     var groupsTurnedOffByTheirApp: Set<GroupKey> = []
-    /// Questions shown as notifications, waiting for their answer, by notification id.
-    var questions: [UInt32: @Sendable (Bool?) -> Void] = [:]
-    /// Activation tokens the server sent just before an action, by notification id.
-    var tokens: [UInt32: String] = [:]
+    /// Where the server's signals go, and what waits: early signals, actions for the unlock.
+    var router = InteractionRouter()
+    /// The open questions' answers, by notification id: called once, when the router answers.
+    var questionAnswers: [UInt32: @Sendable (Bool?) -> Void] = [:]
+    /// The calls waiting for their turn with a question, by call number, and the last number given.
+    var questionTurns: [Int: CheckedContinuation<InteractionRouter.QuestionTurn, Never>] = [:]
+    var questionCalls = 0
     /// Each app's calls, for `[limits] calls-per-second`.
     var rates: [String: RateBucket] = [:]
-    /// Whether the user's session is locked (logind's LockedHint), and the actions that need
-    /// authentication, chosen meanwhile, waiting for it to be unlocked.
-    var sessionLocked = false
-    /// Popups chimed asked the server to close: their NotificationClosed says so, whatever reason code the
-    /// server gives.
-    var closing: Set<UInt32> = []
-    var waitingForUnlock: [(notificationID: UInt32, key: String, reply: String?)] = []
-    /// Notify calls whose answer chimed has not acted on yet. The answer comes through the relay and a
-    /// signal straight from the server, so a signal about a notification can arrive before chimed knows
-    /// its id: such signals wait in `earlySignals` until no answer is due.
-    var answersDue = 0
-    var earlySignals: [DBusMessage] = []
 }
 
 /// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events
@@ -51,101 +42,66 @@ extension Daemon {
 
     /// One of the server's signals about a shown notification (on `queue`).
     func serverSignal(_ message: DBusMessage) {
-        guard message.body.count == 2, case .uint32(let id) = message.body[0] else { return }
-        if interaction.answersDue > 0, message.member != "ActivationToken", delivery.shown[id] == nil,
-            interaction.questions[id] == nil
-        {
-            if interaction.earlySignals.count < Self.earlySignalLimit { interaction.earlySignals.append(message) }
-            return
-        }
-        switch (message.member, message.body[1]) {
-        case ("ActionInvoked", .string(let key)):
-            actionInvoked(notificationID: id, key: key, reply: nil)
-        case ("ActivationToken", .string(let token)):
-            interaction.tokens[id] = token
-        case ("NotificationReplied", .string(let text)):
-            // KDE's inline reply: the text typed into a text-input action.
-            actionInvoked(notificationID: id, key: "inline-reply", reply: text)
-        case ("NotificationClosed", .uint32(let reason)):
-            popupClosed(notificationID: id, reason: reason)
-        default:
-            break
-        }
+        guard let signal = InteractionRouter.Signal(member: message.member, body: message.body) else { return }
+        serverSignal(signal)
     }
 
-    /// At most this many signals wait for a Notify answer; more are dropped (they cannot be about chimed's
-    /// notification, which is one at a time).
-    static let earlySignalLimit = 1000
+    func serverSignal(_ signal: InteractionRouter.Signal) {
+        // Apart, so that the lookup's copy of chimed's state is gone before the actions change it.
+        let actions = interaction.router.signal(signal, lookup: interactionLookup, now: clock.now())
+        follow(actions)
+    }
+
+    /// What the router needs to know of chimed's state, as it is now.
+    var interactionLookup: InteractionRouter.Lookup {
+        InteractionRouter.Lookup(shown: delivery.shown, categories: categories, groupFileCategories: configCategories)
+    }
+
+    /// A Notify call was made; its answer is due (on `queue`).
+    func notifySent() {
+        interaction.router.notifySent()
+    }
 
     /// A Notify answer was acted on (its id is known, or the call failed): when no other is due, the
     /// signals that arrived early are handled now. On `queue`.
     func answerHandled() {
-        interaction.answersDue -= 1
-        guard interaction.answersDue == 0, !interaction.earlySignals.isEmpty else { return }
-        let early = interaction.earlySignals
-        interaction.earlySignals = []
-        for message in early { serverSignal(message) }
-    }
-
-    /// An action chosen on a notification (on `queue`).
-    func actionInvoked(notificationID: UInt32, key: String, reply: String?) {
-        if let answer = interaction.questions.removeValue(forKey: notificationID) {
-            answer(key == "allow" ? true : key == "deny" ? false : nil)
-            return
-        }
-        guard let shown = delivery.shown[notificationID] else {
-            logger.debug("action \(key) on notification \(notificationID), which chimed did not show")
-            return
-        }
-        let token = interaction.tokens.removeValue(forKey: notificationID)
-        let category = shown.category.flatMap { id in categories[shown.owner]?.first { $0.id == id } }
-        var chosen = key
-        if key == "default", let mapped = category?.defaultAction { chosen = mapped }
-        if key == "inline-reply", let textInput = category?.actions.first(where: { $0.options.contains(.textInput) }) {
-            chosen = textInput.id
-        }
-        let definition = category?.actions.first { $0.id == chosen }
-        if definition?.options.contains(.authenticationRequired) == true, interaction.sessionLocked {
-            interaction.waitingForUnlock.append((notificationID, key, reply))
-            logger.info("action \(chosen) needs the session unlocked; it waits", metadata: ["item": "\(shown.itemID)"])
-            let now = clock.now()
-            let waiting = chosen
-            persist({
-                try $0.recordAction(
-                    itemID: shown.itemID, key: waiting, outcome: "waiting for the session to be unlocked", now: now)
-            }) { _ in }
-            return
-        }
-        logger.info(
-            "action \(chosen) chosen on notification \(notificationID)", metadata: ["item": "\(shown.itemID)"])
-        if let verb = BuiltInVerb(key: chosen) {
-            carryOut(verb, key: chosen, on: shown)
-        } else if let command = definition?.command, let category, isFromGroupFile(category, owner: shown.owner) {
-            runActionCommand(command, key: chosen, shown: shown)
-        } else {
-            var extra: [String: String] = [:]
-            if let token { extra["activation-token"] = token }
-            if let reply { extra["reply"] = reply }
-            forward(
-                key: chosen, shown: shown, extra: extra,
-                foreground: definition?.options.contains(.foreground) ?? false)
-        }
-    }
-
-    /// Whether a group file declared `category`: only those may have chimed run a program.
-    func isFromGroupFile(_ category: ActionCategory, owner: String) -> Bool {
-        owner.isEmpty && configCategories.values.contains { $0.contains(category) }
+        follow(interaction.router.answerHandled())
     }
 
     /// logind's LockedHint changed: actions that waited for the unlock are carried out now.
     func sessionLockChanged(locked: Bool) {
-        interaction.sessionLocked = locked
-        logger.info("the session is \(locked ? "locked" : "unlocked")")
-        guard !locked else { return }
-        let waiting = interaction.waitingForUnlock
-        interaction.waitingForUnlock = []
-        for action in waiting {
-            actionInvoked(notificationID: action.notificationID, key: action.key, reply: action.reply)
+        follow(interaction.router.sessionLockChanged(locked: locked))
+    }
+
+    /// Carries out the router's actions, in order (on `queue`).
+    func follow(_ actions: [InteractionRouter.Action]) {
+        for action in actions {
+            switch action {
+            case .questionTurn(let call, let turn):
+                interaction.questionTurns.removeValue(forKey: call)?.resume(returning: turn)
+            case .answerQuestion(let id, let answer):
+                interaction.questionAnswers.removeValue(forKey: id)?(answer)
+            case .carryOut(let verb, let key, let shown):
+                carryOut(verb, key: key, on: shown)
+            case .runCommand(let command, let key, let shown):
+                runActionCommand(command, key: key, shown: shown)
+            case .forward(let key, let shown, let extra, let foreground):
+                forward(key: key, shown: shown, extra: extra, foreground: foreground)
+            case .recordWaiting(let itemID, let key, let now):
+                persist({
+                    try $0.recordAction(
+                        itemID: itemID, key: key, outcome: "waiting for the session to be unlocked", now: now)
+                }) { _ in }
+            case .popupClosed(let shown, let reason):
+                popupClosed(shown, reason: reason)
+            case .handleAgain(let signal):
+                serverSignal(signal)
+            case .chooseAgain(let choice):
+                let actions = interaction.router.choose(choice, lookup: interactionLookup, now: clock.now())
+                follow(actions)
+            case .log(let level, let message, let item):
+                logger.log(level: level, "\(message)", metadata: item.map { ["item": .string("\($0)")] })
+            }
         }
     }
 
@@ -213,7 +169,7 @@ extension Daemon {
     /// Asks the server to close a popup, remembering that chimed did (on `queue`).
     func closeNotification(_ id: UInt32) {
         guard let server else { return }
-        interaction.closing.insert(id)
+        interaction.router.closeRequested(id)
         let quirks = ServerQuirks.of(serverInfo.name)
         let logger = self.logger
         Task {

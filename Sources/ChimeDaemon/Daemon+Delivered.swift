@@ -17,7 +17,7 @@ extension Daemon {
     public func deliveredNotifications(owner: String) -> [DeliveredNotification] {
         queue.sync {
             let shown = delivery.shown.values.filter {
-                $0.owner == owner && !interaction.closing.contains($0.notificationID)
+                $0.owner == owner && !interaction.router.closing.contains($0.notificationID)
             }
             return
                 shown
@@ -52,7 +52,7 @@ extension Daemon {
             } else {
                 targets = delivery.shown.values.filter { $0.owner == owner }.map(\.notificationID)
             }
-            for id in Set(targets).sorted() where !interaction.closing.contains(id) {
+            for id in Set(targets).sorted() where !interaction.router.closing.contains(id) {
                 logger.info("closing notification \(id) as its app asked", metadata: ["owner": "\(owner)"])
                 closeNotification(id)
             }

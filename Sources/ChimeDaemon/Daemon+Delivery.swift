@@ -114,7 +114,7 @@ extension Daemon {
         }
         let now = clock.now()
         let owner = serverOwner
-        interaction.answersDue += 1
+        notifySent()
         // Marked as being handed to the relay; not waited for, since the relay's receipt, not the mark, is
         // what tells the next start that the server has it. The mark only lets the history say that a row
         // sent again without an answer may show twice.
@@ -402,14 +402,12 @@ extension Daemon {
 
     /// The server's NotificationClosed: recorded in the item's history, and a popup chimed would close at
     /// its end date is forgotten.
-    func popupClosed(notificationID: UInt32, reason: UInt32) {
-        if questionClosed(notificationID: notificationID) { return }
-        let byChimed = interaction.closing.remove(notificationID) != nil
-        guard let shown = delivery.shown.removeValue(forKey: notificationID) else { return }
+    func popupClosed(_ shown: ShownNotification, reason: UInt32) {
+        let notificationID = shown.notificationID
+        delivery.shown.removeValue(forKey: notificationID)
         scheduler.popupClosed(notificationID: notificationID)
         let now = clock.now()
-        // Closed because chimed asked, whatever code the server reports (some say "expired").
-        let why = NotificationServer.closeReason(byChimed ? 3 : reason)
+        let why = NotificationServer.closeReason(reason)
         logger.debug("notification \(notificationID) closed by the server: \(why)")
         emit(
             "NotificationClosed",

@@ -24,7 +24,7 @@ extension Daemon {
     ///
     /// A question waits for the user (up to `questionTimeout`) without holding up anyone else: other
     /// callers' calls go on meanwhile, and the app's other calls that need the same question share its
-    /// answer (`QuestionBoard`).
+    /// answer (`share`).
     func evaluate(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws -> PermissionOutcome {
         if caller.isUser { return .allowed }
         evaluation: while true {
@@ -52,10 +52,10 @@ extension Daemon {
                 try await save(step.changes, app: caller.appID)
                 if let outcome = step.outcome { return outcome }
                 guard let question = step.question else { return .deniedOnSystemLevel(.undetermined) }
-                let app = caller.appID
-                switch await questions.answer(question, app: app, ask: { await self.ask(question, app: app) }) {
+                switch await share(question, app: caller.appID) {
                 case .answered(let answer): step = request.answer(answer)
-                case .askAgain: continue evaluation
+                // `.ask` is not returned: the question was asked.
+                case .askAgain, .ask: continue evaluation
                 }
             }
         }
@@ -88,6 +88,26 @@ extension Daemon {
         }
     }
 
+    /// Asks `question` for `app`, or shares the answer of the same question already open (at most one per
+    /// app; `InteractionRouter`).
+    func share(_ question: PermissionQuestion, app: String) async -> InteractionRouter.QuestionTurn {
+        let call = queue.sync {
+            interaction.questionCalls += 1
+            return interaction.questionCalls
+        }
+        let turn = await withCheckedContinuation {
+            (continuation: CheckedContinuation<InteractionRouter.QuestionTurn, Never>) in
+            queue.sync {
+                interaction.questionTurns[call] = continuation
+                follow(interaction.router.questionNeeded(question, app: app, call: call))
+            }
+        }
+        guard turn == .ask else { return turn }
+        let answer = await ask(question, app: app)
+        queue.sync { follow(interaction.router.questionAnswered(answer, app: app, call: call)) }
+        return .answered(answer)
+    }
+
     /// Shows a question with Allow and Don't Allow; nil when it was closed, expired, or could not be shown.
     func ask(_ question: PermissionQuestion, app: String) async -> Bool? {
         var content: NotificationContent
@@ -113,7 +133,7 @@ extension Daemon {
         guard
             let server = queue.sync(execute: { () -> NotificationServer? in
                 guard let server else { return nil }
-                interaction.answersDue += 1
+                notifySent()
                 return server
             })
         else { return nil }
@@ -129,25 +149,19 @@ extension Daemon {
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             let once = Once(continuation)
             queue.sync {
-                interaction.questions[id] = { once.resume($0) }
-                answerHandled()
+                interaction.questionAnswers[id] = { once.resume($0) }
+                follow(interaction.router.questionAsked(id))
             }
             logger.info("asking \"\(summary)\"", metadata: ["notification": "\(id)"])
             queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
-                if self?.interaction.questions.removeValue(forKey: id) != nil { once.resume(nil) }
+                guard let self else { return }
+                self.follow(self.interaction.router.questionExpired(id))
             }
         }
         logger.info(
             "\"\(content.summary)\": \(answer.map { $0 ? "allowed" : "not allowed" } ?? "no answer")")
         Task { try? await server.close(notificationID: id) }
         return answer
-    }
-
-    /// A question closed without a choice (on `queue`).
-    func questionClosed(notificationID: UInt32) -> Bool {
-        guard let answer = interaction.questions.removeValue(forKey: notificationID) else { return false }
-        answer(nil)
-        return true
     }
 
     /// The error a denied outcome answers with.

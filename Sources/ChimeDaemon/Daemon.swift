@@ -105,8 +105,6 @@ public final class Daemon: @unchecked Sendable {
     /// The server properties as last announced with PropertiesChanged.
     var announcedProperties: [String: DBusValue] = [:]
     let callers: CallerDirectory
-    /// The questions open for the user, one per app at most.
-    let questions = QuestionBoard()
     /// The signals chimed handles, trapped first of all (`trapSignals`), and the task that handles them.
     var signals: UnixSignalsSequence?
     var signalTask: Task<Void, Never>?
@@ -257,7 +255,7 @@ public final class Daemon: @unchecked Sendable {
         queue.sync {
             sleepMonitor = monitor
             lockMonitor = lock
-            interaction.sessionLocked = lock?.initiallyLocked ?? false
+            interaction.router.sessionLockRead(locked: lock?.initiallyLocked ?? false)
         }
     }
 
