@@ -20,7 +20,7 @@ struct DeliveryState {
     var shownOrder: [UInt32] = []
 
     /// Due occurrences not yet shown, in arrival order; also on disk.
-    var outbox: [OutboxRecord] { pipeline.outbox }
+    var outbox: ArraySlice<OutboxRecord> { pipeline.outbox }
 
     mutating func remember(_ notification: ShownNotification) {
         if shown.updateValue(notification, forKey: notification.notificationID) == nil {

@@ -143,13 +143,19 @@ struct DeliveryPipeline {
     }
 
     /// Due occurrences not yet shown, in arrival order; also on disk.
-    private(set) var outbox: [OutboxRecord] = []
+    var outbox: ArraySlice<OutboxRecord> { stored[head...] }
+    /// The outbox is `stored` from `head` on: rows delivered from the front only move `head`, and are
+    /// dropped now and then, so that a long outbox costs nothing per notification sent.
+    private var stored: [OutboxRecord] = []
+    private var head = 0
+    /// Whether a row may be waiting for its content to be asked for (after an arrival, and at start).
+    private var contentWanted = false
     /// Rows whose content a command or the owning app is making now.
     private(set) var resolving: Set<UInt64> = []
     /// Quiet hours and flood control.
     private(set) var gate: DeliveryGate
-    /// The notifications of the current plan still to send, in order.
-    private(set) var plan: [Notification] = []
+    /// The notifications of the current plan still to send, the next one last.
+    private var upcoming: [Notification] = []
     /// The notification whose Notify awaits its answer.
     private(set) var inFlight: Notification?
     /// When the gate's timer fires (quiet hours end, or the flood-control bucket refills).
@@ -165,12 +171,32 @@ struct DeliveryPipeline {
 
     /// The outbox as stored, read at start (before any event).
     mutating func restore(_ rows: [OutboxRecord]) {
-        outbox = rows
+        stored = rows
+        head = 0
+        contentWanted = true
     }
 
     /// Rows an earlier chimed's relay saw shown: they leave the outbox without being sent (at start).
     mutating func forget(_ seqs: Set<UInt64>) {
-        outbox.removeAll { seqs.contains($0.seq) }
+        removeFromOutbox(seqs)
+    }
+
+    /// Takes the rows `seqs` out of the outbox.
+    private mutating func removeFromOutbox(_ seqs: Set<UInt64>) {
+        var front = head
+        while front < stored.count, seqs.contains(stored[front].seq) { front += 1 }
+        if front - head == seqs.count {
+            // The usual case: the oldest rows, sent in order.
+            head = front
+        } else {
+            stored.removeSubrange(..<head)
+            head = 0
+            stored.removeAll { seqs.contains($0.seq) }
+        }
+        if head > 0, head * 2 >= stored.count {
+            stored.removeSubrange(..<head)
+            head = 0
+        }
     }
 
     /// Why the next notification does not go now; nil: it goes.
@@ -185,7 +211,8 @@ struct DeliveryPipeline {
         var actions: [Action] = []
         switch event {
         case .rowsArrived(let rows):
-            outbox += rows
+            stored += rows
+            contentWanted = true
             if server == .missing {
                 for row in rows {
                     actions.append(
@@ -194,19 +221,20 @@ struct DeliveryPipeline {
             }
         case .contentResolved(let seq, let content):
             resolving.remove(seq)
-            if let index = outbox.firstIndex(where: { $0.seq == seq }) { outbox[index].content = content }
+            if let index = outbox.firstIndex(where: { $0.seq == seq }) { stored[index].content = content }
         case .contentDeclined(let seq):
             resolving.remove(seq)
             if let index = outbox.firstIndex(where: { $0.seq == seq }) {
-                actions.append(.recordSuppressed(outbox.remove(at: index)))
+                let row = stored[index]
+                removeFromOutbox([seq])
+                actions.append(.recordSuppressed(row))
             }
         case .notifyAnswered(let id):
             guard let notification = inFlight else { return [] }
             inFlight = nil
             // The server's id is recorded before anything else happens.
             actions.append(.recordDelivered(notification, notificationID: id))
-            let delivered = Set(notification.rows.map(\.seq))
-            outbox.removeAll { delivered.contains($0.seq) }
+            removeFromOutbox(Set(notification.rows.map(\.seq)))
             actions += [.notifySettled, .statusChanged]
         case .notifyFailed(let failure):
             guard let notification = inFlight else { return [] }
@@ -215,15 +243,15 @@ struct DeliveryPipeline {
             switch failure {
             case .noServer(let reason):
                 // Keep everything, in order, until a server appears: nothing is lost.
-                plan = []
+                upcoming = []
                 server = .missing
                 for row in outbox { actions.append(.reportKept(row, reason: reason, waiting: outbox.count)) }
                 actions.append(.statusChanged)
                 return actions
             case .serverChanged:
-                plan = []
+                upcoming = []
             case .noReply:
-                plan = []
+                upcoming = []
                 let deadline = context.now.addingTimeInterval(Self.retryDelay)
                 retryAt = deadline
                 actions.append(.armRetry(at: deadline))
@@ -231,8 +259,7 @@ struct DeliveryPipeline {
             case .refused(let reason):
                 // The rest of the plan goes on.
                 let rows = notification.rows
-                let dropped = Set(rows.map(\.seq))
-                outbox.removeAll { dropped.contains($0.seq) }
+                removeFromOutbox(Set(rows.map(\.seq)))
                 actions.append(.recordFailed(rows, reason: reason))
             }
         case .gateDeadlineReached, .clockChanged:
@@ -259,9 +286,12 @@ struct DeliveryPipeline {
     /// notification.
     private mutating func pump(_ context: Context) -> [Action] {
         var actions: [Action] = []
-        for row in outbox where row.content == nil && !resolving.contains(row.seq) {
-            resolving.insert(row.seq)
-            actions.append(.resolveContent(row))
+        if contentWanted {
+            contentWanted = false
+            for row in outbox where row.content == nil && !resolving.contains(row.seq) {
+                resolving.insert(row.seq)
+                actions.append(.resolveContent(row))
+            }
         }
         switch hold {
         case .answerAwaited?, .server?:
@@ -273,8 +303,7 @@ struct DeliveryPipeline {
         case nil:
             actions += planIfSpent(context)
         }
-        guard !plan.isEmpty else { return actions }
-        let next = plan.removeFirst()
+        guard let next = upcoming.popLast() else { return actions }
         inFlight = next
         actions += [.notifySent, .markSending(next.rows), .send(next)]
         return actions
@@ -282,7 +311,7 @@ struct DeliveryPipeline {
 
     /// A new plan from the gate when the last one is spent.
     private mutating func planIfSpent(_ context: Context) -> [Action] {
-        guard plan.isEmpty else { return [] }
+        guard upcoming.isEmpty else { return [] }
         let ready = outbox.compactMap { row -> OutboxEntry? in
             guard let content = row.content else { return nil }
             return OutboxEntry(
@@ -292,7 +321,7 @@ struct DeliveryPipeline {
         guard !ready.isEmpty else { return [] }
         let planned = gate.plan(ready, now: context.now, timeZone: context.timeZone)
         let rows = Dictionary(outbox.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
-        plan =
+        let plan: [Notification] =
             planned.send.compactMap { entry in
                 rows[entry.seq].map { row in
                     let (content, note) = context.present(row)
@@ -300,6 +329,7 @@ struct DeliveryPipeline {
                 }
             }
             + planned.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
+        upcoming = plan.reversed()
         guard let deadline = planned.wakeAt else { return [] }
         if let current = gateDeadline, current <= deadline, current > context.now { return [] }
         gateDeadline = deadline
