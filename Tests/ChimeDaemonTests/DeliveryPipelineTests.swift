@@ -1,5 +1,6 @@
 import ChimeCore
 import ChimeStore
+import DBusKit
 import Foundation
 import Testing
 
@@ -275,6 +276,27 @@ import Testing
         #expect(h.pipeline.outbox.isEmpty && h.pipeline.resolving.isEmpty)
     }
 
+    @Test func aRowDeclinedInTheMiddleLeavesTheRestInOrder() {
+        var h = Harness()
+        #expect(Self.sent(h.handle(.rowsArrived([Self.row(1, "a"), Self.row(2, nil), Self.row(3, "c")]))) == ["a"])
+        h.handle(.contentDeclined(seq: 2))
+        #expect(h.pipeline.outbox.map(\.seq) == [1, 3])
+        #expect(Self.sent(h.answer(1)) == ["c"])
+        #expect(h.pipeline.outbox.map(\.seq) == [3])
+        h.handle(.rowsArrived([Self.row(4, "d")]))
+        #expect(Self.sent(h.answer(2)) == ["d"])
+        #expect(h.pipeline.outbox.map(\.seq) == [4])
+    }
+
+    @Test func aLongOutboxDrainsInOrder() {
+        var h = Harness()
+        let rows = (1...500).map { Self.row(UInt64($0), "n\($0)") }
+        var sent = Self.sent(h.handle(.rowsArrived(rows)))
+        for id in 1...500 { sent += Self.sent(h.answer(UInt32(id))) }
+        #expect(sent == rows.map { $0.content!.summary })
+        #expect(h.pipeline.outbox.isEmpty)
+    }
+
     // MARK: - The gate
 
     /// 07:30–09:00 UTC; t0 (08:00) is inside.
@@ -354,5 +376,96 @@ import Testing
         #expect(h.pipeline.hold == .retry(until: Self.t0 + 1))
         h.now = Self.t0 + 1
         #expect(Self.sent(h.handle(.retryDeadlineReached(Self.t0 + 1))) == ["fire"])
+    }
+}
+
+/// The two machines together, the presence's actions routed to the pipeline as chimed routes them: a
+/// server that comes, goes and fails, seen from what is sent.
+@Suite struct DeliveryWithServerPresenceTests {
+    /// The machines, what they sent and whom they asked.
+    struct Scenario {
+        var presence = ServerPresence()
+        var pipeline = DeliveryPipeline(
+            quietHours: nil, flood: DeliveryPipelineTests.noFlood, now: DeliveryPipelineTests.t0)
+        var now = DeliveryPipelineTests.t0
+        /// Summaries sent so far, in order.
+        var sent: [String] = []
+        var asked: [String] = []
+
+        mutating func deliver(_ event: DeliveryPipeline.Event) {
+            let actions = pipeline.handle(
+                event, DeliveryPipeline.Context(now: now, timeZone: DeliveryPipelineTests.utc))
+            sent += DeliveryPipelineTests.sent(actions)
+        }
+
+        mutating func server(_ event: ServerPresence.Event) {
+            for action in presence.handle(event) {
+                switch action {
+                case .serverAppeared: deliver(.serverAppeared)
+                case .learn(let owner): asked.append(owner)
+                case .readiness(let readiness): deliver(.serverReadiness(readiness))
+                default: break
+                }
+            }
+        }
+
+        mutating func failed(_ error: DBusError, sentTo: String?) {
+            let failure = presence.classify(error, sentTo: sentTo)
+            if case .noServer = failure { server(.notifyFoundNoServer) }
+            deliver(.notifyFailed(failure))
+        }
+
+        func info(_ owner: String) -> ServerPresence.Event {
+            .infoArrived(owner: owner, capabilities: ["body"], identity: ("mock", "v", "1", "1.2"), paused: nil)
+        }
+    }
+
+    @Test func aServerThatAppearsAfterNoneWasFoundGetsEverythingInOrder() {
+        var s = Scenario()
+        s.server(.ownerChanged(nil))
+        s.deliver(.rowsArrived([DeliveryPipelineTests.row(1, "a"), DeliveryPipelineTests.row(2, "b")]))
+        #expect(s.sent == ["a"])  // no owner: tried, and the bus says there is none
+        s.failed(DBusError(.serviceUnknown, "none"), sentTo: nil)
+        #expect(s.presence.readiness == .missing)
+        s.deliver(.rowsArrived([DeliveryPipelineTests.row(3, "c")]))
+        #expect(s.sent == ["a"])
+        s.server(.ownerChanged(":1.4"))
+        #expect(s.asked == [":1.4"])
+        #expect(s.sent == ["a"])  // its information is not known yet
+        s.server(s.info(":1.4"))
+        #expect(s.sent == ["a", "a"])
+        s.deliver(.notifyAnswered(notificationID: 1))
+        s.deliver(.notifyAnswered(notificationID: 2))
+        #expect(s.sent == ["a", "a", "b", "c"])
+    }
+
+    @Test func aServerThatHungIsReplacedWithoutWaitingForTheRetry() {
+        var s = Scenario()
+        s.server(.ownerChanged(":1.4"))
+        s.server(s.info(":1.4"))
+        s.deliver(.rowsArrived([DeliveryPipelineTests.row(1, "a")]))
+        s.failed(DBusError(.noReply, "timeout"), sentTo: ":1.4")
+        #expect(s.pipeline.hold == .retry(until: s.now + 1))
+        s.server(.ownerChanged(":1.5"))
+        // The old server's information, arriving late, does not make the new one ready.
+        s.server(s.info(":1.4"))
+        #expect(s.sent == ["a"])
+        s.now += 0.3
+        s.server(s.info(":1.5"))
+        #expect(s.sent == ["a", "a"])
+    }
+
+    @Test func aServerThatWentWhileItHadTheCallIsFollowedByItsSuccessor() {
+        var s = Scenario()
+        s.server(.ownerChanged(":1.4"))
+        s.server(s.info(":1.4"))
+        s.deliver(.rowsArrived([DeliveryPipelineTests.row(1, "a"), DeliveryPipelineTests.row(2, "b")]))
+        s.server(.ownerChanged(":1.5"))
+        s.server(s.info(":1.5"))
+        // The bus says the name had no owner when the call arrived; a new server owns it now.
+        s.failed(DBusError(.serviceUnknown, "gone"), sentTo: ":1.4")
+        #expect(s.presence.readiness == .ready)
+        #expect(s.sent == ["a", "a"])
+        #expect(s.pipeline.retryAt == nil)
     }
 }
