@@ -268,8 +268,8 @@ struct DeliveryPipeline {
             guard retryAt == deadline else { return [] }
             retryAt = nil
         case .serverReadiness(let readiness):
+            // Content is asked for whatever the server's readiness; only sending waits for it.
             server = readiness
-            guard readiness == .ready else { return [] }
         case .serverAppeared:
             retryAt = nil
             return []

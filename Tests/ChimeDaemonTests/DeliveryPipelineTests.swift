@@ -267,6 +267,17 @@ import Testing
         #expect(Self.sent(h.handle(.contentResolved(seq: 1, NotificationContent(summary: "made")))) == ["made"])
     }
 
+    @Test func restoredRowsAreAskedForTheirContentBeforeTheServerIsReady() {
+        var h = Harness(ready: false)
+        h.pipeline.restore([Self.row(1, nil), Self.row(2, "b")])
+        let first = h.handle(.serverReadiness(.waiting))
+        #expect(Self.resolving(first) == [1])
+        #expect(Self.sent(first) == [])
+        let ready = h.handle(.serverReadiness(.ready))
+        #expect(Self.resolving(ready) == [])
+        #expect(Self.sent(ready) == ["b"])
+    }
+
     @Test func contentTheAppDeclinedIsSuppressedNotSent() {
         var h = Harness()
         let row = Self.row(1, nil)
