@@ -7,26 +7,20 @@ import Dispatch
 import Foundation
 import Logging
 
-/// What delivery keeps between calls (on `queue`).
+/// What delivery keeps between calls (on `queue`): the pipeline's state, its timer, and the
+/// notifications shown lately.
 struct DeliveryState {
-    /// Due occurrences not yet shown, in arrival order; also on disk.
-    var outbox: [OutboxRecord] = []
-    /// Rows whose content a command or the owning app is making now.
-    var resolving: Set<UInt64> = []
-    /// Quiet hours and flood control.
-    var gate: DeliveryGate
-    /// The notifications of the current plan still to send, in order.
-    var plan: [Notification] = []
-    /// A Notify call is under way: the server gets one at a time, in order.
-    var sending = false
+    /// The outbox, the gate and its plan, the notification in flight, the retry (`DeliveryPipeline`).
+    var pipeline: DeliveryPipeline
+    /// The gate's timer; armed by the pipeline's `armGate`.
     var gateTimer: DispatchSourceTimer?
-    var gateDeadline: Date?
     /// The notifications shown lately, by id, so that an action chosen on one or its closing is
     /// recorded and acted on; the oldest are forgotten beyond `ScheduleStore.shownLimit`, as on disk.
     var shown: [UInt32: ShownNotification] = [:]
     var shownOrder: [UInt32] = []
-    /// Set after the server did not answer: nothing is sent before then, unless a new server appears.
-    var retryAt: Date?
+
+    /// Due occurrences not yet shown, in arrival order; also on disk.
+    var outbox: ArraySlice<OutboxRecord> { pipeline.outbox }
 
     mutating func remember(_ notification: ShownNotification) {
         if shown.updateValue(notification, forKey: notification.notificationID) == nil {
@@ -38,104 +32,90 @@ struct DeliveryState {
         }
     }
 
-    /// One Notify: a row on its own, or a digest standing for several.
-    enum Notification {
-        /// A row, with the content as it is sent (actions of its category added) and what was left out.
-        case single(OutboxRecord, NotificationContent, String?)
-        case digest(Digest, [OutboxRecord])
-
-        /// The outbox rows this notification stands for.
-        var rows: [OutboxRecord] {
-            switch self {
-            case .single(let row, _, _): [row]
-            case .digest(_, let rows): rows
-            }
-        }
-    }
-
     init(settings: DaemonSettings, now: Date) {
-        gate = DeliveryGate(quietHours: settings.quietHours, flood: settings.flood, now: now)
+        pipeline = DeliveryPipeline(quietHours: settings.quietHours, flood: settings.flood, now: now)
     }
 }
 
-/// Delivery: the outbox drained through the gate to the notification server, one Notify at a time.
+/// Delivery: the daemon's side of `DeliveryPipeline`. Events go in on `queue`; the actions that come out
+/// are carried out here: D-Bus calls, store writes, timers, log lines and signals.
 extension Daemon {
     /// New due occurrences, stored: queue them and deliver what the gate lets through.
     func outboxArrived(_ rows: [OutboxRecord]) {
-        delivery.outbox += rows
-        if serverMissing {
-            for row in rows { reportKept(row, reason: "no notification server on the bus") }
-        }
-        pump()
+        deliver(.rowsArrived(rows))
     }
 
-    /// Sends what can be sent now: resolves pending content, plans with the gate, sends the plan's next
-    /// notification. Called again after each Notify, on every arrival, and when the gate says to.
-    func pump() {
+    /// Feeds `event` to the delivery pipeline and carries out the actions it returns, in order.
+    func deliver(_ event: DeliveryPipeline.Event) {
         dispatchPrecondition(condition: .onQueue(queue))
-        for row in delivery.outbox where row.content == nil && !delivery.resolving.contains(row.seq) {
+        let context = DeliveryPipeline.Context(now: clock.now(), timeZone: scheduler.systemTimeZone) {
+            [unowned self] row in self.presented(row)
+        }
+        for action in delivery.pipeline.handle(event, context) { carryOut(action) }
+    }
+
+    private func carryOut(_ action: DeliveryPipeline.Action) {
+        switch action {
+        case .resolveContent(let row):
             resolveContent(of: row)
-        }
-        guard !delivery.sending, !serverMissing, let server, serverOwnerKnown,
-            serverOwner == nil || serverInfoOwner == serverOwner
-        else { return }
-        if delivery.plan.isEmpty {
-            let ready = delivery.outbox.compactMap { row -> OutboxEntry? in
-                guard let content = row.content else { return nil }
-                return OutboxEntry(
-                    seq: row.seq, itemID: row.itemID, groupID: row.group?.id, occurrence: row.occurrence,
-                    content: content)
-            }
-            guard !ready.isEmpty else { return }
-            let plan = delivery.gate.plan(ready, now: clock.now(), timeZone: scheduler.systemTimeZone)
-            let rows = Dictionary(delivery.outbox.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
-            delivery.plan =
-                plan.send.compactMap { entry in
-                    rows[entry.seq].map { row in
-                        let (content, note) = presented(row)
-                        return DeliveryState.Notification.single(row, content, note)
-                    }
+        case .reportKept(let row, let reason, let waiting):
+            reportKept(row, reason: reason, waiting: waiting)
+        case .notifySent:
+            notifySent()
+        case .markSending(let rows):
+            let now = clock.now()
+            // Marked as being handed to the relay; not waited for, since the relay's receipt, not the mark,
+            // is what tells the next start that the server has it. The mark only lets the history say that a
+            // row sent again without an answer may show twice.
+            persist({ try $0.sending(rows, now: now) }) { [weak self] result in
+                if case .failure(let error) = result {
+                    self?.logger.error("cannot mark a notification as being sent: \(error)")
                 }
-                + plan.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
-            armGate(plan.wakeAt)
-        }
-        guard !delivery.plan.isEmpty, delivery.retryAt == nil else { return }
-        let next = delivery.plan.removeFirst()
-        delivery.sending = true
-        let content: NotificationContent
-        let replacesID: UInt32
-        switch next {
-        case .single(let row, let presented, _):
-            content = presented
-            replacesID = row.replacesID ?? 0
-        case .digest(let digest, _):
-            content = digest.content
-            replacesID = 0
-        }
-        let now = clock.now()
-        let owner = serverOwner
-        notifySent()
-        // Marked as being handed to the relay; not waited for, since the relay's receipt, not the mark, is
-        // what tells the next start that the server has it. The mark only lets the history say that a row
-        // sent again without an answer may show twice.
-        persist({ try $0.sending(next.rows, now: now) }) { [weak self] result in
-            if case .failure(let error) = result {
-                self?.logger.error("cannot mark a notification as being sent: \(error)")
             }
+        case .send(let notification):
+            send(notification)
+        case .notifySettled:
+            answerHandled()
+        case .recordDelivered(let notification, let id):
+            recordDelivered(notification, notificationID: id)
+        case .recordFailed(let rows, let reason):
+            let now = clock.now()
+            persist({ store in for row in rows { try store.failed(row, reason: reason, now: now) } }) { _ in }
+        case .recordSuppressed(let row):
+            let now = clock.now()
+            persist({ store in try store.suppressed(row, reason: "the app chose not to present it", now: now) }) {
+                _ in
+            }
+        case .armGate(let deadline):
+            armGate(deadline)
+        case .armRetry(let deadline):
+            queue.asyncAfter(wallDeadline: clock.wallTime(for: deadline)) { [weak self] in
+                self?.deliver(.retryDeadlineReached(deadline))
+            }
+        case .statusChanged:
+            statusChanged()
         }
-        server.notify(content, replacesID: replacesID, rows: next.rows.map(\.seq)) { [weak self] result in
+    }
+
+    /// One Notify; its answer or failure goes back to the pipeline on `queue`.
+    private func send(_ notification: DeliveryPipeline.Notification) {
+        // There is a server from `start()` on, before the first answer about its owner, which the pipeline
+        // waits for.
+        guard let server else { return }
+        let owner = serverOwner
+        server.notify(notification.content, replacesID: notification.replacesID, rows: notification.rows.map(\.seq)) {
+            [weak self] result in
             guard let self else { return }
             self.queue.async {
                 switch result {
-                case .success(let id): self.sent(next, notificationID: id)
-                case .failure(let error): self.sendFailed(next, error: error, sentTo: owner)
+                case .success(let id): self.deliver(.notifyAnswered(notificationID: id))
+                case .failure(let error): self.sendFailed(error, sentTo: owner)
                 }
             }
         }
     }
 
-    private func sent(_ notification: DeliveryState.Notification, notificationID: UInt32) {
-        delivery.sending = false
+    private func recordDelivered(_ notification: DeliveryPipeline.Notification, notificationID: UInt32) {
         let now = clock.now()
         let rows = notification.rows
         let digestName: String?
@@ -189,11 +169,6 @@ extension Daemon {
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
                 metadata: ["notification": "\(notificationID)"])
         }
-        let delivered = Set(rows.map(\.seq))
-        delivery.outbox.removeAll { delivered.contains($0.seq) }
-        answerHandled()
-        statusChanged()
-        pump()
     }
 
     /// What is remembered of an occurrence shown as notification `id`, for its actions, its closing and
@@ -209,73 +184,35 @@ extension Daemon {
     }
 
     /// How long chimed waits before it sends again to a server that did not answer.
-    static let retryDelay: TimeInterval = 1
+    static let retryDelay = DeliveryPipeline.retryDelay
 
     /// A Notify failed. Nothing is dropped unless the server refused the notification itself: without a
     /// server everything waits for one; a server that did not answer (it hung, or stopped while it had
     /// the call) gets the notification again a moment later, or its successor gets it when it appears.
-    private func sendFailed(_ notification: DeliveryState.Notification, error: DBusError, sentTo owner: String?) {
-        delivery.sending = false
-        answerHandled()
-        if NotificationServer.meansNoServer(error) {
-            // The bus told chimed that the server went before it answered this call, so a server owning
-            // the name now is a new one: send to it. (Not when chimed's own connection is closed.)
-            guard serverOwner == nil || error.is(.disconnected) else {
-                delivery.plan = []
-                pump()
-                return
-            }
-            // Keep everything, in order, until a server appears: nothing is lost.
-            serverMissing = true
-            delivery.plan = []
-            for row in delivery.outbox { reportKept(row, reason: "no notification server on the bus (\(error.name))") }
-            statusChanged()
-            return
+    private func sendFailed(_ error: DBusError, sentTo owner: String?) {
+        let failure = presence.classify(error, sentTo: owner)
+        switch failure {
+        case .noServer:
+            serverEvent(.notifyFoundNoServer)
+        case .serverChanged where error.is(.noReply):
+            logger.warning(
+                "the notification server went before it answered (\(error.message)); keeping the notification")
+        case .serverChanged:
+            break
+        case .noReply:
+            logger.warning(
+                "the notification server did not answer (\(error.message)); trying again in \(Int(Self.retryDelay)) s")
+        case .refused:
+            logger.error("the notification server refused a notification: \(error)")
         }
-        if error.is(.noReply) {
-            delivery.plan = []
-            if serverOwner != nil, serverOwner == owner {
-                logger.warning(
-                    "the notification server did not answer (\(error.message)); trying again in \(Int(Self.retryDelay)) s"
-                )
-                holdDelivery(until: clock.now().addingTimeInterval(Self.retryDelay))
-            } else {
-                logger.warning(
-                    "the notification server went before it answered (\(error.message)); keeping the notification")
-                pump()
-            }
-            return
-        }
-        let rows = notification.rows
-        logger.error("the notification server refused a notification: \(error)")
-        let dropped = Set(rows.map(\.seq))
-        delivery.outbox.removeAll { dropped.contains($0.seq) }
-        let now = clock.now()
-        persist({ store in for row in rows { try store.failed(row, reason: error.description, now: now) } }) { _ in }
-        pump()
-    }
-
-    /// Sends nothing until `deadline` (or until a new server appears).
-    private func holdDelivery(until deadline: Date) {
-        delivery.retryAt = deadline
-        queue.asyncAfter(wallDeadline: clock.wallTime(for: deadline)) { [weak self] in
-            guard let self, self.delivery.retryAt == deadline else { return }
-            self.delivery.retryAt = nil
-            self.pump()
-        }
+        deliver(.notifyFailed(failure))
     }
 
     /// Arms the gate's timer: plan again when quiet hours end or the flood-control bucket refills.
-    private func armGate(_ deadline: Date?) {
-        guard let deadline else { return }
-        if let current = delivery.gateDeadline, current <= deadline, current > clock.now() { return }
-        delivery.gateDeadline = deadline
+    private func armGate(_ deadline: Date) {
         let timer = delivery.gateTimer ?? DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         if delivery.gateTimer == nil {
-            timer.setEventHandler { [weak self] in
-                self?.delivery.gateDeadline = nil
-                self?.pump()
-            }
+            timer.setEventHandler { [weak self] in self?.deliver(.gateDeadlineReached) }
             timer.resume()
             delivery.gateTimer = timer
         }
@@ -286,8 +223,9 @@ extension Daemon {
 
     /// Runs the command, or asks the owning app, for a row's content; falls back to the entry's base
     /// content when that fails or takes too long.
+    /// The answer goes back to the pipeline: `contentResolved`, or `contentDeclined` when the app
+    /// answered that this occurrence is not to be shown (its `willPresent` said so).
     private func resolveContent(of row: OutboxRecord) {
-        delivery.resolving.insert(row.seq)
         // Only the user's group files may have chimed run a program; a command stored from the bus by an
         // earlier version is not run.
         let mayRun = row.group.map { groupSources[$0] == .config } ?? false
@@ -302,7 +240,7 @@ extension Daemon {
                     let made = await Self.askApp(
                         callback, row: row, entryID: entryID, connection: connection, logger: logger)
                 else {
-                    queue.async { self.contentDeclined(row) }
+                    queue.async { self.deliver(.contentDeclined(seq: row.seq)) }
                     return
                 }
                 content = made
@@ -326,23 +264,8 @@ extension Daemon {
             case nil:
                 content = NotificationContent(summary: "?")
             }
-            queue.async { self.contentResolved(seq: row.seq, content: content) }
+            queue.async { self.deliver(.contentResolved(seq: row.seq, content)) }
         }
-    }
-
-    /// The app answered that this occurrence is not to be shown (its `willPresent` said so).
-    private func contentDeclined(_ row: OutboxRecord) {
-        delivery.resolving.remove(row.seq)
-        delivery.outbox.removeAll { $0.seq == row.seq }
-        let now = clock.now()
-        persist({ store in try store.suppressed(row, reason: "the app chose not to present it", now: now) }) { _ in }
-        pump()
-    }
-
-    private func contentResolved(seq: UInt64, content: NotificationContent) {
-        delivery.resolving.remove(seq)
-        if let index = delivery.outbox.firstIndex(where: { $0.seq == seq }) { delivery.outbox[index].content = content }
-        pump()
     }
 
     /// `io.chime.ContentProvider1.MakeContent(group, entry, fire_time, number) → a{sv}` on the app; nil when
@@ -428,29 +351,16 @@ extension Daemon {
 
     // MARK: - The server comes and goes
 
+    /// The bus's answer about who owns the server's name.
     func serverOwnerChanged(_ owner: String?) {
-        serverOwner = owner
-        serverOwnerKnown = true
-        if let owner {
-            serverMissing = false
-            delivery.retryAt = nil
-            logger.info("notification server present", metadata: ["owner": "\(owner)"])
-            learnAboutServer()
-            pump()
-        } else {
-            logger.info("no notification server on the bus")
-            serverPausedState = nil
-            announceServerProperties()
-            // Without an owner a Notify either finds none (and everything is kept) or starts one.
-            pump()
-        }
+        serverEvent(.ownerChanged(owner))
     }
 
-    private func reportKept(_ row: OutboxRecord, reason: String) {
+    private func reportKept(_ row: OutboxRecord, reason: String, waiting: Int) {
         let summary = row.content?.summary ?? row.source?.base.summary ?? ""
         let line =
             "chimed: \(reason); keeping \"\(summary)\" (item \(row.itemID), due \(Time.iso(row.occurrence))) "
-            + "until one appears; \(delivery.outbox.count) waiting\n"
+            + "until one appears; \(waiting) waiting\n"
         FileHandle.standardError.write(Data(line.utf8))
     }
 }

@@ -236,23 +236,8 @@ extension Daemon {
             let information = try? await server.information()
             let paused = await serverPaused()
             queue.async {
-                // Another server took the name meanwhile: what it is will be asked again.
-                guard self.serverOwner == owner else { return }
-                self.serverInfoOwner = owner
-                self.serverPausedState = paused
-                self.server?.bodyMarkup = capabilities.contains("body-markup")
-                self.serverInfo.capabilities = capabilities
-                if let information {
-                    self.serverInfo.name = information.name
-                    self.serverInfo.vendor = information.vendor
-                    self.serverInfo.version = information.version
-                    self.serverInfo.specVersion = information.specVersion
-                }
-                self.logger.info(
-                    "notification server: \(self.serverInfo.name) \(self.serverInfo.version), capabilities: \(capabilities.joined(separator: " "))"
-                )
-                self.announceServerProperties()
-                self.pump()
+                self.serverEvent(
+                    .infoArrived(owner: owner, capabilities: capabilities, identity: information, paused: paused))
             }
         }
     }

@@ -97,7 +97,7 @@ extension Daemon {
                 }
             }
             let seqs = Set(rows.map(\.seq))
-            delivery.outbox.removeAll { seqs.contains($0.seq) }
+            delivery.pipeline.forget(seqs)
         }
         arm(scheduler.nextDeadline)
     }

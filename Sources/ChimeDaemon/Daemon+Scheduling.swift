@@ -124,8 +124,7 @@ extension Daemon {
         logger.info("\(reason): the clock reads \(Time.iso(clock.now())); checking what is due")
         armedDeadline = nil
         perform(scheduler.step(now: clock.now()))
-        delivery.gateDeadline = nil
-        pump()
+        deliver(.clockChanged)
     }
 
     /// logind's PrepareForSleep: after resume, time passed that no timer saw.

@@ -2,6 +2,46 @@ import ChimeProtocol
 import DBusKit
 import Foundation
 
+/// The notification server's presence: the daemon's side of `ServerPresence`. Events go in on `queue`;
+/// the actions that come out are carried out here.
+extension Daemon {
+    /// The unique name of the server's connection; nil when no one owns the name.
+    var serverOwner: String? { presence.owner }
+    /// Set when Notify found no server; cleared when one appears.
+    var serverMissing: Bool { presence.missing }
+    /// The present server's name and capabilities, as it gave them.
+    var serverInfo: ServerInfo { presence.info }
+    /// Whether the present server said it is paused; nil: it has not said (or there is none).
+    var serverPausedState: Bool? { presence.paused }
+
+    /// Feeds `event` to the server's presence and carries out the actions it returns, in order. On
+    /// `queue`.
+    func serverEvent(_ event: ServerPresence.Event) {
+        for action in presence.handle(event) {
+            switch action {
+            case .serverAppeared(let owner):
+                deliver(.serverAppeared)
+                logger.info("notification server present", metadata: ["owner": "\(owner)"])
+            case .serverGone:
+                logger.info("no notification server on the bus")
+            case .learn:
+                learnAboutServer()
+            case .learned:
+                server?.bodyMarkup = presence.bodyMarkup
+                logger.info(
+                    "notification server: \(serverInfo.name) \(serverInfo.version), capabilities: \(serverInfo.capabilities.joined(separator: " "))"
+                )
+            case .announceProperties:
+                announceServerProperties()
+            case .announcePaused:
+                announce(["Paused": .boolean(pausedProperty)])
+            case .readiness(let readiness):
+                deliver(.serverReadiness(readiness))
+            }
+        }
+    }
+}
+
 /// The properties that describe the notification server (`NotificationServerPresent`,
 /// `ServerInformation`, `Paused`), and the PropertiesChanged signals that keep a listener up to date.
 extension Daemon {
@@ -24,7 +64,7 @@ extension Daemon {
     /// The `Paused` property: whether the present server said it is paused (dunst's `paused` or an
     /// `Inhibited` property), false when there is no server or it tells neither. From what chimed knows,
     /// so a server that hangs delays no one. On `queue`.
-    var pausedProperty: Bool { serverOwner != nil && serverPausedState == true }
+    var pausedProperty: Bool { presence.pausedProperty }
 
     /// Announces the server properties as chimed knows them now. On `queue`.
     func announceServerProperties() {
@@ -63,8 +103,7 @@ extension Daemon {
                 guard case .string(let name) = entry.key, name == property,
                     case .variant(.boolean(let paused)) = entry.value
                 else { continue }
-                self.serverPausedState = paused
-                self.announce(["Paused": .boolean(self.pausedProperty)])
+                self.serverEvent(.pausedChanged(paused))
             }
         }
     }

@@ -77,15 +77,8 @@ public final class Daemon: @unchecked Sendable {
     var relayLock: Int32 = -1
     /// A status line for the service manager is on its way (`statusChanged`).
     var statusUpdateScheduled = false
-    var serverOwner: String?
-    /// Set when Notify found no server; cleared when one appears. While set, due notifications wait
-    /// without another futile call (which could also try to auto-start a server again and again).
-    var serverMissing = false
-    /// Whether the first answer about the server's owner came; until then nothing is sent.
-    var serverOwnerKnown = false
-    /// The server owner whose name and capabilities `serverInfo` holds. A notification waits until the
-    /// present server's are known: whether its body is markup decides how the body is sent.
-    var serverInfoOwner: String?
+    /// The notification server's owner, information and pause state, and whether it may be sent to.
+    var presence = ServerPresence()
     var delivery: DeliveryState
     var groupSources: [GroupKey: GroupSource] = [:]
     var random = SystemRandomNumberGenerator()
@@ -99,9 +92,6 @@ public final class Daemon: @unchecked Sendable {
     /// The categories each group file declared when it was last read without error.
     var configCategories: [String: [ActionCategory]] = [:]
     var interaction = InteractionState()
-    var serverInfo = ServerInfo()
-    /// Whether the present server said it is paused; nil: it has not said (or there is none).
-    var serverPausedState: Bool?
     /// The server properties as last announced with PropertiesChanged.
     var announcedProperties: [String: DBusValue] = [:]
     let callers: CallerDirectory
@@ -293,7 +283,7 @@ public final class Daemon: @unchecked Sendable {
             interaction.consents = state.consents
             interaction.groupAuthorizations = state.groupAuthorizations
             interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp
-            delivery.outbox = state.outbox
+            delivery.pipeline.restore(state.outbox)
             if !state.items.isEmpty || !state.outbox.isEmpty {
                 logger.info(
                     """
@@ -482,9 +472,7 @@ public final class Daemon: @unchecked Sendable {
         settings = new
         server?.callTimeout = new.serverTimeout
         scheduler.defaultMissedPolicy = new.missedPolicy
-        delivery.gate.quietHours = new.quietHours
-        delivery.gate.flood = new.flood
-        pump()
+        deliver(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
     }
 
     /// The store's history limits from chime.toml's `[history]`.

@@ -1,0 +1,338 @@
+import ChimeCore
+import ChimeStore
+import Foundation
+
+/// Delivery: the outbox drained through the gate to the notification server, one Notify at a time, in
+/// order. Pure: no bus, no timers, no store, no clock (`now` comes with each event); the daemon feeds it
+/// events on `queue` and carries out the actions it returns, in their order.
+///
+/// State: the outbox (due rows not yet shown, in arrival order), the rows whose content is being made,
+/// the gate (quiet hours and flood control) and its plan (the notifications still to send, in order), the
+/// notification in flight, the gate's deadline, the retry deadline after a server that did not answer,
+/// and the server's readiness as `ServerPresence` gives it.
+///
+/// Whether the next notification goes is one decision (`hold`): nothing goes while a Notify awaits its
+/// answer, while the server is not ready, or before the retry deadline; otherwise the plan's next one
+/// goes (a new plan is made when the last one is spent).
+///
+/// Events: rows arrived; content resolved or declined (the app chose not to present it); Notify answered
+/// with an id; Notify failed (`SendFailure`: no server, the server changed, no reply, refused); the gate's
+/// deadline or the retry deadline reached; the clock set; the server's readiness; a new server appeared;
+/// the gate's settings changed; `poll` (look again).
+///
+/// Actions: resolve a row's content; report a row kept while there is no server; a Notify is sent (its
+/// answer is due), mark rows as being sent, send a notification; the answer was settled; record a
+/// delivery, a failure or a suppression; arm the gate's timer or the retry timer; the status changed.
+struct DeliveryPipeline {
+    /// How long delivery waits before it sends again to a server that did not answer.
+    static let retryDelay: TimeInterval = 1
+
+    /// One Notify: a row on its own, or a digest standing for several.
+    enum Notification: Hashable, Sendable {
+        /// A row, with the content as it is sent (actions of its category added) and what was left out.
+        case single(OutboxRecord, NotificationContent, note: String?)
+        case digest(Digest, [OutboxRecord])
+
+        /// The outbox rows this notification stands for.
+        var rows: [OutboxRecord] {
+            switch self {
+            case .single(let row, _, _): [row]
+            case .digest(_, let rows): rows
+            }
+        }
+
+        /// The content the server gets.
+        var content: NotificationContent {
+            switch self {
+            case .single(_, let content, _): content
+            case .digest(let digest, _): digest.content
+            }
+        }
+
+        /// The notification it replaces (0: none).
+        var replacesID: UInt32 {
+            switch self {
+            case .single(let row, _, _): row.replacesID ?? 0
+            case .digest: 0
+            }
+        }
+    }
+
+    /// Why a Notify failed, as far as delivery is concerned.
+    enum SendFailure: Hashable, Sendable {
+        /// There is no server on the bus: everything is kept, in order, until one appears.
+        case noServer(reason: String)
+        /// The server went before it answered and another owns the name now: send to it.
+        case serverChanged
+        /// The server did not answer: send again a moment later (or to its successor when it appears).
+        case noReply
+        /// The server refused the notification itself: its rows are dropped and the failure recorded.
+        case refused(reason: String)
+    }
+
+    enum Event: Sendable {
+        case rowsArrived([OutboxRecord])
+        case contentResolved(seq: UInt64, NotificationContent)
+        /// The app answered that this occurrence is not to be shown.
+        case contentDeclined(seq: UInt64)
+        case notifyAnswered(notificationID: UInt32)
+        case notifyFailed(SendFailure)
+        case gateDeadlineReached
+        case retryDeadlineReached(Date)
+        /// The wall clock was set: the gate's deadline is armed again from the new clock.
+        case clockChanged
+        case serverReadiness(ServerPresence.Readiness)
+        /// A new server owns the name: a retry for the one before ends.
+        case serverAppeared
+        case settingsChanged(quietHours: QuietHours?, flood: FloodControl)
+        /// Look again whether something can be sent.
+        case poll
+    }
+
+    enum Action: Hashable, Sendable {
+        /// Make the content of a row that has none (a command, or the owning app).
+        case resolveContent(OutboxRecord)
+        /// Say that `row` waits for a server; `waiting` rows are in the outbox.
+        case reportKept(OutboxRecord, reason: String, waiting: Int)
+        /// A Notify goes out: its answer is due.
+        case notifySent
+        /// Mark the rows as being sent (so the history can say a row sent again may show twice).
+        case markSending([OutboxRecord])
+        case send(Notification)
+        /// The Notify's answer was acted on (its id is known, or the call failed).
+        case notifySettled
+        /// The server showed `notification` as `notificationID`; its rows left the outbox.
+        case recordDelivered(Notification, notificationID: UInt32)
+        /// The server refused these rows; they left the outbox.
+        case recordFailed([OutboxRecord], reason: String)
+        /// The app chose not to present this row; it left the outbox.
+        case recordSuppressed(OutboxRecord)
+        case armGate(at: Date)
+        case armRetry(at: Date)
+        case statusChanged
+    }
+
+    /// Why the next notification does not go now.
+    enum Hold: Hashable, Sendable {
+        /// A Notify awaits its answer: the server gets one at a time, in order.
+        case answerAwaited
+        /// The server is not ready (`ServerPresence.readiness`).
+        case server(ServerPresence.Readiness)
+        /// The server did not answer; nothing goes before this instant unless a new server appears.
+        case retry(until: Date)
+    }
+
+    /// What the pipeline needs from outside for one event.
+    struct Context {
+        var now: Date
+        /// The wall clock quiet hours are read on.
+        var timeZone: TimeZone
+        /// The content a row is sent with for the present server, and what had to be left out.
+        var present: (OutboxRecord) -> (content: NotificationContent, note: String?)
+
+        init(
+            now: Date, timeZone: TimeZone,
+            present: @escaping (OutboxRecord) -> (content: NotificationContent, note: String?) = {
+                ($0.content ?? NotificationContent(summary: ""), nil)
+            }
+        ) {
+            self.now = now
+            self.timeZone = timeZone
+            self.present = present
+        }
+    }
+
+    /// Due occurrences not yet shown, in arrival order; also on disk.
+    var outbox: ArraySlice<OutboxRecord> { stored[head...] }
+    /// The outbox is `stored` from `head` on: rows delivered from the front only move `head`, and are
+    /// dropped now and then, so that a long outbox costs nothing per notification sent.
+    private var stored: [OutboxRecord] = []
+    private var head = 0
+    /// Whether a row may be waiting for its content to be asked for (after an arrival, and at start).
+    private var contentWanted = false
+    /// Rows whose content a command or the owning app is making now.
+    private(set) var resolving: Set<UInt64> = []
+    /// Quiet hours and flood control.
+    private(set) var gate: DeliveryGate
+    /// The notifications of the current plan still to send, the next one last.
+    private var upcoming: [Notification] = []
+    /// The notification whose Notify awaits its answer.
+    private(set) var inFlight: Notification?
+    /// When the gate's timer fires (quiet hours end, or the flood-control bucket refills).
+    private(set) var gateDeadline: Date?
+    /// Set after the server did not answer: nothing is sent before then, unless a new server appears.
+    private(set) var retryAt: Date?
+    /// Whether the server may be sent to.
+    private(set) var server: ServerPresence.Readiness = .waiting
+
+    init(quietHours: QuietHours?, flood: FloodControl, now: Date) {
+        gate = DeliveryGate(quietHours: quietHours, flood: flood, now: now)
+    }
+
+    /// The outbox as stored, read at start (before any event).
+    mutating func restore(_ rows: [OutboxRecord]) {
+        stored = rows
+        head = 0
+        contentWanted = true
+    }
+
+    /// Rows an earlier chimed's relay saw shown: they leave the outbox without being sent (at start).
+    mutating func forget(_ seqs: Set<UInt64>) {
+        removeFromOutbox(seqs)
+    }
+
+    /// Takes the rows `seqs` out of the outbox.
+    private mutating func removeFromOutbox(_ seqs: Set<UInt64>) {
+        var front = head
+        while front < stored.count, seqs.contains(stored[front].seq) { front += 1 }
+        if front - head == seqs.count {
+            // The usual case: the oldest rows, sent in order.
+            head = front
+        } else {
+            stored.removeSubrange(..<head)
+            head = 0
+            stored.removeAll { seqs.contains($0.seq) }
+        }
+        if head > 0, head * 2 >= stored.count {
+            stored.removeSubrange(..<head)
+            head = 0
+        }
+    }
+
+    /// Why the next notification does not go now; nil: it goes.
+    var hold: Hold? {
+        if inFlight != nil { return .answerAwaited }
+        if server != .ready { return .server(server) }
+        if let retryAt { return .retry(until: retryAt) }
+        return nil
+    }
+
+    mutating func handle(_ event: Event, _ context: Context) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .rowsArrived(let rows):
+            stored += rows
+            contentWanted = true
+            if server == .missing {
+                for row in rows {
+                    actions.append(
+                        .reportKept(row, reason: "no notification server on the bus", waiting: outbox.count))
+                }
+            }
+        case .contentResolved(let seq, let content):
+            resolving.remove(seq)
+            if let index = outbox.firstIndex(where: { $0.seq == seq }) { stored[index].content = content }
+        case .contentDeclined(let seq):
+            resolving.remove(seq)
+            if let index = outbox.firstIndex(where: { $0.seq == seq }) {
+                let row = stored[index]
+                removeFromOutbox([seq])
+                actions.append(.recordSuppressed(row))
+            }
+        case .notifyAnswered(let id):
+            guard let notification = inFlight else { return [] }
+            inFlight = nil
+            // The server's id is recorded before anything else happens.
+            actions.append(.recordDelivered(notification, notificationID: id))
+            removeFromOutbox(Set(notification.rows.map(\.seq)))
+            actions += [.notifySettled, .statusChanged]
+        case .notifyFailed(let failure):
+            guard let notification = inFlight else { return [] }
+            inFlight = nil
+            actions.append(.notifySettled)
+            switch failure {
+            case .noServer(let reason):
+                // Keep everything, in order, until a server appears: nothing is lost.
+                upcoming = []
+                server = .missing
+                for row in outbox { actions.append(.reportKept(row, reason: reason, waiting: outbox.count)) }
+                actions.append(.statusChanged)
+                return actions
+            case .serverChanged:
+                upcoming = []
+            case .noReply:
+                upcoming = []
+                let deadline = context.now.addingTimeInterval(Self.retryDelay)
+                retryAt = deadline
+                actions.append(.armRetry(at: deadline))
+                return actions
+            case .refused(let reason):
+                // The rest of the plan goes on.
+                let rows = notification.rows
+                removeFromOutbox(Set(rows.map(\.seq)))
+                actions.append(.recordFailed(rows, reason: reason))
+            }
+        case .gateDeadlineReached, .clockChanged:
+            gateDeadline = nil
+        case .retryDeadlineReached(let deadline):
+            guard retryAt == deadline else { return [] }
+            retryAt = nil
+        case .serverReadiness(let readiness):
+            // Content is asked for whatever the server's readiness; only sending waits for it.
+            server = readiness
+        case .serverAppeared:
+            retryAt = nil
+            return []
+        case .settingsChanged(let quietHours, let flood):
+            gate.quietHours = quietHours
+            gate.flood = flood
+        case .poll:
+            break
+        }
+        return actions + pump(context)
+    }
+
+    /// Sends what can be sent now: resolves pending content, plans with the gate, sends the plan's next
+    /// notification.
+    private mutating func pump(_ context: Context) -> [Action] {
+        var actions: [Action] = []
+        if contentWanted {
+            contentWanted = false
+            for row in outbox where row.content == nil && !resolving.contains(row.seq) {
+                resolving.insert(row.seq)
+                actions.append(.resolveContent(row))
+            }
+        }
+        switch hold {
+        case .answerAwaited?, .server?:
+            return actions
+        case .retry?:
+            // The plan is made (and the gate's timer armed) meanwhile; it goes when the retry is due.
+            actions += planIfSpent(context)
+            return actions
+        case nil:
+            actions += planIfSpent(context)
+        }
+        guard let next = upcoming.popLast() else { return actions }
+        inFlight = next
+        actions += [.notifySent, .markSending(next.rows), .send(next)]
+        return actions
+    }
+
+    /// A new plan from the gate when the last one is spent.
+    private mutating func planIfSpent(_ context: Context) -> [Action] {
+        guard upcoming.isEmpty else { return [] }
+        let ready = outbox.compactMap { row -> OutboxEntry? in
+            guard let content = row.content else { return nil }
+            return OutboxEntry(
+                seq: row.seq, itemID: row.itemID, groupID: row.group?.id, occurrence: row.occurrence,
+                content: content)
+        }
+        guard !ready.isEmpty else { return [] }
+        let planned = gate.plan(ready, now: context.now, timeZone: context.timeZone)
+        let rows = Dictionary(outbox.map { ($0.seq, $0) }, uniquingKeysWith: { a, _ in a })
+        let plan: [Notification] =
+            planned.send.compactMap { entry in
+                rows[entry.seq].map { row in
+                    let (content, note) = context.present(row)
+                    return Notification.single(row, content, note: note)
+                }
+            }
+            + planned.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
+        upcoming = plan.reversed()
+        guard let deadline = planned.wakeAt else { return [] }
+        if let current = gateDeadline, current <= deadline, current > context.now { return [] }
+        gateDeadline = deadline
+        return [.armGate(at: deadline)]
+    }
+}
