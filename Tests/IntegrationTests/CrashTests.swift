@@ -142,7 +142,10 @@ import Testing
                 Issue.record("\(summary) reached the server \(count) times")
             }
             for ack in acks { #expect(shown[ack.summary, default: 0] == 1, "item \(ack.id) was never shown") }
-            #expect(received.count + resent.count <= Self.rounds, "more than one row in flight at one crash")
+            // chimed sends one notification at a time, so at each kill at most one has no answer yet. Several
+            // may have an answer the relay stored while chimed's own record of it was still on its way to
+            // the disk (those records answer no one and are written after the next Notify leaves).
+            #expect(resent.count <= Self.rounds, "more than one notification without an answer at one crash")
             print(
                 """
                 CrashTests: seed \(seed): \(Self.rounds) kills, \(acks.count) Schedule calls acknowledged, \
