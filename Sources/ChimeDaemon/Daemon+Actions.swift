@@ -36,7 +36,10 @@ extension Daemon {
             let rule = DBusMatchRule(
                 sender: NotificationServer.name, interface: NotificationServer.interface, member: member,
                 path: NotificationServer.path)
-            _ = try await connection.subscribe(rule) { [weak self] message in self?.serverSignal(message) }
+            _ = try await connection.subscribe(rule) { [weak self] message in
+                guard let self else { return }
+                self.queue.async { self.serverSignal(message) }
+            }
         }
     }
 
@@ -318,22 +321,24 @@ extension Daemon {
             queue.sync { _ = interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName) }
             let watch = try? await connection.watchNameOwner(caller.uniqueName) { [weak self] owner in
                 guard let self, owner == nil else { return }
-                self.interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
-                if self.interaction.appConnections[caller.appID]?.isEmpty == true {
-                    self.interaction.appConnections.removeValue(forKey: caller.appID)
-                    // Its call budget is forgotten once it would be full again, so that apps that come and go
-                    // leave nothing behind.
-                    let budget = self.interaction.rates[caller.appID]
-                    let full = Double(self.settings.callBurst)
-                    if let budget,
-                        budget.tokens + self.clock.now().timeIntervalSince(budget.updated)
-                            * self.settings.callsPerSecond >= full
-                    {
-                        self.interaction.rates.removeValue(forKey: caller.appID)
+                self.queue.async {
+                    self.interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
+                    if self.interaction.appConnections[caller.appID]?.isEmpty == true {
+                        self.interaction.appConnections.removeValue(forKey: caller.appID)
+                        // Its call budget is forgotten once it would be full again, so that apps that come and go
+                        // leave nothing behind.
+                        let budget = self.interaction.rates[caller.appID]
+                        let full = Double(self.settings.callBurst)
+                        if let budget,
+                            budget.tokens + self.clock.now().timeIntervalSince(budget.updated)
+                                * self.settings.callsPerSecond >= full
+                        {
+                            self.interaction.rates.removeValue(forKey: caller.appID)
+                        }
                     }
+                    self.interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
+                    self.callers.forget(caller.uniqueName)
                 }
-                self.interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
-                self.callers.forget(caller.uniqueName)
             }
             if let watch { queue.sync { interaction.connectionWatches[caller.uniqueName] = watch } }
         }

@@ -103,7 +103,7 @@ extension Daemon {
                 guard case .string(let name) = entry.key, name == property,
                     case .variant(.boolean(let paused)) = entry.value
                 else { continue }
-                self.serverEvent(.pausedChanged(paused))
+                self.queue.async { self.serverEvent(.pausedChanged(paused)) }
             }
         }
     }

@@ -57,6 +57,10 @@ public final class Daemon: @unchecked Sendable {
 
     let configuration: Configuration
     let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInitiated)
+    /// The session bus connection's queue: it reads, decodes and writes the bus's messages, so that none of
+    /// that work waits for, or holds up, the scheduler's timer and deliveries on `queue`. What the bus
+    /// reports (signals, owners) is handed to `queue`, never waited for there.
+    let busQueue = DispatchQueue(label: "chimed.bus", qos: .userInitiated)
     let storeQueue = DispatchQueue(label: "chimed.store", qos: .userInitiated)
     let logger: Logger
     let notifier = ServiceNotifier()
@@ -177,7 +181,7 @@ public final class Daemon: @unchecked Sendable {
     private func startBus() async throws {
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.connect(configuration.bus, queue: queue)
+            connection = try await DBusConnection.connect(configuration.bus, queue: busQueue)
         } catch {
             throw DaemonError(
                 "cannot connect to the \(configuration.bus == .session ? "session bus" : "bus"): \(error.message). "
@@ -218,7 +222,8 @@ public final class Daemon: @unchecked Sendable {
             self?.fail("lost the connection to the bus (the bus daemon went away); the schedule is saved")
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
-            self?.serverOwnerChanged(owner)
+            guard let self else { return }
+            self.queue.async { self.serverOwnerChanged(owner) }
         }
         try await subscribeToServerSignals(on: connection)
         try await subscribeToServerPause(on: connection)
