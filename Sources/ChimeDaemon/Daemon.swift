@@ -113,7 +113,7 @@ public final class Daemon: @unchecked Sendable {
         self.logger = configuration.logger
         self.clock = configuration.clock
         self.settings = configuration.settings
-        self.delivery = DeliveryState(settings: configuration.settings, now: Date())
+        self.delivery = DeliveryState(settings: configuration.settings, now: configuration.clock.now())
         self.callers = CallerDirectory(userTool: configuration.userTool)
         (failures, failureSink) = AsyncStream.makeStream()
     }
