@@ -141,7 +141,7 @@ extension Daemon {
             outcome = "dismissed"
             closeNotification(shown.notificationID)
         }
-        if ServerQuirks.of(serverInfo.name).keepsPopupAfterAction, verb != .dismiss {
+        if presence.quirks.keepsPopupAfterAction, verb != .dismiss {
             closeNotification(shown.notificationID)
         }
         logger.info("\(key): \(outcome)", metadata: ["item": "\(target)"])
@@ -173,7 +173,7 @@ extension Daemon {
     func closeNotification(_ id: UInt32) {
         guard let server else { return }
         interaction.router.closeRequested(id)
-        let quirks = ServerQuirks.of(serverInfo.name)
+        let quirks = presence.quirks
         let logger = self.logger
         Task {
             do {
