@@ -309,8 +309,13 @@ extension ChimeClient {
                 if let event = Self.closedEvent(message) { continuation.yield(.closed(event)) }
             }
             continuation.onTermination = { _ in
-                actions.cancel()
-                closes.cancel()
+                // Not here: termination can run while the consumer's task is being cancelled, under the
+                // task's lock, which a signal being yielded on the connection's queue waits for; cancelling
+                // a subscription waits for that queue.
+                DispatchQueue.global().async {
+                    actions.cancel()
+                    closes.cancel()
+                }
             }
         } catch {
             throw ChimeError(error)
