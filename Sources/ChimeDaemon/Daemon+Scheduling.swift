@@ -5,13 +5,12 @@ import DBusKit
 import Dispatch
 import Foundation
 
-/// The scheduler's steps carried out: stored, delivered, armed. Everything here runs on `queue`.
+/// The scheduler's steps carried out: stored, delivered, armed.
 extension Daemon {
     /// Carries out a scheduler step: resolves the content of what is due (a pool moves on), stores the
     /// step and the new outbox rows in one transaction, then hands them to delivery; arms the timer and
     /// closes popups whose end date came.
     func perform(_ step: SchedulerStep) {
-        dispatchPrecondition(condition: .onQueue(queue))
         arm(step.deadline)
         closePopups(step.closePopups)
         var record = StepRecord(updated: step.updated, finished: step.finished, missed: step.missed)
@@ -59,16 +58,15 @@ extension Daemon {
         let now = clock.now()
         let unstored = record.outbox
         let stored = record
-        let stepStored: @Sendable (Result<[OutboxRecord], any Error>) -> Void = { [weak self] result in
-            guard let self else { return }
+        let stepStored: @Sendable (isolated Daemon, Result<[OutboxRecord], any Error>) -> Void = { daemon, result in
             switch result {
             case .success(let rows):
-                self.outboxArrived(rows)
+                daemon.outboxArrived(rows)
             case .failure(let error):
                 // Showing the notifications matters more than remembering them; they are delivered now
                 // and only a crash before that could lose them.
-                self.logger.critical("cannot store what came due: \(error); delivering it anyway")
-                self.outboxArrived(unstored)
+                daemon.logger.critical("cannot store what came due: \(error); delivering it anyway")
+                daemon.outboxArrived(unstored)
             }
         }
         if record.outbox.isEmpty {
@@ -77,7 +75,7 @@ extension Daemon {
             // Something is due: stored on this thread (storeQueue.sync runs the work here when nothing is
             // ahead of it), and sent on at once, without waking two threads in between.
             let store = self.store
-            stepStored(storeQueue.sync { Result { try store.commit(stored, now: now) } })
+            stepStored(self, storeQueue.sync { Result { try store.commit(stored, now: now) } })
         }
     }
 
@@ -159,7 +157,7 @@ extension Daemon {
         if let group = trigger.group {
             return try await add(content, trigger: trigger, to: GroupKey(owner: owner, id: group), now: now)
         }
-        let id = queue.sync { scheduler.allocateID() }
+        let id = scheduler.allocateID()
         var item = ScheduledItem(
             id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
@@ -174,11 +172,9 @@ extension Daemon {
                 name: ChimeBus.ErrorName.storage,
                 message: "chimed could not save the item: \(error); nothing was scheduled")
         }
-        queue.sync {
-            let kind = recurrence == nil ? "" : "repeating "
-            logger.info("scheduled \(kind)\"\(content.summary)\" at \(Time.iso(fireDate))", metadata: ["item": "\(id)"])
-            perform(scheduler.add(item, now: clock.now()))
-        }
+        let kind = recurrence == nil ? "" : "repeating "
+        logger.info("scheduled \(kind)\"\(content.summary)\" at \(Time.iso(fireDate))", metadata: ["item": "\(id)"])
+        perform(scheduler.add(item, now: clock.now()))
         return id
     }
 
@@ -192,7 +188,7 @@ extension Daemon {
             }
             return (nil, fireDate)
         }
-        let system = queue.sync { scheduler.systemTimeZone }
+        let system = scheduler.systemTimeZone
         let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
         let parsed: Recurrence
         do {
@@ -254,41 +250,39 @@ extension Daemon {
     /// from a group file is the user's file and is left alone (named as `group`, it is refused with
     /// `Conflict`). Returns how many items went, once that is stored.
     public func cancelAll(owner: String, group: GroupKey? = nil) async throws -> Int {
-        let (items, groups) = try queue.sync { () throws -> ([UInt64], [GroupKey]) in
-            if let group {
-                if groupSources[group] == .config {
-                    throw DBusError(
-                        name: ChimeBus.ErrorName.conflict,
-                        message: "the group \(group) comes from its file in the groups folder; delete or move that "
-                            + "file")
-                }
-                return ([], scheduler.groupSettings[group] == nil ? [] : [group])
+        let items: [UInt64]
+        let groups: [GroupKey]
+        if let group {
+            if groupSources[group] == .config {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.conflict,
+                    message: "the group \(group) comes from its file in the groups folder; delete or move that file")
             }
-            let items = scheduler.pending.filter { $0.owner == owner && $0.groupID == nil }.map(\.id)
-            let groups = scheduler.groupSettings.keys.filter { $0.owner == owner && groupSources[$0] != .config }
-            return (items, groups.sorted())
+            items = []
+            groups = scheduler.groupSettings[group] == nil ? [] : [group]
+        } else {
+            items = scheduler.pending.filter { $0.owner == owner && $0.groupID == nil }.map(\.id)
+            groups = scheduler.groupSettings.keys.filter { $0.owner == owner && groupSources[$0] != .config }.sorted()
         }
         guard !items.isEmpty || !groups.isEmpty else { return 0 }
         let now = clock.now()
         let count = try await persisted { try $0.cancelAll(items: items, groups: groups, now: now) }
-        queue.sync {
-            for id in items { perform(scheduler.cancel(id, now: clock.now()).step) }
-            for key in groups {
-                groupSources.removeValue(forKey: key)
-                if let removed = scheduler.removeGroup(key, now: clock.now()) { perform(removed.step) }
-            }
-            let who = owner.isEmpty ? "the user" : owner
-            logger.info("cancelled all of \(who)'s items: \(count) items, \(groups.count) groups removed")
+        // What was removed meanwhile is not there to cancel; the scheduler ignores it.
+        for id in items { perform(scheduler.cancel(id, now: clock.now()).step) }
+        for key in groups {
+            groupSources.removeValue(forKey: key)
+            if let removed = scheduler.removeGroup(key, now: clock.now()) { perform(removed.step) }
         }
+        let who = owner.isEmpty ? "the user" : owner
+        logger.info("cancelled all of \(who)'s items: \(count) items, \(groups.count) groups removed")
         return count
     }
 
     /// Cancels a pending item; false when there is none with that id.
     public func cancel(_ id: UInt64) async throws -> Bool {
-        let pending = queue.sync { scheduler.contains(id) }
         let now = clock.now()
-        guard pending, try await persisted({ try $0.cancel(id, now: now) }) else { return false }
-        queue.sync { perform(scheduler.cancel(id, now: clock.now()).step) }
+        guard scheduler.contains(id), try await persisted({ try $0.cancel(id, now: now) }) else { return false }
+        perform(scheduler.cancel(id, now: clock.now()).step)
         return true
     }
 }
