@@ -9,13 +9,20 @@ import Foundation
 extension Daemon {
     /// Carries out a scheduler step: resolves the content of what is due (a pool moves on), stores the
     /// step and the new outbox rows in one transaction, then hands them to delivery; arms the timer and
-    /// closes popups whose end date came.
-    func perform(_ step: SchedulerStep) {
+    /// closes popups whose end date came. Then prepares the rows of the next deadline (`prepareNext`).
+    ///
+    /// When every row that came due was prepared, the rows go to delivery at once and the step is stored
+    /// right after, on the store's queue: nothing is written between the due instant and the Notify call.
+    /// `taken` holds occurrences that are in the outbox already (found at start), which get no row.
+    func perform(_ step: SchedulerStep, taken: [UInt64: Date] = [:]) {
+        defer { prepareNext() }
         arm(step.deadline)
         closePopups(step.closePopups)
         var record = StepRecord(updated: step.updated, finished: step.finished, missed: step.missed)
         let zone = scheduler.systemTimeZone
         for due in step.due {
+            let ready = prepared.removeValue(forKey: due.item.id)
+            if let occurrence = taken[due.item.id], occurrence == due.occurrence { continue }
             var state = due.item.state
             let resolution = due.item.entry.content.resolve(
                 occurrence: due.occurrence, number: due.number, timeZone: zone, state: &state, random: &random)
@@ -34,8 +41,11 @@ extension Daemon {
                 late: due.late, content: nil, endDate: due.item.entry.endDate, category: due.item.entry.category,
                 replacesID: due.item.replacesID)
             switch resolution {
-            case .ready(let content): row.content = content
-            case .runCommand, .askApp: row.source = due.item.entry.content
+            case .ready(let content):
+                row.content = content
+                if let ready, ready.occurrence == due.occurrence { row.seq = ready.seq }
+            case .runCommand, .askApp:
+                row.source = due.item.entry.content
             }
             record.outbox.append(row)
             if due.late {
@@ -71,11 +81,69 @@ extension Daemon {
         }
         if record.outbox.isEmpty {
             persist({ try $0.commit(stored, now: now) }, then: stepStored)
+        } else if record.outbox.allSatisfy({ $0.seq != 0 }) {
+            // Every row was prepared: stored already, under its seq, so the relay's receipt has a row to
+            // land on. The step is stored after, in order with every later write of the store.
+            persist({ try $0.commit(stored, now: now) }) { daemon, result in
+                if case .failure(let error) = result {
+                    daemon.logger.critical("cannot store what came due: \(error); it is being delivered")
+                }
+            }
+            outboxArrived(record.outbox)
         } else {
             // Something is due: stored on this thread (storeQueue.sync runs the work here when nothing is
             // ahead of it), and sent on at once, without waking two threads in between.
             let store = self.store
             stepStored(self, storeQueue.sync { Result { try store.commit(stored, now: now) } })
+        }
+    }
+
+    /// The most rows prepared for one deadline: more items due at once take the ordinary way.
+    static let preparedLimit = 64
+
+    /// Stores, ahead of time, the outbox rows of what comes due at the next deadline, so that at the due
+    /// instant only the Notify call is left (`perform`). Only content known before the occurrence is
+    /// prepared (fixed content and templates); a command, an app's call-back or a pool is made when due.
+    /// A deadline that comes before its rows are stored takes the ordinary way.
+    func prepareNext() {
+        let deadline = scheduler.nextDeadline
+        guard deadline != preparedDeadline else { return }
+        preparedDeadline = deadline
+        prepared = [:]
+        preparation += 1
+        guard let deadline, let items = scheduler.items(dueAt: deadline, limit: Self.preparedLimit) else { return }
+        let zone = scheduler.systemTimeZone
+        var rows: [OutboxRecord] = []
+        for item in items {
+            let number = item.state.occurrences + 1
+            let content: NotificationContent
+            switch item.entry.content {
+            case .fixed(let fixed):
+                content = fixed
+            case .template(let template):
+                content = ContentTemplate.fill(template, date: item.fireDate, timeZone: zone, occurrence: number)
+            case .pool, .command, .callback:
+                continue
+            }
+            rows.append(
+                OutboxRecord(
+                    itemID: item.id, owner: item.owner, group: item.groupKey, occurrence: item.fireDate,
+                    number: number, late: false, content: content, endDate: item.entry.endDate,
+                    category: item.entry.category, replacesID: item.replacesID))
+        }
+        guard !rows.isEmpty else { return }
+        let now = clock.now()
+        let generation = preparation
+        let unstored = rows
+        persist({ try $0.prepare(unstored, now: now) }) { daemon, result in
+            switch result {
+            case .success(let stored):
+                // Not when the deadline changed meanwhile, or came.
+                guard daemon.preparation == generation else { return }
+                for row in stored { daemon.prepared[row.itemID] = row }
+            case .failure(let error):
+                daemon.logger.warning("cannot prepare the next notifications (\(error)); they are stored when due")
+            }
         }
     }
 

@@ -113,6 +113,11 @@ public actor Daemon {
     let failureSink: AsyncStream<DaemonError>.Continuation
     /// How many stored rows are set aside because chimed could not read them (`Status` key `set-aside`).
     var setAsideRows = 0
+    /// The rows stored for what comes due at `preparedDeadline`, by item (`prepareNext`); `preparation`
+    /// counts the deadlines prepared, so that a late answer of the store for an earlier one is ignored.
+    var prepared: [UInt64: OutboxRecord] = [:]
+    var preparedDeadline: Date?
+    var preparation = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -289,26 +294,62 @@ public actor Daemon {
         interaction.consents = state.consents
         interaction.groupAuthorizations = state.groupAuthorizations
         interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp
-        delivery.pipeline.restore(state.outbox)
-        if !state.items.isEmpty || !state.outbox.isEmpty {
+        let now = clock.now()
+        let (outbox, taken) = Self.outbox(state.outbox, items: state.items, now: now)
+        persist({ try $0.keepPrepared(outbox.filter { taken[$0.itemID] == $0.occurrence }.map(\.seq)) }) {
+            daemon, result in
+            if case .failure(let error) = result {
+                daemon.logger.error("cannot keep the notifications sent before chimed stopped: \(error)")
+            }
+        }
+        delivery.pipeline.restore(outbox)
+        if !state.items.isEmpty || !outbox.isEmpty {
             logger.info(
                 """
                 restored \(state.items.count) items in \(state.groups.count) groups, \
-                \(state.outbox.count) notifications still to deliver
+                \(outbox.count) notifications still to deliver
                 """)
         }
         perform(
             scheduler.restore(
                 groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),
-                items: state.items, now: clock.now()))
-        finishReceived(state.outbox)
-        for row in state.outbox where row.sentBeforeRestart && row.receivedID == nil {
+                items: state.items, now: now),
+            taken: taken)
+        finishReceived(outbox)
+        for row in outbox where row.sentBeforeRestart && row.receivedID == nil {
             // Handed to the relay, but no answer of the server was stored: it never reached the
             // server, or the relay stopped as well. It is sent again rather than risk losing it.
             logger.notice(
                 "a notification was being sent when chimed stopped, with no answer from the server; sending it again",
                 metadata: ["item": "\(row.itemID)"])
         }
+    }
+
+    /// The stored outbox as chimed starts with it, and the occurrences it holds that the scheduler would
+    /// otherwise make due again.
+    ///
+    /// A prepared row (`ScheduleStore.prepare`) is one of the outbox when chimed stopped after it handed
+    /// the row to the relay (it is marked as being sent, or the relay stored the server's answer) and
+    /// before it stored the step that made it due (its item still waits for that occurrence). Any other
+    /// prepared row is not an occurrence: the scheduler decides what is due, and the next preparation
+    /// deletes the row.
+    static func outbox(_ stored: [OutboxRecord], items: [ScheduledItem], now: Date)
+        -> (rows: [OutboxRecord], taken: [UInt64: Date])
+    {
+        var rows = stored.filter { !$0.prepared }
+        var taken: [UInt64: Date] = [:]
+        let preparedRows = stored.filter(\.prepared)
+        guard !preparedRows.isEmpty else { return (rows, taken) }
+        var waiting: [UInt64: Date] = [:]
+        for item in items where item.finished == nil { waiting[item.id] = item.fireDate }
+        for var row in preparedRows where row.sentBeforeRestart || row.receivedID != nil {
+            guard row.occurrence <= now, waiting[row.itemID] == row.occurrence else { continue }
+            row.prepared = false
+            taken[row.itemID] = row.occurrence
+            rows.append(row)
+        }
+        rows.sort { $0.seq < $1.seq }
+        return (rows, taken)
     }
 
     /// The database was damaged and moved aside when the store opened: says so in the log and, once, in
