@@ -53,6 +53,12 @@ final class CallerDirectory: @unchecked Sendable {
         return ((chimed as NSString).deletingLastPathComponent as NSString).appendingPathComponent("chime")
     }
 
+    /// The caller behind `sender` when it called before; nil when `caller(_:on:)` must ask the bus.
+    func known(_ sender: String?) -> Caller? {
+        guard let sender else { return nil }
+        return lock.withLock { known[sender] }
+    }
+
     /// The caller behind `sender`; refuses a connection of another user.
     func caller(_ sender: String?, on connection: DBusConnection) async throws -> Caller {
         guard let sender else { throw DBusError(.accessDenied, "the call has no sender") }

@@ -301,10 +301,23 @@ extension Daemon {
 
     // MARK: - Callers
 
+    /// The caller of a method call, within its app's call rate: one visit to the daemon for a connection
+    /// that called before.
+    func admit(_ call: DBusMethodCall) async throws -> Caller {
+        let caller = try await caller(of: call)
+        try checkRate(caller)
+        return caller
+    }
+
     /// The caller of a method call, remembered as a live connection of its app.
     func caller(of call: DBusMethodCall) async throws -> Caller {
         guard let connection else { throw DBusError(.failed, "chimed is stopping") }
-        let caller = try await callers.caller(call.sender, on: connection)
+        let caller: Caller
+        if let known = callers.known(call.sender) {
+            caller = known
+        } else {
+            caller = try await callers.caller(call.sender, on: connection)
+        }
         // Every caller's connection is remembered, the user's too: signals about items go to their owner's
         // connections only. Inserted before the watch's await, so the next call of the same connection
         // does not watch it again.

@@ -18,8 +18,7 @@ extension Daemon {
         _ body: @escaping @Sendable (Caller, [DBusValue]) async throws -> [DBusValue]
     ) -> DBusMethod {
         DBusMethod(name, inputs: inputs, outputs: outputs) { [unowned self] call in
-            let caller = try await self.caller(of: call)
-            try await self.checkRate(caller)
+            let caller = try await self.admit(call)
             do {
                 return try await body(caller, call.arguments)
             } catch let error as StoreError {
@@ -41,11 +40,7 @@ extension Daemon {
                     caller, arguments in
                     let content = try ContentWire.decode(arguments[0])
                     let trigger = try TriggerWire.decode(arguments[1])
-                    if let replaced = trigger.replacesID { try await self.checkReplaces(replaced, caller: caller) }
-                    // With a group, a group the user turned off stays off, as for Reschedule.
-                    try await self.checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
-                    try await self.checkQuota(caller, adding: 1, addingBytes: content.byteSize)
-                    return [.uint64(try await self.schedule(content, trigger: trigger, owner: caller.appID))]
+                    return [.uint64(try await self.schedule(content, trigger: trigger, caller: caller))]
                 },
                 method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments in
                     let id = try Self.itemID(arguments[0], key: "item_id")
@@ -462,9 +457,19 @@ extension Daemon {
         }
     }
 
-    private nonisolated func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?)
-        async throws
+    /// `Schedule`, checked and done in one visit to the daemon (unless a permission question is asked).
+    private func schedule(_ content: NotificationContent, trigger: TriggerWire, caller: Caller) async throws
+        -> UInt64
     {
+        if let replaced = trigger.replacesID { try checkReplaces(replaced, caller: caller) }
+        // With a group, a group the user turned off stays off, as for Reschedule.
+        try await checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
+        // After the permission, which may have waited for the user.
+        try checkQuota(caller, adding: 1, addingBytes: content.byteSize)
+        return try await schedule(content, trigger: trigger, owner: caller.appID)
+    }
+
+    private func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws {
         let outcome = try await evaluate(strategy, caller: caller, group: group)
         guard outcome == .allowed else { throw Self.denial(outcome, app: caller.appID, group: group) }
     }
