@@ -233,7 +233,7 @@ extension Daemon {
         item.replacesID = trigger.replacesID
         let stored = item
         do {
-            try await persisted { try $0.insert(stored, now: now) }
+            try await storeNew(stored, now: now)
         } catch {
             logger.error("cannot store a new item: \(error)")
             throw DBusError(

@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import SystemdKit
 import UnixSignals
 
@@ -68,6 +69,8 @@ public actor Daemon {
     /// reports (signals, owners) is handed to the daemon with `onQueue`, never waited for there.
     let busQueue = DispatchQueue(label: "chimed.bus", qos: .userInitiated)
     let storeQueue = DispatchQueue(label: "chimed.store", qos: .userInitiated)
+    /// New items waiting to be stored together (`storeNew`).
+    let inserts = InsertBatch()
     let logger: Logger
     let notifier = ServiceNotifier()
     let clock: any DaemonClock
@@ -577,6 +580,26 @@ public actor Daemon {
         }
     }
 
+    /// Stores a new item, in one transaction with the other new items that wait for the store then
+    /// (`InsertBatch`): calls that come while the store is busy share one sync to the disk. Returns once
+    /// the item is on the disk.
+    nonisolated func storeNew(_ item: ScheduledItem, now: Date) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            guard inserts.add(InsertBatch.Job(item: item, now: now, continuation: continuation)) else { return }
+            storeQueue.async { [store, inserts] in
+                let jobs = inserts.take()
+                let failures = store.insert(jobs.map { ($0.item, $0.now) })
+                for (job, failure) in zip(jobs, failures) {
+                    if let failure {
+                        job.continuation.resume(throwing: failure)
+                    } else {
+                        job.continuation.resume()
+                    }
+                }
+            }
+        }
+    }
+
     /// Runs `work` on the store queue, then `then` with its result, isolated to the daemon: for a write
     /// whose result is not waited for.
     func persist<T: Sendable>(
@@ -651,5 +674,36 @@ enum Time {
     static func iso(_ date: Date) -> String {
         date.formatted(
             .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+    }
+}
+
+/// New items waiting for the store (`Daemon.storeNew`): the first of a batch schedules one write on the
+/// store's queue, and every item added before that write runs is stored in it.
+///
+/// A new item may be stored ahead of a write asked for before it: nothing else refers to an item before
+/// it is stored, since the scheduler gets it only after.
+final class InsertBatch: Sendable {
+    struct Job: Sendable {
+        var item: ScheduledItem
+        var now: Date
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private let jobs = Mutex<[Job]>([])
+
+    /// Adds a job; true when it is the first of a batch, whose write the caller schedules.
+    func add(_ job: Job) -> Bool {
+        jobs.withLock { jobs in
+            jobs.append(job)
+            return jobs.count == 1
+        }
+    }
+
+    /// The batch: every job added since the last take.
+    func take() -> [Job] {
+        jobs.withLock { jobs in
+            defer { jobs = [] }
+            return jobs
+        }
     }
 }

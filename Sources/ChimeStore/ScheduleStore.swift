@@ -371,6 +371,35 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Inserts several items in one transaction and one sync to the disk, each in a savepoint of its own:
+    /// one that cannot be stored fails alone, and the others are stored. Returns each item's failure (nil:
+    /// stored), in order. When the transaction itself fails, every item fails with its error.
+    public func insert(_ items: [(item: ScheduledItem, now: Date)]) -> [StoreError?] {
+        var failures = [StoreError?](repeating: nil, count: items.count)
+        do {
+            try write { db in
+                for (index, entry) in items.enumerated() {
+                    do {
+                        try db.inSavepoint {
+                            try Self.save(entry.item, state: "pending", in: db, now: entry.now)
+                            try record(
+                                db, entry.now, .scheduled, entry.item, detail: "due \(Time.iso(entry.item.fireDate))")
+                            return .commit
+                        }
+                    } catch let error as DatabaseError {
+                        failures[index] = failure(error)
+                    } catch {
+                        failures[index] = StoreError("cannot store item \(entry.item.id): \(error)")
+                    }
+                }
+            }
+        } catch {
+            let failure = error as? StoreError ?? StoreError("\(error)")
+            return [StoreError?](repeating: failure, count: items.count)
+        }
+        return failures
+    }
+
     /// Cancels a pending item: its row is deleted, its history stays; false when it was not pending.
     public func cancel(_ id: UInt64, now: Date) throws -> Bool {
         try write { db in

@@ -51,6 +51,27 @@ import Testing
         #expect(state.largestItemID == 3)
     }
 
+    @Test func itemsStoredTogetherFailOneByOne() throws {
+        let store = try ScheduleStore()
+        // The database refuses one of them, as a full disk or a broken row would.
+        try store.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TEMP TRIGGER refuse BEFORE INSERT ON item WHEN NEW.summary = 'refused'
+                    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                    """)
+        }
+        let failures = store.insert([
+            (item(1, "first", at: 10), t0), (item(2, "refused", at: 20), t0), (item(3, "third", at: 30), t0 + 1),
+        ])
+        #expect(failures.map { $0 == nil } == [true, false, true])
+        #expect(failures[1]?.message.contains("refused by the test") == true)
+        #expect(try store.load().items == [item(1, "first", at: 10), item(3, "third", at: 30)])
+        let history = try store.history(HistoryQuery())
+        #expect(history.map(\.itemID) == [3, 1])
+        #expect(history.map(\.date) == [t0 + 1, t0])
+    }
+
     @Test func cancelledItemsAreNoLongerLoadedButKeepTheirIds() throws {
         let store = try ScheduleStore()
         try store.insert(item(1, "a", at: 10), now: t0)
