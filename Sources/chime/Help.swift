@@ -81,7 +81,8 @@ enum HelpTopic: String, CaseIterable {
           chime next --on-calendar "*-*-01 12:00:00" --count 3
 
         A rule follows the system's time zone (whoever travels keeps 09:00) unless
-        --tz ZONE pins it to an IANA zone such as Europe/Berlin. --until TIME ends it,
+        --tz ZONE pins it to an IANA zone such as Europe/Berlin (a phrase's own
+        `in ZONE` wins over --tz). --until TIME ends it,
         --count N fires it at most N times. At a spring-forward gap a time inside the
         gap fires when the gap ends; at a fall-back overlap it fires once, the first
         time. A rule that never fires is refused by chime send (exit status 2); chime
