@@ -13,8 +13,10 @@ public enum Recurrence: Codable, Hashable, Sendable {
     /// Parses a written rule, resolving relative words against `now`. `timeZone` is the zone the caller
     /// asked for (`--tz`, a group file's `tz`): a rule that names its own zone (a phrase's `in ZONE`, a
     /// DateBuilder rule built with `.in(timeZone:)`) keeps it; a floating rule takes `timeZone`.
+    /// `phraseDefaults` gives the times of the named parts of the day and of a phrase without a time.
     public static func parse(
-        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone
+        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone,
+        phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> Recurrence {
         let zone = timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
         switch rule {
@@ -25,7 +27,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
             return .onCalendar(try CalendarSpec.parse(text))
         case .phrase(let text):
             do {
-                var rule = try PhraseParser.rule(text, now: now, systemTimeZone: zone)
+                var rule = try PhraseParser.rule(text, now: now, systemTimeZone: zone, defaults: phraseDefaults)
                 // A phrase without `in ZONE` is read on the given zone's calendar, and a named zone pins
                 // its evaluation; a phrase's own `in ZONE` is more specific and is kept.
                 if case .named = timeZone, rule.timeZone == .floating { rule.timeZone = timeZone }
