@@ -427,7 +427,9 @@ extension Daemon {
     /// may have ended meanwhile.
     private func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) throws {
         guard entries.contains(where: { $0.endDate != nil }) else { return }
-        let (system, current) = queue.sync { (scheduler.systemTimeZone, scheduler.items(of: key).map(\.entry)) }
+        let (system, phrases, current) = queue.sync {
+            (scheduler.systemTimeZone, scheduler.phraseDefaults, scheduler.items(of: key).map(\.entry))
+        }
         // Hashed here, off the scheduler's queue.
         let existing = Set(current)
         for entry in entries where !existing.contains(entry) {
@@ -438,7 +440,8 @@ extension Daemon {
                 first = date
             case .rule(let rule, let zone):
                 first = try? Recurrence.parse(
-                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
+                    phraseDefaults: phrases
                 ).nextOccurrence(after: now, systemTimeZone: system)
             }
             guard let first, first > until else { continue }

@@ -280,6 +280,7 @@ public final class Daemon: @unchecked Sendable {
             setAsideRows = state.setAside
             scheduler = Scheduler(systemTimeZone: zone)
             scheduler.defaultMissedPolicy = settings.missedPolicy
+            scheduler.phraseDefaults = settings.phraseDefaults
             scheduler.reserveIDs(through: state.largestItemID)
             for group in state.groups { groupSources[group.key] = group.source }
             for popup in state.popups { scheduler.trackPopup(popup) }
@@ -477,6 +478,7 @@ public final class Daemon: @unchecked Sendable {
         settings = new
         server?.callTimeout = new.serverTimeout
         scheduler.defaultMissedPolicy = new.missedPolicy
+        scheduler.phraseDefaults = new.phraseDefaults
         deliver(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
     }
 

@@ -29,3 +29,20 @@ import Testing
     #expect(
         recurrence.nextOccurrence(after: now, systemTimeZone: berlin) == (try date("2026-11-22T22:45:00+01:00")))
 }
+
+/// chimed's scheduler reads a group entry's phrase with the parts of the day chime.toml set.
+@Test func theSchedulerReadsPhrasesWithItsPartsOfTheDay() throws {
+    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let now = try #require(ISO8601DateFormatter().date(from: "2026-11-22T00:00:00+01:00"))
+    var scheduler = Scheduler(systemTimeZone: berlin)
+    scheduler.phraseDefaults = PhraseDefaults(evening: TimeOfDay(hour: 19, minute: 30))
+    let entry = TimelineEntry(
+        id: "walk", trigger: .rule(.phrase("every evening"), timeZone: nil),
+        content: .fixed(NotificationContent(summary: "Walk")))
+    var plan = try scheduler.planReschedule(
+        TimelineGroup(id: "g", settings: GroupSettings(), entries: [entry]), now: now)
+    scheduler.assignIDs(&plan)
+    _ = scheduler.apply(plan, now: now)
+    #expect(
+        scheduler.pending.first?.fireDate == ISO8601DateFormatter().date(from: "2026-11-22T19:30:00+01:00"))
+}
