@@ -115,7 +115,7 @@ enum HelpTopic: String, CaseIterable {
                      | ( "week" | "weeks" ) [ "on" week-days ]            (* no "on": the first day of the week *)
                      | weekday { sep weekday }                            (* every mon, wed, fri *)
                      | "weekday" | "weekdays" | "workday" | "workdays"    (* monday to friday *)
-                     | "weekend" | "weekends"                             (* the weekend's two days *)
+                     | ( "weekend" | "weekends" ) [ "day" | "days" ]      (* the weekend's two days *)
                      | part-of-day                                        (* every morning: every day at 09:00 *)
                      | ( "month" | "months" ) [ "on" month-days ]         (* no "on": the first day *)
                      | month-days [ "of" ( [ "the" ] | "every" | "each" ) "month" ]  (* every 27th *)

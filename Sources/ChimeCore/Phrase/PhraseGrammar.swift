@@ -148,6 +148,7 @@ struct PhraseGrammar {
         }
         if token.word == "weekend" || token.word == "weekends" {
             cursor.advance()
+            _ = cursor.accept("day", "days")  // "every weekend day"
             return try parseRepeating(base: .weeks(stride: stride, selectors: [.weekendStartDay, .weekendEndDay]))
         }
         if let part = defaults.time(named: token.word) {

@@ -119,6 +119,8 @@ show("every workday", NY, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9
 show("every workday at 8:30", KOL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 8, 30)))
 show("every weekday at 9:00", AKL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
 show("every weekend", UTC, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 9)))
+show("every weekend day", NY, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 9)))
+show("every other weekday", KOL, rrule(WEEKLY, interval=2, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
 show("every weekend at 10:00", BER, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 10)))
 
 # --- Weekdays and lists (Todoist: "every monday", "every mon, fri", "every tue, thu at 8pm") ---------------
