@@ -98,7 +98,7 @@ enum HelpTopic: String, CaseIterable {
         ```ebnf
         phrase       = once | repeating | interval ;
 
-        once         = ( "today" | "tomorrow" | "on" date ) ( "at" time-spec | part-of-day ) [ zone ]
+        once         = ( "today" | "tomorrow" | "on" date ) ( "at" time-spec | time | part-of-day ) [ zone ]
                      | "tonight" [ "at" time-spec ] [ zone ]               (* today at night *)
                      | "in" ( count | "a" | "an" ) unit ;                 (* relative to now *)
 
@@ -118,10 +118,10 @@ enum HelpTopic: String, CaseIterable {
                      | ( "weekend" | "weekends" ) [ "day" | "days" ]      (* the weekend's two days *)
                      | part-of-day                                        (* every morning: every day at 09:00 *)
                      | ( "month" | "months" ) [ "on" month-days ]         (* no "on": the first day *)
-                     | month-days [ "of" ( [ "the" ] | "every" | "each" ) "month" ]  (* every 27th *)
+                     | month-days [ "of" ( [ "the" ] | "every" | "each" ) "month" ]  (* every 27th, every 27 *)
                      | ( "year" | "years" ) [ "on" year-day ]             (* no "on": january 1 *)
                      | year-day ;                                         (* every jan 27th, every 24 december *)
-        modifier     = "at" time-spec | part-of-day | "in" "the" part-of-day
+        modifier     = "at" time-spec | time | part-of-day | "in" "the" part-of-day
                      | "for" count unit | "until" date | "starting" start | zone ;
 
         part-of-day  = "morning" | "afternoon" | "evening" | "night" ;   (* 09:00, 14:00, 18:00, 21:00 *)
@@ -129,7 +129,7 @@ enum HelpTopic: String, CaseIterable {
         week-day     = [ "the" ] ( weekday | "first" "day" | "last" "day"
                                  | "weekend" "start" "day" | "weekend" "end" "day" ) ;
         month-days   = month-day { sep month-day } ;          (* the 2nd and 4th tuesday: both tuesdays *)
-        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth ) | "day" number ;
+        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth | number ) | "day" number ;
         year-day     = [ "the" ] ( "first" | "last" ) "day" [ "of" "the" "year" ]  (* after "year on" *)
                      | month-name ( day-number | nth ) | ( day-number | nth ) month-name
                      | month-day "of" month-name ;                        (* the first friday of march *)

@@ -117,10 +117,12 @@ struct PhraseGrammar {
 
     mutating func parseEvery() throws -> DateBuilder.Schedule {
         var stride = 1
-        // A number before a month name is a day ("every 24 december"), not a stride.
+        // A number before a month name is a day ("every 24 december"), and so is a number the phrase
+        // goes on from as it would after a period ("every 27", "every 1 and 15 at 9:00"): not a stride.
         let strideBeforeMonth = cursor.word(ahead: 1).flatMap { PhraseVocabulary.months[$0] } != nil
+        let bareDay = isBareDayOfMonth()
         if let word = cursor.word,
-            word == "other" || (word.allSatisfy({ $0.isASCII && $0.isNumber }) && !strideBeforeMonth)
+            word == "other" || (word.allSatisfy({ $0.isASCII && $0.isNumber }) && !strideBeforeMonth && !bareDay)
         {
             stride = try parseCount()
         }
@@ -167,11 +169,32 @@ struct PhraseGrammar {
             return try parseRepeating(base: .years(stride: stride, month: month, selector: selector))
         }
         if token.word == "the" || PhraseVocabulary.ordinals[token.word] != nil
-            || PhraseVocabulary.dayOfMonth(token.word) != nil
+            || PhraseVocabulary.dayOfMonth(token.word) != nil || bareDay
         {
             return try parseRepeating(base: try parseDaysOfMonth(stride: stride))
         }
         throw cursor.error(PhraseExpected.everyWhat)
+    }
+
+    /// True when the current word is a number from 1 to 31 followed by what may follow a period: the end,
+    /// a list separator, a modifier, a part of the day or a time.
+    func isBareDayOfMonth() -> Bool {
+        guard let word = cursor.word, word.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(word),
+            (1...31).contains(n)
+        else { return false }
+        guard let next = cursor.word(ahead: 1) else { return true }
+        let follows: Set<String> = [",", "and", "at", "for", "until", "starting", "from", "in"]
+        return follows.contains(next) || defaults.time(named: next) != nil || looksLikeTime(ahead: 1)
+    }
+
+    /// True when the word `distance` ahead reads as a time without `at`: `7am`, `7 am`, `19:30`.
+    func looksLikeTime(ahead distance: Int) -> Bool {
+        guard let word = cursor.word(ahead: distance), let first = word.first, first.isASCII, first.isNumber else {
+            return false
+        }
+        if word.contains(":") || word.hasSuffix("am") || word.hasSuffix("pm") { return true }
+        let next = cursor.word(ahead: distance + 1)
+        return word.allSatisfy({ $0.isASCII && $0.isNumber }) && (next == "am" || next == "pm")
     }
 
     /// After `week`: `on DAYS`, or nothing (the first day of the week).
@@ -281,10 +304,13 @@ struct PhraseGrammar {
                     cursor.word(ahead: 1) == "the" && cursor.word(ahead: 2).flatMap({ defaults.time(named: $0) }) != nil
                 kind = inThePart ? .partOfDay : .zone
             default:
-                guard defaults.time(named: token.word) != nil else {
+                if defaults.time(named: token.word) != nil {
+                    kind = .partOfDay
+                } else if looksLikeTime(ahead: 0) {
+                    kind = .time  // "every 14 days 7am": a time without "at"
+                } else {
                     throw cursor.error(expectedModifier(allowed.subtracting(seen)))
                 }
-                kind = .partOfDay
             }
             guard allowed.contains(kind), !seen.contains(kind) else {
                 throw cursor.error(expectedModifier(allowed.subtracting(seen)))
@@ -292,7 +318,7 @@ struct PhraseGrammar {
             seen.insert(kind)
             switch kind {
             case .time:
-                cursor.advance()
+                _ = cursor.accept("at")
                 modifiers.time = try parseTimeSpec()
             case .partOfDay:
                 if cursor.accept("in") { cursor.advance() }  // "in the evening"
@@ -437,6 +463,10 @@ struct PhraseGrammar {
     mutating func parseMonthDay() throws -> DateBuilder.MonthDaySelector {
         _ = cursor.accept("the")
         guard let word = cursor.word else { throw cursor.error(PhraseExpected.monthDay) }
+        if let n = Int(word), word.allSatisfy({ $0.isASCII && $0.isNumber }), (1...31).contains(n) {
+            cursor.advance()
+            return .day(n)  // "every 27", "every month on 15"
+        }
         if word == "day" {
             cursor.advance()
             guard let n = cursor.word.flatMap({ Int($0) }), (1...31).contains(n) else {
