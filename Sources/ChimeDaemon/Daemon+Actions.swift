@@ -5,7 +5,7 @@ import DBusKit
 import Dispatch
 import Foundation
 
-/// What chimed keeps about apps and their answers (on `queue`).
+/// What chimed keeps about apps and their answers.
 struct InteractionState {
     /// The live connections of each app, so its action events go to it alone.
     var appConnections: [String: Set<String>] = [:]
@@ -31,19 +31,18 @@ struct InteractionState {
 extension Daemon {
     /// The server's signals about shown notifications, on chimed's own connection. Those a server sends
     /// only to the connection that called Notify reach the relay, which passes them on to `serverSignal`.
-    func subscribeToServerSignals(on connection: DBusConnection) async throws {
+    nonisolated func subscribeToServerSignals(on connection: DBusConnection) async throws {
         for member in ["ActionInvoked", "ActivationToken", "NotificationReplied", "NotificationClosed"] {
             let rule = DBusMatchRule(
                 sender: NotificationServer.name, interface: NotificationServer.interface, member: member,
                 path: NotificationServer.path)
             _ = try await connection.subscribe(rule) { [weak self] message in
-                guard let self else { return }
-                self.queue.async { self.serverSignal(message) }
+                self?.onQueue { $0.serverSignal(message) }
             }
         }
     }
 
-    /// One of the server's signals about a shown notification (on `queue`).
+    /// One of the server's signals about a shown notification.
     func serverSignal(_ message: DBusMessage) {
         guard let signal = InteractionRouter.Signal(member: message.member, body: message.body) else { return }
         serverSignal(signal)
@@ -60,13 +59,13 @@ extension Daemon {
         InteractionRouter.Lookup(shown: delivery.shown, categories: categories, groupFileCategories: configCategories)
     }
 
-    /// A Notify call was made; its answer is due (on `queue`).
+    /// A Notify call was made; its answer is due.
     func notifySent() {
         interaction.router.notifySent()
     }
 
     /// A Notify answer was acted on (its id is known, or the call failed): when no other is due, the
-    /// signals that arrived early are handled now. On `queue`.
+    /// signals that arrived early are handled now.
     func answerHandled() {
         follow(interaction.router.answerHandled())
     }
@@ -76,7 +75,7 @@ extension Daemon {
         follow(interaction.router.sessionLockChanged(locked: locked))
     }
 
-    /// Carries out the router's actions, in order (on `queue`).
+    /// Carries out the router's actions, in order.
     func follow(_ actions: [InteractionRouter.Action]) {
         for action in actions {
             switch action {
@@ -94,7 +93,7 @@ extension Daemon {
                 persist({
                     try $0.recordAction(
                         itemID: itemID, key: key, outcome: "waiting for the session to be unlocked", now: now)
-                }) { _ in }
+                }) { _, _ in }
             case .popupClosed(let shown, let reason):
                 popupClosed(shown, reason: reason)
             case .handleAgain(let signal):
@@ -146,7 +145,7 @@ extension Daemon {
         }
         logger.info("\(key): \(outcome)", metadata: ["item": "\(target)"])
         let recorded = outcome
-        persist({ try $0.recordAction(itemID: target, key: key, outcome: recorded, now: now) }) { _ in }
+        persist({ try $0.recordAction(itemID: target, key: key, outcome: recorded, now: now) }) { _, _ in }
     }
 
     /// Brings a shown notification back at `until`, with the same actions (its category's too),
@@ -160,16 +159,15 @@ extension Daemon {
         snooze.replacesID = shown.notificationID
         let item = snooze
         let now = clock.now()
-        persist({ try $0.insert(item, now: now) }) { [weak self] result in
-            guard let self else { return }
+        persist({ try $0.insert(item, now: now) }) { daemon, result in
             switch result {
-            case .success: self.perform(self.scheduler.add(item, now: self.clock.now()))
-            case .failure(let error): self.logger.error("cannot store the snooze of item \(target): \(error)")
+            case .success: daemon.perform(daemon.scheduler.add(item, now: daemon.clock.now()))
+            case .failure(let error): daemon.logger.error("cannot store the snooze of item \(target): \(error)")
             }
         }
     }
 
-    /// Asks the server to close a popup, remembering that chimed did (on `queue`).
+    /// Asks the server to close a popup, remembering that chimed did.
     func closeNotification(_ id: UInt32) {
         guard let server else { return }
         interaction.router.closeRequested(id)
@@ -187,43 +185,37 @@ extension Daemon {
     /// Snoozes an item's latest notification (or, if none is shown, its content) from the CLI or D-Bus;
     /// returns the snooze's item id once it is stored.
     public func snooze(itemID: UInt64, seconds: TimeInterval, caller: Caller) async throws -> UInt64 {
-        let (snooze, latest) = try queue.sync { () throws -> (ScheduledItem, ShownNotification?) in
-            let latest = delivery.shown.values.filter { $0.itemID == itemID }.max {
-                $0.notificationID < $1.notificationID
-            }
-            // A one-off that fired is known only by its popup; a pending item by the scheduler.
-            let item = scheduler.item(itemID)
-            guard let content = latest?.content ?? item?.content, let owner = item?.owner ?? latest?.owner else {
-                throw DBusError(
-                    name: ChimeBus.ErrorName.notFound,
-                    message:
-                        "no item \(itemID) pending or shown lately; list them with `chime pending` or `chime history`")
-            }
-            guard caller.owns(owner) else {
-                throw DBusError(
-                    name: ChimeBus.ErrorName.permissionDenied, message: "item \(itemID) belongs to another app")
-            }
-            let id = scheduler.allocateID()
-            var snooze = ScheduledItem(
-                id: id, content: content, fireDate: clock.now().addingTimeInterval(seconds), owner: owner)
-            snooze.entry.category = latest?.category ?? item?.entry.category
-            snooze.snoozeOf = item?.snoozeOf ?? itemID
-            snooze.replacesID = latest?.notificationID
-            return (snooze, latest)
+        let latest = delivery.shown.values.filter { $0.itemID == itemID }.max {
+            $0.notificationID < $1.notificationID
         }
+        // A one-off that fired is known only by its popup; a pending item by the scheduler.
+        let item = scheduler.item(itemID)
+        guard let content = latest?.content ?? item?.content, let owner = item?.owner ?? latest?.owner else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.notFound,
+                message: "no item \(itemID) pending or shown lately; list them with `chime pending` or `chime history`")
+        }
+        guard caller.owns(owner) else {
+            throw DBusError(name: ChimeBus.ErrorName.permissionDenied, message: "item \(itemID) belongs to another app")
+        }
+        var snooze = ScheduledItem(
+            id: scheduler.allocateID(), content: content, fireDate: clock.now().addingTimeInterval(seconds),
+            owner: owner)
+        snooze.entry.category = latest?.category ?? item?.entry.category
+        snooze.snoozeOf = item?.snoozeOf ?? itemID
+        snooze.replacesID = latest?.notificationID
         // A snooze is one more item of the app's: within its limits like any other.
         try checkQuota(caller, adding: 1, addingBytes: snooze.entry.content.byteSize)
         let now = clock.now()
-        try await persisted { try $0.insert(snooze, now: now) }
+        let stored = snooze
+        try await persisted { try $0.insert(stored, now: now) }
         try await persisted {
             try $0.recordAction(
-                itemID: snooze.snoozeOf ?? itemID, key: "snooze",
-                outcome: "snoozed until \(Time.iso(snooze.fireDate)) (item \(snooze.id))", now: now)
+                itemID: stored.snoozeOf ?? itemID, key: "snooze",
+                outcome: "snoozed until \(Time.iso(stored.fireDate)) (item \(stored.id))", now: now)
         }
-        queue.sync {
-            perform(scheduler.add(snooze, now: clock.now()))
-            if let latest { closeNotification(latest.notificationID) }
-        }
+        perform(scheduler.add(snooze, now: clock.now()))
+        if let latest { closeNotification(latest.notificationID) }
         return snooze.id
     }
 
@@ -239,7 +231,8 @@ extension Daemon {
             case .failure(let failure): outcome = "\(command[0]) failed: \(failure)"
             }
             logger.info("\(key): \(outcome)", metadata: ["item": "\(shown.itemID)"])
-            self.persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _ in }
+            self.persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _, _ in
+            }
         }
     }
 
@@ -279,14 +272,14 @@ extension Daemon {
             outcome = "kept for \(shown.owner) until it asks"
             keep(key: key, shown: shown, userInfo: userInfo, now: now)
         }
-        persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _ in }
+        persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _, _ in }
     }
 
     private func keep(key: String, shown: ShownNotification, userInfo: [String: UserInfoValue], now: Date) {
         let action = PendingAction(
             owner: shown.owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
             userInfo: userInfo, date: now)
-        persist({ try $0.queue(action) }) { _ in }
+        persist({ try $0.queue(action) }) { _, _ in }
     }
 
     /// `org.freedesktop.Application.ActivateAction` on the app's desktop id, which D-Bus activation starts.
@@ -310,38 +303,38 @@ extension Daemon {
 
     /// The caller of a method call, remembered as a live connection of its app.
     func caller(of call: DBusMethodCall) async throws -> Caller {
-        guard let connection = queue.sync(execute: { self.connection }) else {
-            throw DBusError(.failed, "chimed is stopping")
-        }
+        guard let connection else { throw DBusError(.failed, "chimed is stopping") }
         let caller = try await callers.caller(call.sender, on: connection)
         // Every caller's connection is remembered, the user's too: signals about items go to their owner's
-        // connections only.
-        let known = queue.sync { interaction.appConnections[caller.appID]?.contains(caller.uniqueName) ?? false }
-        if !known {
-            queue.sync { _ = interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName) }
-            let watch = try? await connection.watchNameOwner(caller.uniqueName) { [weak self] owner in
-                guard let self, owner == nil else { return }
-                self.queue.async {
-                    self.interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
-                    if self.interaction.appConnections[caller.appID]?.isEmpty == true {
-                        self.interaction.appConnections.removeValue(forKey: caller.appID)
-                        // Its call budget is forgotten once it would be full again, so that apps that come and go
-                        // leave nothing behind.
-                        let budget = self.interaction.rates[caller.appID]
-                        let full = Double(self.settings.callBurst)
-                        if let budget,
-                            budget.tokens + self.clock.now().timeIntervalSince(budget.updated)
-                                * self.settings.callsPerSecond >= full
-                        {
-                            self.interaction.rates.removeValue(forKey: caller.appID)
-                        }
-                    }
-                    self.interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
-                    self.callers.forget(caller.uniqueName)
-                }
-            }
-            if let watch { queue.sync { interaction.connectionWatches[caller.uniqueName] = watch } }
+        // connections only. Inserted before the watch's await, so the next call of the same connection
+        // does not watch it again.
+        guard interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName).inserted else {
+            return caller
         }
+        let watch = try? await connection.watchNameOwner(caller.uniqueName) { [weak self] owner in
+            guard owner == nil else { return }
+            self?.onQueue { $0.connectionClosed(caller) }
+        }
+        if let watch { interaction.connectionWatches[caller.uniqueName] = watch }
         return caller
+    }
+
+    /// A caller's connection closed: its app is forgotten when it has no other.
+    private func connectionClosed(_ caller: Caller) {
+        interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
+        if interaction.appConnections[caller.appID]?.isEmpty == true {
+            interaction.appConnections.removeValue(forKey: caller.appID)
+            // Its call budget is forgotten once it would be full again, so that apps that come and go leave
+            // nothing behind.
+            let budget = interaction.rates[caller.appID]
+            let full = Double(settings.callBurst)
+            if let budget,
+                budget.tokens + clock.now().timeIntervalSince(budget.updated) * settings.callsPerSecond >= full
+            {
+                interaction.rates.removeValue(forKey: caller.appID)
+            }
+        }
+        interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
+        callers.forget(caller.uniqueName)
     }
 }

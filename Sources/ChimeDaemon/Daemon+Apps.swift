@@ -10,17 +10,14 @@ extension Daemon {
     /// Refuses an app that calls faster than `[limits] calls-per-second` allows.
     func checkRate(_ caller: Caller) throws {
         guard !caller.isUser else { return }
-        let allowed = queue.sync { () -> Bool in
-            let now = clock.now()
-            var bucket =
-                interaction.rates[caller.appID]
-                ?? RateBucket(tokens: Double(settings.callBurst), updated: now)
-            bucket.refill(now: now, rate: settings.callsPerSecond, capacity: Double(settings.callBurst))
-            let ok = bucket.tokens >= 1
-            if ok { bucket.tokens -= 1 }
-            interaction.rates[caller.appID] = bucket
-            return ok
-        }
+        let now = clock.now()
+        var bucket =
+            interaction.rates[caller.appID]
+            ?? RateBucket(tokens: Double(settings.callBurst), updated: now)
+        bucket.refill(now: now, rate: settings.callsPerSecond, capacity: Double(settings.callBurst))
+        let allowed = bucket.tokens >= 1
+        if allowed { bucket.tokens -= 1 }
+        interaction.rates[caller.appID] = bucket
         guard allowed else {
             throw DBusError(
                 name: ChimeBus.ErrorName.limitsExceeded,
@@ -33,9 +30,8 @@ extension Daemon {
     /// what it removes).
     func checkQuota(_ caller: Caller, adding: Int, addingBytes: Int) throws {
         guard !caller.isUser, adding > 0 || addingBytes > 0 else { return }
-        let (count, bytes, settings) = queue.sync { () -> (Int, Int, DaemonSettings) in
-            (scheduler.count(owner: caller.appID), scheduler.bytes(owner: caller.appID), self.settings)
-        }
+        let count = scheduler.count(owner: caller.appID)
+        let bytes = scheduler.bytes(owner: caller.appID)
         guard adding <= 0 || count + adding <= settings.entriesPerApp else {
             throw DBusError(
                 name: ChimeBus.ErrorName.limitsExceeded,
@@ -50,15 +46,22 @@ extension Daemon {
         }
     }
 
+    /// Refuses a new timeline of `count` entries and `bytes` bytes of content for group `key` when, in
+    /// place of the group's entries now, it would take the app beyond its limits (`checkQuota`).
+    func checkQuota(_ caller: Caller, replacing key: GroupKey, with count: Int, bytes: Int) throws {
+        guard !caller.isUser else { return }
+        let items = scheduler.items(of: key)
+        let existingBytes = items.reduce(0) { $0 + $1.entry.content.byteSize }
+        try checkQuota(caller, adding: count - items.count, addingBytes: bytes - existingBytes)
+    }
+
     /// The most apps whose categories chimed keeps: every app id needs only a bus name, so without a bound
     /// one process could make chimed store categories for any number of made-up apps.
     static let maximumAppsWithCategories = 1_000
 
     /// Replaces an app's categories of actions.
     func setCategories(_ list: [ActionCategory], owner: String) async throws {
-        let full = queue.sync {
-            !list.isEmpty && categories[owner] == nil && categories.count >= Self.maximumAppsWithCategories
-        }
+        let full = !list.isEmpty && categories[owner] == nil && categories.count >= Self.maximumAppsWithCategories
         guard !full else {
             throw DBusError(
                 name: ChimeBus.ErrorName.limitsExceeded,
@@ -66,23 +69,23 @@ extension Daemon {
                     + "keeps; no more apps' categories are taken")
         }
         try await persisted { try $0.setCategories(list, owner: owner) }
-        queue.sync { categories[owner] = list.isEmpty ? nil : list }
+        // Another app's categories may have come meanwhile: this app's list is kept even if that makes one
+        // more than the most, as it is stored.
+        categories[owner] = list.isEmpty ? nil : list
         logger.info("\(owner.isEmpty ? "the user" : owner) registered \(list.count) categories of actions")
     }
 
     /// Every app chimed knows: with items, groups, a consent, or a connection.
     func apps() -> [AppInfo] {
-        queue.sync {
-            var names = Set(interaction.consents.keys).union(interaction.appConnections.keys.filter { !$0.isEmpty })
-            for item in scheduler.pending where !item.owner.isEmpty { names.insert(item.owner) }
-            for key in scheduler.groupSettings.keys where !key.owner.isEmpty { names.insert(key.owner) }
-            return names.sorted().map { app in
-                AppInfo(
-                    app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
-                    items: scheduler.pending.filter { $0.owner == app }.count,
-                    groups: scheduler.groupSettings.keys.filter { $0.owner == app }.count,
-                    connected: !(interaction.appConnections[app]?.isEmpty ?? true))
-            }
+        var names = Set(interaction.consents.keys).union(interaction.appConnections.keys.filter { !$0.isEmpty })
+        for item in scheduler.pending where !item.owner.isEmpty { names.insert(item.owner) }
+        for key in scheduler.groupSettings.keys where !key.owner.isEmpty { names.insert(key.owner) }
+        return names.sorted().map { app in
+            AppInfo(
+                app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
+                items: scheduler.pending.filter { $0.owner == app }.count,
+                groups: scheduler.groupSettings.keys.filter { $0.owner == app }.count,
+                connected: !(interaction.appConnections[app]?.isEmpty ?? true))
         }
     }
 
@@ -93,25 +96,23 @@ extension Daemon {
     ///
     /// Answered from what chimed knows: a server that hangs delays no one.
     func status() -> WireRecord {
-        queue.sync {
-            var r = WireRecord()
-            r.set("version", ChimeBus.version)
-            r.set("server-present", serverOwner != nil)
-            if serverOwner != nil {
-                r.set("server-name", serverInfo.name)
-                r.set("server-vendor", serverInfo.vendor)
-                r.set("server-version", serverInfo.version)
-                r.set("spec-version", serverInfo.specVersion)
-                r.set("capabilities", strings: serverInfo.capabilities)
-            }
-            if serverOwner != nil, let paused = serverPausedState { r.set("paused", paused) }
-            r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
-            r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
-            r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
-            r.set("apps", .uint32(UInt32(clamping: Set(scheduler.pending.map(\.owner)).subtracting([""]).count)))
-            r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
-            return r
+        var r = WireRecord()
+        r.set("version", ChimeBus.version)
+        r.set("server-present", serverOwner != nil)
+        if serverOwner != nil {
+            r.set("server-name", serverInfo.name)
+            r.set("server-vendor", serverInfo.vendor)
+            r.set("server-version", serverInfo.version)
+            r.set("spec-version", serverInfo.specVersion)
+            r.set("capabilities", strings: serverInfo.capabilities)
         }
+        if serverOwner != nil, let paused = serverPausedState { r.set("paused", paused) }
+        r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
+        r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
+        r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
+        r.set("apps", .uint32(UInt32(clamping: Set(scheduler.pending.map(\.owner)).subtracting([""]).count)))
+        r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
+        return r
     }
 }
 

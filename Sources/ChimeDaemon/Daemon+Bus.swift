@@ -10,13 +10,16 @@ import Foundation
 extension Daemon {
     static let records = DBusType.array(WireRecord.type)
 
-    private func method(
+    /// A method of the object. `body` runs off the daemon's queue, where the arguments are decoded and
+    /// checked; it reaches the daemon's state with `await`, and what it read there may have changed by
+    /// its next `await`.
+    private nonisolated func method(
         _ name: String, _ inputs: [DBusArgument] = [], _ outputs: [DBusArgument] = [],
         _ body: @escaping @Sendable (Caller, [DBusValue]) async throws -> [DBusValue]
     ) -> DBusMethod {
         DBusMethod(name, inputs: inputs, outputs: outputs) { [unowned self] call in
             let caller = try await self.caller(of: call)
-            try self.checkRate(caller)
+            try await self.checkRate(caller)
             do {
                 return try await body(caller, call.arguments)
             } catch let error as StoreError {
@@ -27,10 +30,10 @@ extension Daemon {
         }
     }
 
-    private func record(_ name: String) -> DBusArgument { DBusArgument(name, WireRecord.type) }
-    private func records(_ name: String) -> DBusArgument { DBusArgument(name, Self.records) }
+    private nonisolated func record(_ name: String) -> DBusArgument { DBusArgument(name, WireRecord.type) }
+    private nonisolated func records(_ name: String) -> DBusArgument { DBusArgument(name, Self.records) }
 
-    func makeInterface() -> DBusInterface {
+    nonisolated func makeInterface() -> DBusInterface {
         DBusInterface(
             ChimeBus.interface,
             methods: [
@@ -38,15 +41,15 @@ extension Daemon {
                     caller, arguments in
                     let content = try ContentWire.decode(arguments[0])
                     let trigger = try TriggerWire.decode(arguments[1])
-                    if let replaced = trigger.replacesID { try self.checkReplaces(replaced, caller: caller) }
+                    if let replaced = trigger.replacesID { try await self.checkReplaces(replaced, caller: caller) }
                     // With a group, a group the user turned off stays off, as for Reschedule.
                     try await self.checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
-                    try self.checkQuota(caller, adding: 1, addingBytes: content.byteSize)
+                    try await self.checkQuota(caller, adding: 1, addingBytes: content.byteSize)
                     return [.uint64(try await self.schedule(content, trigger: trigger, owner: caller.appID))]
                 },
                 method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments in
                     let id = try Self.itemID(arguments[0], key: "item_id")
-                    try self.checkOwner(caller, itemID: id)
+                    try await self.checkOwner(caller, itemID: id)
                     guard try await self.cancel(id) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.notFound,
@@ -57,7 +60,8 @@ extension Daemon {
                 method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["group"])
-                    let group = try options.string("group").map { try self.groupKey($0, caller: caller) }
+                    var group: GroupKey?
+                    if let text = try options.string("group") { group = try await self.groupKey(text, caller: caller) }
                     if let group, !caller.owns(group.owner) {
                         throw DBusError(
                             name: ChimeBus.ErrorName.permissionDenied, message: "group \(group.id) is another app's")
@@ -87,7 +91,7 @@ extension Daemon {
                     }
                     let group = try options.string("group").map { (text) throws(DBusError) in try Self.groupID(text) }
                     let withContent = try options.bool("content") ?? false
-                    var items = self.pending(next: next, group: group, content: withContent).filter {
+                    var items = await self.pending(next: next, group: group, content: withContent).filter {
                         caller.owns($0.owner)
                     }
                     // Content makes an item up to about 80 KiB on the wire: the soonest items only, so that
@@ -127,23 +131,20 @@ extension Daemon {
                     } catch {
                         throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "\(error)")
                     }
-                    try self.checkEnds(of: entries, in: GroupKey(owner: caller.appID, id: id), now: now)
+                    try await self.checkEnds(of: entries, in: GroupKey(owner: caller.appID, id: id), now: now)
                     let dryRun = try options.bool("dry-run") ?? false
                     if !dryRun {
                         try await self.checkPermission(strategy, caller: caller, group: id)
-                        let (existing, existingBytes) = self.queue.sync {
-                            let items = self.scheduler.items(of: GroupKey(owner: caller.appID, id: id))
-                            return (items.count, items.reduce(0) { $0 + $1.entry.content.byteSize })
-                        }
                         let bytes = entries.reduce(0) { $0 + $1.content.byteSize }
-                        try self.checkQuota(
-                            caller, adding: entries.count - existing, addingBytes: bytes - existingBytes)
+                        try await self.checkQuota(
+                            caller, replacing: GroupKey(owner: caller.appID, id: id), with: entries.count,
+                            bytes: bytes)
                     }
                     let changes = try await self.reschedule(group, dryRun: dryRun)
                     return [WireRecord.list(changes.map(ChangeWire.encode))]
                 },
                 method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments in
-                    let key = try self.groupKey(try arguments[0].decode(String.self), caller: caller)
+                    let key = try await self.groupKey(try arguments[0].decode(String.self), caller: caller)
                     guard try await self.removeGroup(key) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.notFound,
@@ -152,7 +153,7 @@ extension Daemon {
                     return []
                 },
                 method("ListGroups", [], [records("groups")]) { caller, _ in
-                    [WireRecord.list(self.groups().filter { caller.owns($0.owner) }.map(\.encoded))]
+                    [WireRecord.list(await self.groups().filter { caller.owns($0.owner) }.map(\.encoded))]
                 },
                 method("History", [record("options")], [records("entries")]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
@@ -163,9 +164,10 @@ extension Daemon {
                             name: ChimeBus.ErrorName.invalidArgument,
                             message: "options key \"limit\" must be 1 to \(ScheduleStore.historyLimit)")
                     }
+                    var group: GroupKey?
+                    if let text = try options.string("group") { group = try await self.groupKey(text, caller: caller) }
                     let query = HistoryQuery(
-                        limit: limit, owner: caller.isUser ? nil : caller.appID,
-                        group: try options.string("group").map { try self.groupKey($0, caller: caller) },
+                        limit: limit, owner: caller.isUser ? nil : caller.appID, group: group,
                         itemID: try options.uint64("item").map { (id) throws(DBusError) in
                             try Self.itemID(.uint64(id), key: "item")
                         },
@@ -185,7 +187,7 @@ extension Daemon {
                 method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: [])
-                    return [WireRecord.list(self.deliveredNotifications(owner: caller.appID).map(\.encoded))]
+                    return [WireRecord.list(await self.deliveredNotifications(owner: caller.appID).map(\.encoded))]
                 },
                 method("CloseDelivered", [record("options")]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
@@ -206,7 +208,7 @@ extension Daemon {
                             name: ChimeBus.ErrorName.invalidArgument,
                             message: "options: give either \"notifications\" (au) or \"all\" (true)")
                     }
-                    try self.closeDelivered(ids, owner: caller.appID)
+                    try await self.closeDelivered(ids, owner: caller.appID)
                     return []
                 },
                 method("RegisterCategories", [records("categories")]) { caller, arguments in
@@ -254,15 +256,15 @@ extension Daemon {
                     try options.refuseUnknown(known: PermissionWire.keys)
                     let strategy = try PermissionWire.strategy(options) ?? .askSystemPermissionIfNeeded
                     let outcome = try await self.evaluate(strategy, caller: caller, group: group.isEmpty ? nil : group)
-                    return [self.authorization(caller: caller, group: group, outcome: outcome).value]
+                    return [await self.authorization(caller: caller, group: group, outcome: outcome).value]
                 },
                 method("GetAuthorization", [DBusArgument("group", .string)], [record("result")]) { caller, arguments in
                     let group = try Self.groupID(try arguments[0].decode(String.self), allowEmpty: true)
-                    return [self.authorization(caller: caller, group: group, outcome: nil).value]
+                    return [await self.authorization(caller: caller, group: group, outcome: nil).value]
                 },
                 method("ListApps", [], [records("apps")]) { caller, _ in
                     try self.requireUser(caller, "list apps")
-                    return [WireRecord.list(self.apps().map(\.encoded))]
+                    return [WireRecord.list(await self.apps().map(\.encoded))]
                 },
                 method("SetAppConsent", [DBusArgument("app", .string), DBusArgument("consent", .string)]) {
                     caller, arguments in
@@ -288,25 +290,13 @@ extension Daemon {
                 },
                 method("SetGroupEnabled", [DBusArgument("group", .string), DBusArgument("enabled", .boolean)]) {
                     caller, arguments in
-                    let key = try self.groupKey(try arguments[0].decode(String.self), caller: caller)
+                    let key = try await self.groupKey(try arguments[0].decode(String.self), caller: caller)
                     let enabled = try arguments[1].decode(Bool.self)
-                    // An app may turn on a group it turned off itself, never one the user turned off.
-                    guard
-                        caller.isUser || enabled == false
-                            || self.queue.sync(execute: {
-                                self.interaction.groupAuthorizations[key] != .denied
-                                    || self.interaction.groupsTurnedOffByTheirApp.contains(key)
-                            })
-                    else {
-                        throw DBusError(
-                            name: ChimeBus.ErrorName.permissionDenied,
-                            message: "the user turned group \(key.id) off; only the user can turn it on again")
-                    }
                     try await self.setGroupEnabled(key, enabled: enabled, byUser: caller.isUser)
                     return []
                 },
                 method("Status", [], [record("status")]) { _, _ in
-                    [self.status().value]
+                    [await self.status().value]
                 },
             ],
             signals: [
@@ -333,14 +323,14 @@ extension Daemon {
                 DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },
                 DBusProperty("NotificationServerPresent", type: .boolean, emitsChangedSignal: false) {
                     [unowned self] in
-                    .boolean(self.queue.sync { self.serverOwner != nil })
+                    .boolean(self.read { $0.serverOwner != nil })
                 },
                 DBusProperty("ServerInformation", type: WireRecord.type, emitsChangedSignal: false) {
                     [unowned self] in
-                    self.queue.sync { self.serverInformationRecord().value }
+                    self.read { $0.serverInformationRecord().value }
                 },
                 DBusProperty("Paused", type: .boolean, emitsChangedSignal: false) { [unowned self] in
-                    .boolean(self.queue.sync { self.pausedProperty })
+                    .boolean(self.read { $0.pausedProperty })
                 },
             ])
     }
@@ -352,21 +342,19 @@ extension Daemon {
     /// The pending items, soonest first, each with its next `next` occurrences, and with `content` also
     /// its content and trigger.
     public func pending(next: Int = 1, group: String? = nil, content: Bool = false) -> [PendingItem] {
-        queue.sync {
-            scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
-                // A fire date past the end date only waits for the end: it is not an occurrence.
-                let first = item.entry.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
-                let upcoming =
-                    first
-                    + item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
-                var rule: String?
-                if item.recurrence != nil, case .rule(let written, _) = item.entry.trigger { rule = written.text }
-                return PendingItem(
-                    id: item.id, owner: item.owner, group: item.groupID,
-                    entry: item.groupID == nil ? nil : item.entry.id, appName: item.content.appName,
-                    summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
-                    content: content ? item.content : nil, trigger: content ? TriggerWire(item.entry) : nil)
-            }
+        return scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
+            // A fire date past the end date only waits for the end: it is not an occurrence.
+            let first = item.entry.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
+            let upcoming =
+                first
+                + item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+            var rule: String?
+            if item.recurrence != nil, case .rule(let written, _) = item.entry.trigger { rule = written.text }
+            return PendingItem(
+                id: item.id, owner: item.owner, group: item.groupID,
+                entry: item.groupID == nil ? nil : item.entry.id, appName: item.content.appName,
+                summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
+                content: content ? item.content : nil, trigger: content ? TriggerWire(item.entry) : nil)
         }
     }
 
@@ -374,7 +362,7 @@ extension Daemon {
 
     /// Refuses a call that changes another app's item.
     private func checkOwner(_ caller: Caller, itemID: UInt64) throws {
-        guard let owner = queue.sync(execute: { scheduler.item(itemID)?.owner }) else { return }
+        guard let owner = scheduler.item(itemID)?.owner else { return }
         guard caller.owns(owner) else {
             throw DBusError(
                 name: ChimeBus.ErrorName.permissionDenied,
@@ -425,12 +413,10 @@ extension Daemon {
     /// Refuses a new or changed entry whose first occurrence comes after its end (`until`), as `Schedule`
     /// refuses such an item: it would be listed and never fire. An entry the group has already, unchanged,
     /// may have ended meanwhile.
-    private func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) throws {
+    private nonisolated func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) async throws {
         guard entries.contains(where: { $0.endDate != nil }) else { return }
-        let (system, phrases, current) = queue.sync {
-            (scheduler.systemTimeZone, scheduler.phraseDefaults, scheduler.items(of: key).map(\.entry))
-        }
-        // Hashed here, off the scheduler's queue.
+        let (system, phrases, current) = await zoneAndEntries(of: key)
+        // Hashed here, off the daemon's queue.
         let existing = Set(current)
         for entry in entries where !existing.contains(entry) {
             guard let until = entry.endDate else { continue }
@@ -452,11 +438,16 @@ extension Daemon {
         }
     }
 
+    /// The system zone, the phrases' times of day and group `key`'s entries, read together.
+    private func zoneAndEntries(of key: GroupKey) -> (TimeZone, PhraseDefaults, [TimelineEntry]) {
+        (scheduler.systemTimeZone, scheduler.phraseDefaults, scheduler.items(of: key).map(\.entry))
+    }
+
     /// Refuses a `replaces-id` that is not a popup of the caller's own items: an app must not take over
     /// another app's popup, nor a question chimed asks, and receive the actions chosen on it.
     private func checkReplaces(_ notificationID: UInt32, caller: Caller) throws {
         guard !caller.isUser else { return }
-        let owner = queue.sync { delivery.shown[notificationID]?.owner }
+        let owner = delivery.shown[notificationID]?.owner
         guard owner == caller.appID else {
             throw DBusError(
                 name: ChimeBus.ErrorName.permissionDenied,
@@ -465,14 +456,16 @@ extension Daemon {
         }
     }
 
-    private func requireUser(_ caller: Caller, _ what: String) throws {
+    private nonisolated func requireUser(_ caller: Caller, _ what: String) throws {
         guard caller.isUser else {
             throw DBusError(
                 name: ChimeBus.ErrorName.permissionDenied, message: "only the user (the chime command) may \(what)")
         }
     }
 
-    private func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws {
+    private nonisolated func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?)
+        async throws
+    {
         let outcome = try await evaluate(strategy, caller: caller, group: group)
         guard outcome == .allowed else { throw Self.denial(outcome, app: caller.appID, group: group) }
     }
@@ -491,7 +484,7 @@ extension Daemon {
             return GroupKey(owner: owner, id: try Self.groupID(String(text[text.index(after: slash)...])))
         }
         _ = try Self.groupID(text)
-        let matches = queue.sync { scheduler.groupSettings.keys.filter { $0.id == text } }
+        let matches = scheduler.groupSettings.keys.filter { $0.id == text }
         if matches.count > 1, !matches.contains(GroupKey(owner: "", id: text)) {
             throw DBusError(
                 name: ChimeBus.ErrorName.invalidArgument,
@@ -518,28 +511,26 @@ extension Daemon {
 
     /// What a caller may know about its permissions, and the outcome of a request.
     private func authorization(caller: Caller, group: String, outcome: PermissionOutcome?) -> WireRecord {
-        queue.sync {
-            var r = WireRecord()
-            if let outcome {
-                switch outcome {
-                case .allowed: r.set("outcome", "allowed")
-                case .deniedOnGroupLevel(let s):
-                    r.set("outcome", "deniedOnGroupLevel")
-                    r.set("status", s.rawValue)
-                case .deniedOnSystemLevel(let s):
-                    r.set("outcome", "deniedOnSystemLevel")
-                    r.set("status", s.rawValue)
-                }
+        var r = WireRecord()
+        if let outcome {
+            switch outcome {
+            case .allowed: r.set("outcome", "allowed")
+            case .deniedOnGroupLevel(let s):
+                r.set("outcome", "deniedOnGroupLevel")
+                r.set("status", s.rawValue)
+            case .deniedOnSystemLevel(let s):
+                r.set("outcome", "deniedOnSystemLevel")
+                r.set("status", s.rawValue)
             }
-            let consent: AppConsent = caller.isUser ? .allowed : interaction.consents[caller.appID] ?? .undetermined
-            r.set("system", consent.status.rawValue)
-            if !group.isEmpty {
-                let status = interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] ?? .notAsked
-                r.set("group", status.status.rawValue)
-            }
-            r.set("server-present", serverOwner != nil)
-            return r
         }
+        let consent: AppConsent = caller.isUser ? .allowed : interaction.consents[caller.appID] ?? .undetermined
+        r.set("system", consent.status.rawValue)
+        if !group.isEmpty {
+            let status = interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] ?? .notAsked
+            r.set("group", status.status.rawValue)
+        }
+        r.set("server-present", serverOwner != nil)
+        return r
     }
 }
 

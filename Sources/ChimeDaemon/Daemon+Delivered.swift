@@ -15,47 +15,43 @@ extension Daemon {
     /// `owner`'s notifications that are shown now (delivered, and neither closed nor being closed by
     /// chimed), newest first, at most `maximumDeliveredListed`.
     public func deliveredNotifications(owner: String) -> [DeliveredNotification] {
-        queue.sync {
-            let shown = delivery.shown.values.filter {
-                $0.owner == owner && !interaction.router.closing.contains($0.notificationID)
-            }
-            return
-                shown
-                .sorted {
-                    ($0.shownAt ?? $0.occurrence, $0.notificationID) > ($1.shownAt ?? $1.occurrence, $1.notificationID)
-                }
-                .prefix(Self.maximumDeliveredListed)
-                .map { shown in
-                    DeliveredNotification(
-                        notificationID: shown.notificationID, itemID: shown.itemID, group: shown.group,
-                        entry: shown.entryID, deliveredAt: shown.shownAt ?? shown.occurrence,
-                        content: shown.content ?? scheduler.item(shown.itemID)?.content
-                            ?? NotificationContent(summary: ""))
-                }
+        let shown = delivery.shown.values.filter {
+            $0.owner == owner && !interaction.router.closing.contains($0.notificationID)
         }
+        return
+            shown
+            .sorted {
+                ($0.shownAt ?? $0.occurrence, $0.notificationID) > ($1.shownAt ?? $1.occurrence, $1.notificationID)
+            }
+            .prefix(Self.maximumDeliveredListed)
+            .map { shown in
+                DeliveredNotification(
+                    notificationID: shown.notificationID, itemID: shown.itemID, group: shown.group,
+                    entry: shown.entryID, deliveredAt: shown.shownAt ?? shown.occurrence,
+                    content: shown.content ?? scheduler.item(shown.itemID)?.content
+                        ?? NotificationContent(summary: ""))
+            }
     }
 
     /// Asks the server to close `owner`'s notifications `ids` (all of its shown ones when nil). An id
     /// chimed does not know as shown is ignored; another owner's is refused with `PermissionDenied` before
     /// anything is closed. The owner hears `NotificationClosed` for each, as the server closes it.
     public func closeDelivered(_ ids: [UInt32]?, owner: String) throws {
-        try queue.sync {
-            let targets: [UInt32]
-            if let ids {
-                if let foreign = ids.first(where: { delivery.shown[$0].map { $0.owner != owner } ?? false }) {
-                    throw DBusError(
-                        name: ChimeBus.ErrorName.permissionDenied,
-                        message: "notification \(foreign) is not one of \(owner.isEmpty ? "the user" : owner)'s; "
-                            + "an app closes only its own notifications")
-                }
-                targets = ids.filter { delivery.shown[$0] != nil }
-            } else {
-                targets = delivery.shown.values.filter { $0.owner == owner }.map(\.notificationID)
+        let targets: [UInt32]
+        if let ids {
+            if let foreign = ids.first(where: { delivery.shown[$0].map { $0.owner != owner } ?? false }) {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.permissionDenied,
+                    message: "notification \(foreign) is not one of \(owner.isEmpty ? "the user" : owner)'s; "
+                        + "an app closes only its own notifications")
             }
-            for id in Set(targets).sorted() where !interaction.router.closing.contains(id) {
-                logger.info("closing notification \(id) as its app asked", metadata: ["owner": "\(owner)"])
-                closeNotification(id)
-            }
+            targets = ids.filter { delivery.shown[$0] != nil }
+        } else {
+            targets = delivery.shown.values.filter { $0.owner == owner }.map(\.notificationID)
+        }
+        for id in Set(targets).sorted() where !interaction.router.closing.contains(id) {
+            logger.info("closing notification \(id) as its app asked", metadata: ["owner": "\(owner)"])
+            closeNotification(id)
         }
     }
 }

@@ -7,7 +7,7 @@ import Dispatch
 import Foundation
 import Logging
 
-/// What delivery keeps between calls (on `queue`): the pipeline's state, its timer, and the
+/// What delivery keeps between calls: the pipeline's state, its timer, and the
 /// notifications shown lately.
 struct DeliveryState {
     /// The outbox, the gate and its plan, the notification in flight, the retry (`DeliveryPipeline`).
@@ -37,7 +37,7 @@ struct DeliveryState {
     }
 }
 
-/// Delivery: the daemon's side of `DeliveryPipeline`. Events go in on `queue`; the actions that come out
+/// Delivery: the daemon's side of `DeliveryPipeline`. Events go in on the daemon; the actions that come out
 /// are carried out here: D-Bus calls, store writes, timers, log lines and signals.
 extension Daemon {
     /// New due occurrences, stored: queue them and deliver what the gate lets through.
@@ -47,7 +47,6 @@ extension Daemon {
 
     /// Feeds `event` to the delivery pipeline and carries out the actions it returns, in order.
     func deliver(_ event: DeliveryPipeline.Event) {
-        dispatchPrecondition(condition: .onQueue(queue))
         let context = DeliveryPipeline.Context(now: clock.now(), timeZone: scheduler.systemTimeZone) {
             [unowned self] row in self.presented(row)
         }
@@ -67,9 +66,9 @@ extension Daemon {
             // Marked as being handed to the relay; not waited for, since the relay's receipt, not the mark,
             // is what tells the next start that the server has it. The mark only lets the history say that a
             // row sent again without an answer may show twice.
-            persist({ try $0.sending(rows, now: now) }) { [weak self] result in
+            persist({ try $0.sending(rows, now: now) }) { daemon, result in
                 if case .failure(let error) = result {
-                    self?.logger.error("cannot mark a notification as being sent: \(error)")
+                    daemon.logger.error("cannot mark a notification as being sent: \(error)")
                 }
             }
         case .send(let notification):
@@ -80,24 +79,24 @@ extension Daemon {
             recordDelivered(notification, notificationID: id)
         case .recordFailed(let rows, let reason):
             let now = clock.now()
-            persist({ store in for row in rows { try store.failed(row, reason: reason, now: now) } }) { _ in }
+            persist({ store in for row in rows { try store.failed(row, reason: reason, now: now) } }) { _, _ in }
         case .recordSuppressed(let row):
             let now = clock.now()
             persist({ store in try store.suppressed(row, reason: "the app chose not to present it", now: now) }) {
-                _ in
+                _, _ in
             }
         case .armGate(let deadline):
             armGate(deadline)
         case .armRetry(let deadline):
             queue.asyncAfter(wallDeadline: clock.wallTime(for: deadline)) { [weak self] in
-                self?.deliver(.retryDeadlineReached(deadline))
+                self?.assumeIsolated { $0.deliver(.retryDeadlineReached(deadline)) }
             }
         case .statusChanged:
             statusChanged()
         }
     }
 
-    /// One Notify; its answer or failure goes back to the pipeline on `queue`.
+    /// One Notify; its answer or failure goes back to the pipeline on the daemon's queue.
     private func send(_ notification: DeliveryPipeline.Notification) {
         // There is a server from `start()` on, before the first answer about its owner, which the pipeline
         // waits for.
@@ -105,11 +104,10 @@ extension Daemon {
         let owner = serverOwner
         server.notify(notification.content, replacesID: notification.replacesID, rows: notification.rows.map(\.seq)) {
             [weak self] result in
-            guard let self else { return }
-            self.queue.async {
+            self?.onQueue { daemon in
                 switch result {
-                case .success(let id): self.deliver(.notifyAnswered(notificationID: id))
-                case .failure(let error): self.sendFailed(error, sentTo: owner)
+                case .success(let id): daemon.deliver(.notifyAnswered(notificationID: id))
+                case .failure(let error): daemon.sendFailed(error, sentTo: owner)
                 }
             }
         }
@@ -143,10 +141,10 @@ extension Daemon {
         persist({
             try $0.delivered(
                 rows, notificationID: notificationID, digest: digestName, shown: record, note: leftOut, now: now)
-        }) { [weak self] result in
+        }) { daemon, result in
             if case .failure(let error) = result {
                 // The popup is shown; at worst it is shown once more after a restart.
-                self?.logger.error("cannot record a delivery: \(error)")
+                daemon.logger.error("cannot record a delivery: \(error)")
             }
         }
         switch notification {
@@ -212,7 +210,7 @@ extension Daemon {
     private func armGate(_ deadline: Date) {
         let timer = delivery.gateTimer ?? DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         if delivery.gateTimer == nil {
-            timer.setEventHandler { [weak self] in self?.deliver(.gateDeadlineReached) }
+            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.deliver(.gateDeadlineReached) } }
             timer.resume()
             delivery.gateTimer = timer
         }
@@ -240,7 +238,7 @@ extension Daemon {
                     let made = await Self.askApp(
                         callback, row: row, entryID: entryID, connection: connection, logger: logger)
                 else {
-                    queue.async { self.deliver(.contentDeclined(seq: row.seq)) }
+                    deliver(.contentDeclined(seq: row.seq))
                     return
                 }
                 content = made
@@ -264,7 +262,7 @@ extension Daemon {
             case nil:
                 content = NotificationContent(summary: "?")
             }
-            queue.async { self.deliver(.contentResolved(seq: row.seq, content)) }
+            deliver(.contentResolved(seq: row.seq, content))
         }
     }
 
@@ -320,7 +318,7 @@ extension Daemon {
         }
         persist({ store in
             for popup in popups { try store.closed(notificationID: popup.notificationID, reason: "end date", now: now) }
-        }) { _ in }
+        }) { _, _ in }
     }
 
     /// The server's NotificationClosed: recorded in the item's history, and a popup chimed would close at
@@ -336,12 +334,12 @@ extension Daemon {
             "NotificationClosed",
             [.uint64(shown.itemID), .string(shown.group ?? ""), .string(shown.entryID ?? ""), .string(why)],
             to: shown.owner)
-        persist({ try $0.closed(notificationID: notificationID, reason: why, now: now) }) { _ in }
+        persist({ try $0.closed(notificationID: notificationID, reason: why, now: now) }) { _, _ in }
     }
 
     /// Emits one of chimed's signals about an item to the connections of the item's owner alone (the
     /// user's items: to the user's `chime` connections), never to every client: another app must not
-    /// learn of it. On `queue`.
+    /// learn of it.
     func emit(_ member: String, _ body: [DBusValue], to owner: String) {
         for target in (interaction.appConnections[owner] ?? []).sorted() {
             try? connection?.emitSignal(

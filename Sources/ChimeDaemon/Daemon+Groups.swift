@@ -16,37 +16,38 @@ extension Daemon {
             of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun, timeline: { _ in group })
     }
 
-    /// Replaces the timeline of group `key` with the one `timeline` makes (on `queue`, from the scheduler
-    /// the plan is made with); `prepare` may adjust the planned items before new ones get their ids. A
-    /// group from a file in the groups folder is changed only through its file.
+    /// Replaces the timeline of group `key` with the one `timeline` makes (from the scheduler the plan is
+    /// made with); `prepare` may adjust the planned items before new ones get their ids. A group from a
+    /// file in the groups folder is changed only through its file.
+    ///
+    /// The plan is made, its new items get their ids, and it is stored; while it is stored other calls
+    /// and steps go on, and the scheduler applies the plan to what it has then (`Scheduler.apply` keeps
+    /// what changed meanwhile).
     func replaceTimeline(
         of key: GroupKey, source: GroupSource, dryRun: Bool = false,
         timeline: (inout Scheduler) throws -> TimelineGroup, prepare: (inout ReschedulePlan) -> Void = { _ in }
     ) async throws -> [EntryChange] {
-        var plan = try queue.sync { () throws -> ReschedulePlan in
-            if source == .api, groupSources[key] == .config {
-                throw DBusError(
-                    name: ChimeBus.ErrorName.conflict,
-                    message: "the group \(key) comes from its file in the groups folder; edit that file "
-                        + "(chimed reloads it), or give this group another id")
-            }
-            let group = try timeline(&scheduler)
-            do throws(TimelineError) {
-                var plan = try scheduler.planReschedule(group, now: clock.now())
-                prepare(&plan)
-                return plan
-            } catch {
-                let name = error.kind == .rule ? ChimeBus.ErrorName.invalidRule : ChimeBus.ErrorName.invalidArgument
-                throw DBusError(name: name, message: "group \(key): \(error)")
-            }
+        if source == .api, groupSources[key] == .config {
+            throw DBusError(
+                name: ChimeBus.ErrorName.conflict,
+                message: "the group \(key) comes from its file in the groups folder; edit that file "
+                    + "(chimed reloads it), or give this group another id")
+        }
+        let group = try timeline(&scheduler)
+        var plan: ReschedulePlan
+        do throws(TimelineError) {
+            plan = try scheduler.planReschedule(group, now: clock.now())
+            prepare(&plan)
+        } catch {
+            let name = error.kind == .rule ? ChimeBus.ErrorName.invalidRule : ChimeBus.ErrorName.invalidArgument
+            throw DBusError(name: name, message: "group \(key): \(error)")
         }
         if dryRun { return plan.changes }
-        let unchanged = queue.sync {
+        let unchanged =
             groupSources[key] == source && plan.upserts.isEmpty && plan.removed.isEmpty
-                && scheduler.groupSettings[key] == plan.group.settings
-        }
+            && scheduler.groupSettings[key] == plan.group.settings
         if unchanged { return plan.changes }
-        queue.sync { scheduler.assignIDs(&plan) }
+        scheduler.assignIDs(&plan)
         let now = clock.now()
         let stored = plan
         do {
@@ -57,53 +58,45 @@ extension Daemon {
                 name: ChimeBus.ErrorName.storage,
                 message: "chimed could not save group \(key): \(error); nothing changed")
         }
-        queue.sync {
-            groupSources[key] = source
-            let counts = Dictionary(grouping: plan.changes, by: { $0.kind }).mapValues { $0.count }
-            logger.info(
-                """
-                rescheduled group \(key): \(counts[.added] ?? 0) added, \(counts[.changed] ?? 0) changed, \
-                \(counts[.removed] ?? 0) removed, \(counts[.unchanged] ?? 0) unchanged
-                """)
-            perform(scheduler.apply(plan, now: clock.now()))
-        }
+        groupSources[key] = source
+        let counts = Dictionary(grouping: plan.changes, by: { $0.kind }).mapValues { $0.count }
+        logger.info(
+            """
+            rescheduled group \(key): \(counts[.added] ?? 0) added, \(counts[.changed] ?? 0) changed, \
+            \(counts[.removed] ?? 0) removed, \(counts[.unchanged] ?? 0) unchanged
+            """)
+        perform(scheduler.apply(plan, now: clock.now()))
         return plan.changes
     }
 
     /// Removes a group and everything it has pending; false when there is no such group.
     public func removeGroup(_ key: GroupKey, source: GroupSource = .api) async throws -> Bool {
-        let exists = try queue.sync { () throws -> Bool in
-            if source == .api, groupSources[key] == .config {
-                throw DBusError(
-                    name: ChimeBus.ErrorName.conflict,
-                    message: "the group \(key) comes from its file in the groups folder; delete or move that file")
-            }
-            return scheduler.groupSettings[key] != nil
+        if source == .api, groupSources[key] == .config {
+            throw DBusError(
+                name: ChimeBus.ErrorName.conflict,
+                message: "the group \(key) comes from its file in the groups folder; delete or move that file")
         }
-        guard exists else { return false }
+        guard scheduler.groupSettings[key] != nil else { return false }
         let now = clock.now()
         guard try await persisted({ try $0.removeGroup(key, now: now) }) else { return false }
-        queue.sync {
-            groupSources.removeValue(forKey: key)
-            if let removed = scheduler.removeGroup(key, now: clock.now()) {
-                logger.info("removed group \(key) and its \(removed.removed.count) entries")
-                perform(removed.step)
-            }
+        // The group may be gone meanwhile (another call removed it first): then there is nothing to remove.
+        groupSources.removeValue(forKey: key)
+        if let removed = scheduler.removeGroup(key, now: clock.now()) {
+            logger.info("removed group \(key) and its \(removed.removed.count) entries")
+            perform(removed.step)
         }
         return true
     }
 
     /// The groups, with what they have pending.
     public func groups() -> [GroupInfo] {
-        queue.sync {
-            scheduler.groupSettings.sorted { $0.key < $1.key }.map { key, settings in
-                let items = scheduler.items(of: key)
-                let pending = items.filter { scheduler.contains($0.id) }
-                return GroupInfo(
-                    id: key.id, owner: key.owner, source: (groupSources[key] ?? .api).rawValue,
-                    enabled: settings.enabled, missed: GroupSettingsWire.name(settings.missedPolicy),
-                    entries: items.count, pending: pending.count, next: pending.map(\.fireDate).min())
-            }
+        return scheduler.groupSettings.sorted { $0.key < $1.key }.map { key, settings in
+            let items = scheduler.items(of: key)
+            let pending = items.filter { scheduler.contains($0.id) }
+            return GroupInfo(
+                id: key.id, owner: key.owner, source: (groupSources[key] ?? .api).rawValue,
+                enabled: settings.enabled, missed: GroupSettingsWire.name(settings.missedPolicy),
+                entries: items.count, pending: pending.count, next: pending.map(\.fireDate).min())
         }
     }
 
@@ -111,23 +104,24 @@ extension Daemon {
     /// broken file is reported with file, line and reason while the group it defined keeps running.
     func loadGroupFiles() async {
         guard let directory = configuration.groupsDirectory else { return }
-        let (now, zone) = queue.sync { (clock.now(), scheduler.systemTimeZone) }
-        let results = GroupFile.loadDirectory(directory, now: now, timeZone: zone)
+        let (now, zone) = (clock.now(), scheduler.systemTimeZone)
+        // Read and parsed off the daemon's queue.
+        let results = await Self.loadGroupFiles(in: directory, now: now, timeZone: zone)
         var present = Set<GroupKey>()
-        var fileCategories = queue.sync { configCategories }
+        var fileCategories = configCategories
         fileCategories = fileCategories.filter { file, _ in results.contains { $0.file == file } }
         for (file, result) in results {
             let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             present.insert(GroupKey(owner: "", id: id))
             switch result {
             case .failure(let error):
-                let running = queue.sync { groupSources[GroupKey(owner: "", id: id)] != nil }
+                let running = groupSources[GroupKey(owner: "", id: id)] != nil
                 logger.error(
                     "\(error)\(running ? "; group \(id) keeps running as it was" : "; group \(id) not loaded")")
             case .success(let group):
                 fileCategories[file] = group.categories
                 let key = GroupKey(owner: group.owner, id: group.id)
-                if queue.sync(execute: { groupSources[key] == .api }) {
+                if groupSources[key] == .api {
                     logger.error(
                         """
                         \(file): group \(key) was scheduled over D-Bus already; remove it (chime remove \(key)) \
@@ -144,10 +138,8 @@ extension Daemon {
         }
         // The user's categories are those the group files declare (a broken file keeps its last good ones).
         let declared = fileCategories.sorted { $0.key < $1.key }.flatMap(\.value)
-        let changed = queue.sync { () -> Bool in
-            defer { configCategories = fileCategories }
-            return (categories[""] ?? []) != declared
-        }
+        let changed = (categories[""] ?? []) != declared
+        configCategories = fileCategories
         if changed {
             do {
                 try await setCategories(declared, owner: "")
@@ -155,10 +147,19 @@ extension Daemon {
                 logger.error("cannot store the categories of the group files: \(error)")
             }
         }
-        let gone = queue.sync { groupSources.filter { $0.value == .config && !present.contains($0.key) }.map(\.key) }
+        let gone = groupSources.filter { $0.value == .config && !present.contains($0.key) }.map(\.key)
         for key in gone {
             logger.info("the file of group \(key) is gone; removing the group")
             _ = try? await removeGroup(key, source: .config)
         }
+    }
+}
+
+extension Daemon {
+    /// Reads and parses the group files of `directory`, off the daemon's queue.
+    static func loadGroupFiles(in directory: String, now: Date, timeZone: TimeZone) async
+        -> [(file: String, result: Result<TimelineGroup, ConfigError>)]
+    {
+        GroupFile.loadDirectory(directory, now: now, timeZone: timeZone)
     }
 }

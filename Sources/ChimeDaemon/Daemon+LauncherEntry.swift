@@ -11,7 +11,7 @@ extension Daemon {
     /// Emits `Update(s app_uri, a{sv} properties)` for a delivered notification whose content sets a
     /// badge: `count` (x) and `count-visible` (b, false for 0), for `application://ID.desktop` where ID is
     /// the content's desktop entry, else the owner's app id. Nothing is emitted when neither is a desktop
-    /// file id. The signal goes to everyone on the bus, as the launchers that show it expect. On `queue`.
+    /// file id. The signal goes to everyone on the bus, as the launchers that show it expect.
     func announceBadge(of content: NotificationContent, owner: String) {
         guard let badge = content.badge else { return }
         guard let id = Self.desktopID(content.desktopEntry) ?? Self.desktopID(owner) else {

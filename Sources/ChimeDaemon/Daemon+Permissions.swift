@@ -5,7 +5,7 @@ import DBusKit
 import Dispatch
 import Foundation
 
-/// What chimed knows of the notification server (on `queue`).
+/// What chimed knows of the notification server.
 struct ServerInfo: Sendable {
     var name = ""
     var vendor = ""
@@ -29,21 +29,18 @@ extension Daemon {
         if caller.isUser { return .allowed }
         evaluation: while true {
             // What is known now: across an await below, another call of the app may have stored an answer.
-            var request = queue.sync { () -> PermissionRequest in
-                var authorizations: [String: GroupAuthorization] = [:]
-                for (key, status) in interaction.groupAuthorizations where key.owner == caller.appID {
-                    authorizations[key.id] = status
-                }
-                let facts = PermissionFacts(
-                    groupAuthorizations: authorizations,
-                    appConsent: interaction.consents[caller.appID] ?? .undetermined, serverPresent: serverOwner != nil)
-                return PermissionRequest(strategy: strategy, app: caller.appID, group: group, facts: facts)
+            var authorizations: [String: GroupAuthorization] = [:]
+            for (key, status) in interaction.groupAuthorizations where key.owner == caller.appID {
+                authorizations[key.id] = status
             }
+            let facts = PermissionFacts(
+                groupAuthorizations: authorizations,
+                appConsent: interaction.consents[caller.appID] ?? .undetermined, serverPresent: serverOwner != nil)
+            var request = PermissionRequest(strategy: strategy, app: caller.appID, group: group, facts: facts)
             // A group the user turned off stays off, whatever the app's strategy, until the user turns it on
             // (or the app's strategy is allow-automatically, which overrides on purpose).
-            if let group,
-                queue.sync(execute: { interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] })
-                    == .denied, strategy.group == .bypass
+            if let group, interaction.groupAuthorizations[GroupKey(owner: caller.appID, id: group)] == .denied,
+                strategy.group == .bypass
             {
                 return .deniedOnGroupLevel(.deniedPreviously)
             }
@@ -75,15 +72,13 @@ extension Daemon {
                 }
             }
         }
-        queue.sync {
-            for change in changes {
-                switch change {
-                case .group(let id, let status):
-                    // The user's answer to a question.
-                    interaction.groupAuthorizations[GroupKey(owner: app, id: id)] = status
-                    interaction.groupsTurnedOffByTheirApp.remove(GroupKey(owner: app, id: id))
-                case .app(let app, let consent): interaction.consents[app] = consent
-                }
+        for change in changes {
+            switch change {
+            case .group(let id, let status):
+                // The user's answer to a question.
+                interaction.groupAuthorizations[GroupKey(owner: app, id: id)] = status
+                interaction.groupsTurnedOffByTheirApp.remove(GroupKey(owner: app, id: id))
+            case .app(let app, let consent): interaction.consents[app] = consent
             }
         }
     }
@@ -91,20 +86,16 @@ extension Daemon {
     /// Asks `question` for `app`, or shares the answer of the same question already open (at most one per
     /// app; `InteractionRouter`).
     func share(_ question: PermissionQuestion, app: String) async -> InteractionRouter.QuestionTurn {
-        let call = queue.sync {
-            interaction.questionCalls += 1
-            return interaction.questionCalls
-        }
+        interaction.questionCalls += 1
+        let call = interaction.questionCalls
         let turn = await withCheckedContinuation {
             (continuation: CheckedContinuation<InteractionRouter.QuestionTurn, Never>) in
-            queue.sync {
-                interaction.questionTurns[call] = continuation
-                follow(interaction.router.questionNeeded(question, app: app, call: call))
-            }
+            interaction.questionTurns[call] = continuation
+            follow(interaction.router.questionNeeded(question, app: app, call: call))
         }
         guard turn == .ask else { return turn }
         let answer = await ask(question, app: app)
-        queue.sync { follow(interaction.router.questionAnswered(answer, app: app, call: call)) }
+        follow(interaction.router.questionAnswered(answer, app: app, call: call))
         return .answered(answer)
     }
 
@@ -130,32 +121,24 @@ extension Daemon {
                 ])
         }
         content.expireTimeout = 0
-        guard
-            let server = queue.sync(execute: { () -> NotificationServer? in
-                guard let server else { return nil }
-                notifySent()
-                return server
-            })
-        else { return nil }
+        guard let server else { return nil }
+        notifySent()
         let id: UInt32
         do {
             id = try await server.notify(content)
         } catch {
-            queue.sync { answerHandled() }
+            answerHandled()
             logger.warning("cannot ask \"\(content.summary)\": \(error)")
             return nil
         }
         let summary = content.summary
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             let once = Once(continuation)
-            queue.sync {
-                interaction.questionAnswers[id] = { once.resume($0) }
-                follow(interaction.router.questionAsked(id))
-            }
+            interaction.questionAnswers[id] = { once.resume($0) }
+            follow(interaction.router.questionAsked(id))
             logger.info("asking \"\(summary)\"", metadata: ["notification": "\(id)"])
             queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
-                guard let self else { return }
-                self.follow(self.interaction.router.questionExpired(id))
+                self?.assumeIsolated { $0.follow($0.interaction.router.questionExpired(id)) }
             }
         }
         logger.info(
@@ -188,7 +171,7 @@ extension Daemon {
     public func setConsent(_ consent: AppConsent?, app: String) async throws {
         let now = clock.now()
         try await persisted { try $0.setConsent(consent, app: app, now: now) }
-        queue.sync { interaction.consents[app] = consent }
+        interaction.consents[app] = consent
     }
 
     /// Turns a group on or off: off removes everything it has pending and blocks reschedules until it is
@@ -200,29 +183,30 @@ extension Daemon {
     public func setGroupEnabled(_ key: GroupKey, enabled: Bool, byUser: Bool = true) async throws {
         let now = clock.now()
         // The user's "off" stays the user's when the app turns the group off as well.
-        let userTurnedItOff = queue.sync {
+        let userTurnedItOff =
             interaction.groupAuthorizations[key] == .denied && !interaction.groupsTurnedOffByTheirApp.contains(key)
+        // An app may turn on a group it turned off itself, never one the user turned off.
+        if !byUser, enabled, userTurnedItOff {
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied,
+                message: "the user turned group \(key.id) off; only the user can turn it on again")
         }
         if !byUser, !enabled, userTurnedItOff { return }
         try await persisted {
             try $0.setAuthorization(enabled ? .allowed : .denied, group: key, byApp: !byUser, now: now)
         }
-        let group = queue.sync { () -> TimelineGroup? in
-            interaction.groupAuthorizations[key] = enabled ? .allowed : .denied
-            if !byUser, !enabled {
-                interaction.groupsTurnedOffByTheirApp.insert(key)
-            } else {
-                interaction.groupsTurnedOffByTheirApp.remove(key)
-            }
-            guard var settings = scheduler.groupSettings[key] else { return nil }
-            settings.enabled = enabled
-            let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
-            return TimelineGroup(id: key.id, owner: key.owner, settings: settings, entries: entries)
+        // Read after the store's await: the group as it is now.
+        interaction.groupAuthorizations[key] = enabled ? .allowed : .denied
+        if !byUser, !enabled {
+            interaction.groupsTurnedOffByTheirApp.insert(key)
+        } else {
+            interaction.groupsTurnedOffByTheirApp.remove(key)
         }
-        if let group {
-            let source = queue.sync { groupSources[key] ?? .api }
-            _ = try await reschedule(group, dryRun: false, source: source)
-        }
+        guard var settings = scheduler.groupSettings[key] else { return }
+        settings.enabled = enabled
+        let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
+        let group = TimelineGroup(id: key.id, owner: key.owner, settings: settings, entries: entries)
+        _ = try await reschedule(group, dryRun: false, source: groupSources[key] ?? .api)
     }
 
     // MARK: - The server
@@ -235,10 +219,7 @@ extension Daemon {
             let capabilities = (try? await server.capabilities()) ?? []
             let information = try? await server.information()
             let paused = await serverPaused()
-            queue.async {
-                self.serverEvent(
-                    .infoArrived(owner: owner, capabilities: capabilities, identity: information, paused: paused))
-            }
+            serverEvent(.infoArrived(owner: owner, capabilities: capabilities, identity: information, paused: paused))
         }
     }
 
@@ -246,7 +227,7 @@ extension Daemon {
     /// property where the server has one); nil when the server says neither or does not answer in time.
     /// Asked when a server appears; PropertiesChanged keeps the answer current (`serverPausedState`).
     func serverPaused() async -> Bool? {
-        guard let connection = queue.sync(execute: { self.connection }) else { return nil }
+        guard let connection else { return nil }
         for (interface, property) in Self.pauseProperties {
             if let reply = try? await connection.call(
                 destination: NotificationServer.name, path: NotificationServer.path,

@@ -48,16 +48,12 @@ extension Daemon {
     func startRelay() async throws {
         guard let relay = configuration.relay else { return }
         let lock = try await Self.lockRelay(relay.lockPath, logger: logger)
-        queue.sync { relayLock = lock }
+        relayLock = lock
         do {
-            let link = try RelayLink(
+            relayLink = try RelayLink(
                 arguments: relay.arguments, lockDescriptor: lock, logger: logger,
-                onSignal: { [weak self] message in
-                    guard let self else { return }
-                    self.queue.async { self.serverSignal(message) }
-                },
+                onSignal: { [weak self] message in self?.onQueue { $0.serverSignal(message) } },
                 onFailure: { [weak self] message in self?.fail(message) })
-            queue.sync { relayLink = link }
         } catch {
             logger.warning(
                 """
@@ -68,8 +64,8 @@ extension Daemon {
     }
 
     /// Outbox rows an earlier chimed was sending when it stopped, whose answer its relay received and
-    /// stored: they are shown, under that id, and are recorded as delivered instead of sent again. On
-    /// `queue`, after the scheduler is restored.
+    /// stored: they are shown, under that id, and are recorded as delivered instead of sent again.
+    /// After the scheduler is restored.
     func finishReceived(_ rows: [OutboxRecord]) {
         let byID = Dictionary(grouping: rows.filter { $0.receivedID != nil }, by: { $0.receivedID! })
         guard !byID.isEmpty else { return }
@@ -87,8 +83,8 @@ extension Daemon {
             let record = shown
             let digest = rows.count > 1 ? "digest" : nil
             persist({ try $0.delivered(rows, notificationID: id, digest: digest, shown: record, now: now) }) {
-                [weak self] result in
-                if case .failure(let error) = result { self?.logger.error("cannot record a delivery: \(error)") }
+                daemon, result in
+                if case .failure(let error) = result { daemon.logger.error("cannot record a delivery: \(error)") }
             }
             if let record {
                 delivery.remember(record)

@@ -5,18 +5,24 @@ import DBusKit
 import Dispatch
 import Foundation
 
-/// The scheduler's steps carried out: stored, delivered, armed. Everything here runs on `queue`.
+/// The scheduler's steps carried out: stored, delivered, armed.
 extension Daemon {
     /// Carries out a scheduler step: resolves the content of what is due (a pool moves on), stores the
     /// step and the new outbox rows in one transaction, then hands them to delivery; arms the timer and
-    /// closes popups whose end date came.
-    func perform(_ step: SchedulerStep) {
-        dispatchPrecondition(condition: .onQueue(queue))
+    /// closes popups whose end date came. Then prepares the rows of the next deadline (`prepareNext`).
+    ///
+    /// When every row that came due was prepared, the rows go to delivery at once and the step is stored
+    /// right after, on the store's queue: nothing is written between the due instant and the Notify call.
+    /// `taken` holds occurrences that are in the outbox already (found at start), which get no row.
+    func perform(_ step: SchedulerStep, taken: [UInt64: Date] = [:]) {
+        defer { prepareNext() }
         arm(step.deadline)
         closePopups(step.closePopups)
         var record = StepRecord(updated: step.updated, finished: step.finished, missed: step.missed)
         let zone = scheduler.systemTimeZone
         for due in step.due {
+            let ready = prepared.removeValue(forKey: due.item.id)
+            if let occurrence = taken[due.item.id], occurrence == due.occurrence { continue }
             var state = due.item.state
             let resolution = due.item.entry.content.resolve(
                 occurrence: due.occurrence, number: due.number, timeZone: zone, state: &state, random: &random)
@@ -35,8 +41,11 @@ extension Daemon {
                 late: due.late, content: nil, endDate: due.item.entry.endDate, category: due.item.entry.category,
                 replacesID: due.item.replacesID)
             switch resolution {
-            case .ready(let content): row.content = content
-            case .runCommand, .askApp: row.source = due.item.entry.content
+            case .ready(let content):
+                row.content = content
+                if let ready, ready.occurrence == due.occurrence { row.seq = ready.seq }
+            case .runCommand, .askApp:
+                row.source = due.item.entry.content
             }
             record.outbox.append(row)
             if due.late {
@@ -59,25 +68,82 @@ extension Daemon {
         let now = clock.now()
         let unstored = record.outbox
         let stored = record
-        let stepStored: @Sendable (Result<[OutboxRecord], any Error>) -> Void = { [weak self] result in
-            guard let self else { return }
+        let stepStored: @Sendable (isolated Daemon, Result<[OutboxRecord], any Error>) -> Void = { daemon, result in
             switch result {
             case .success(let rows):
-                self.outboxArrived(rows)
+                daemon.outboxArrived(rows)
             case .failure(let error):
                 // Showing the notifications matters more than remembering them; they are delivered now
                 // and only a crash before that could lose them.
-                self.logger.critical("cannot store what came due: \(error); delivering it anyway")
-                self.outboxArrived(unstored)
+                daemon.logger.critical("cannot store what came due: \(error); delivering it anyway")
+                daemon.outboxArrived(unstored)
             }
         }
         if record.outbox.isEmpty {
             persist({ try $0.commit(stored, now: now) }, then: stepStored)
+        } else if record.outbox.allSatisfy({ $0.seq != 0 }) {
+            // Every row was prepared: stored already, under its seq, so the relay's receipt has a row to
+            // land on. The step is stored after, in order with every later write of the store.
+            persist({ try $0.commit(stored, now: now) }) { daemon, result in
+                if case .failure(let error) = result {
+                    daemon.logger.critical("cannot store what came due: \(error); it is being delivered")
+                }
+            }
+            outboxArrived(record.outbox)
         } else {
             // Something is due: stored on this thread (storeQueue.sync runs the work here when nothing is
             // ahead of it), and sent on at once, without waking two threads in between.
             let store = self.store
-            stepStored(storeQueue.sync { Result { try store.commit(stored, now: now) } })
+            stepStored(self, storeQueue.sync { Result { try store.commit(stored, now: now) } })
+        }
+    }
+
+    /// The most rows prepared for one deadline: more items due at once take the ordinary way.
+    static let preparedLimit = 64
+
+    /// Stores, ahead of time, the outbox rows of what comes due at the next deadline, so that at the due
+    /// instant only the Notify call is left (`perform`). Only content known before the occurrence is
+    /// prepared (fixed content and templates); a command, an app's call-back or a pool is made when due.
+    /// A deadline that comes before its rows are stored takes the ordinary way.
+    func prepareNext() {
+        let deadline = scheduler.nextDeadline
+        guard deadline != preparedDeadline else { return }
+        preparedDeadline = deadline
+        prepared = [:]
+        preparation += 1
+        guard let deadline, let items = scheduler.items(dueAt: deadline, limit: Self.preparedLimit) else { return }
+        let zone = scheduler.systemTimeZone
+        var rows: [OutboxRecord] = []
+        for item in items {
+            let number = item.state.occurrences + 1
+            let content: NotificationContent
+            switch item.entry.content {
+            case .fixed(let fixed):
+                content = fixed
+            case .template(let template):
+                content = ContentTemplate.fill(template, date: item.fireDate, timeZone: zone, occurrence: number)
+            case .pool, .command, .callback:
+                continue
+            }
+            rows.append(
+                OutboxRecord(
+                    itemID: item.id, owner: item.owner, group: item.groupKey, occurrence: item.fireDate,
+                    number: number, late: false, content: content, endDate: item.entry.endDate,
+                    category: item.entry.category, replacesID: item.replacesID))
+        }
+        guard !rows.isEmpty else { return }
+        let now = clock.now()
+        let generation = preparation
+        let unstored = rows
+        persist({ try $0.prepare(unstored, now: now) }) { daemon, result in
+            switch result {
+            case .success(let stored):
+                // Not when the deadline changed meanwhile, or came.
+                guard daemon.preparation == generation else { return }
+                for row in stored { daemon.prepared[row.itemID] = row }
+            case .failure(let error):
+                daemon.logger.warning("cannot prepare the next notifications (\(error)); they are stored when due")
+            }
         }
     }
 
@@ -159,7 +225,7 @@ extension Daemon {
         if let group = trigger.group {
             return try await add(content, trigger: trigger, to: GroupKey(owner: owner, id: group), now: now)
         }
-        let id = queue.sync { scheduler.allocateID() }
+        let id = scheduler.allocateID()
         var item = ScheduledItem(
             id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
@@ -174,11 +240,9 @@ extension Daemon {
                 name: ChimeBus.ErrorName.storage,
                 message: "chimed could not save the item: \(error); nothing was scheduled")
         }
-        queue.sync {
-            let kind = recurrence == nil ? "" : "repeating "
-            logger.info("scheduled \(kind)\"\(content.summary)\" at \(Time.iso(fireDate))", metadata: ["item": "\(id)"])
-            perform(scheduler.add(item, now: clock.now()))
-        }
+        let kind = recurrence == nil ? "" : "repeating "
+        logger.info("scheduled \(kind)\"\(content.summary)\" at \(Time.iso(fireDate))", metadata: ["item": "\(id)"])
+        perform(scheduler.add(item, now: clock.now()))
         return id
     }
 
@@ -192,7 +256,7 @@ extension Daemon {
             }
             return (nil, fireDate)
         }
-        let (system, phrases) = queue.sync { (scheduler.systemTimeZone, scheduler.phraseDefaults) }
+        let (system, phrases) = (scheduler.systemTimeZone, scheduler.phraseDefaults)
         let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
         let parsed: Recurrence
         do {
@@ -255,41 +319,39 @@ extension Daemon {
     /// from a group file is the user's file and is left alone (named as `group`, it is refused with
     /// `Conflict`). Returns how many items went, once that is stored.
     public func cancelAll(owner: String, group: GroupKey? = nil) async throws -> Int {
-        let (items, groups) = try queue.sync { () throws -> ([UInt64], [GroupKey]) in
-            if let group {
-                if groupSources[group] == .config {
-                    throw DBusError(
-                        name: ChimeBus.ErrorName.conflict,
-                        message: "the group \(group) comes from its file in the groups folder; delete or move that "
-                            + "file")
-                }
-                return ([], scheduler.groupSettings[group] == nil ? [] : [group])
+        let items: [UInt64]
+        let groups: [GroupKey]
+        if let group {
+            if groupSources[group] == .config {
+                throw DBusError(
+                    name: ChimeBus.ErrorName.conflict,
+                    message: "the group \(group) comes from its file in the groups folder; delete or move that file")
             }
-            let items = scheduler.pending.filter { $0.owner == owner && $0.groupID == nil }.map(\.id)
-            let groups = scheduler.groupSettings.keys.filter { $0.owner == owner && groupSources[$0] != .config }
-            return (items, groups.sorted())
+            items = []
+            groups = scheduler.groupSettings[group] == nil ? [] : [group]
+        } else {
+            items = scheduler.pending.filter { $0.owner == owner && $0.groupID == nil }.map(\.id)
+            groups = scheduler.groupSettings.keys.filter { $0.owner == owner && groupSources[$0] != .config }.sorted()
         }
         guard !items.isEmpty || !groups.isEmpty else { return 0 }
         let now = clock.now()
         let count = try await persisted { try $0.cancelAll(items: items, groups: groups, now: now) }
-        queue.sync {
-            for id in items { perform(scheduler.cancel(id, now: clock.now()).step) }
-            for key in groups {
-                groupSources.removeValue(forKey: key)
-                if let removed = scheduler.removeGroup(key, now: clock.now()) { perform(removed.step) }
-            }
-            let who = owner.isEmpty ? "the user" : owner
-            logger.info("cancelled all of \(who)'s items: \(count) items, \(groups.count) groups removed")
+        // What was removed meanwhile is not there to cancel; the scheduler ignores it.
+        for id in items { perform(scheduler.cancel(id, now: clock.now()).step) }
+        for key in groups {
+            groupSources.removeValue(forKey: key)
+            if let removed = scheduler.removeGroup(key, now: clock.now()) { perform(removed.step) }
         }
+        let who = owner.isEmpty ? "the user" : owner
+        logger.info("cancelled all of \(who)'s items: \(count) items, \(groups.count) groups removed")
         return count
     }
 
     /// Cancels a pending item; false when there is none with that id.
     public func cancel(_ id: UInt64) async throws -> Bool {
-        let pending = queue.sync { scheduler.contains(id) }
         let now = clock.now()
-        guard pending, try await persisted({ try $0.cancel(id, now: now) }) else { return false }
-        queue.sync { perform(scheduler.cancel(id, now: clock.now()).step) }
+        guard scheduler.contains(id), try await persisted({ try $0.cancel(id, now: now) }) else { return false }
+        perform(scheduler.cancel(id, now: clock.now()).step)
         return true
     }
 }

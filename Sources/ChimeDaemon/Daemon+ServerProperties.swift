@@ -2,7 +2,7 @@ import ChimeProtocol
 import DBusKit
 import Foundation
 
-/// The notification server's presence: the daemon's side of `ServerPresence`. Events go in on `queue`;
+/// The notification server's presence: the daemon's side of `ServerPresence`. Events go in on the daemon;
 /// the actions that come out are carried out here.
 extension Daemon {
     /// The unique name of the server's connection; nil when no one owns the name.
@@ -14,8 +14,7 @@ extension Daemon {
     /// Whether the present server said it is paused; nil: it has not said (or there is none).
     var serverPausedState: Bool? { presence.paused }
 
-    /// Feeds `event` to the server's presence and carries out the actions it returns, in order. On
-    /// `queue`.
+    /// Feeds `event` to the server's presence and carries out the actions it returns, in order.
     func serverEvent(_ event: ServerPresence.Event) {
         for action in presence.handle(event) {
             switch action {
@@ -47,7 +46,7 @@ extension Daemon {
 extension Daemon {
     /// The server as the `ServerInformation` property gives it: `present` (b), and while a server is
     /// present `name`, `vendor`, `version`, `spec-version` (s, from GetServerInformation) and
-    /// `capabilities` (as). On `queue`.
+    /// `capabilities` (as).
     func serverInformationRecord() -> WireRecord {
         var r = WireRecord()
         r.set("present", serverOwner != nil)
@@ -63,10 +62,10 @@ extension Daemon {
 
     /// The `Paused` property: whether the present server said it is paused (dunst's `paused` or an
     /// `Inhibited` property), false when there is no server or it tells neither. From what chimed knows,
-    /// so a server that hangs delays no one. On `queue`.
+    /// so a server that hangs delays no one.
     var pausedProperty: Bool { presence.pausedProperty }
 
-    /// Announces the server properties as chimed knows them now. On `queue`.
+    /// Announces the server properties as chimed knows them now.
     func announceServerProperties() {
         announce([
             "NotificationServerPresent": .boolean(serverOwner != nil),
@@ -76,7 +75,6 @@ extension Daemon {
     }
 
     /// Emits PropertiesChanged for the values in `values` that differ from what was last announced.
-    /// On `queue`.
     func announce(_ values: [String: DBusValue]) {
         let changed = values.filter { announcedProperties[$0.key] != $0.value }
         guard !changed.isEmpty, let connection else { return }
@@ -90,7 +88,7 @@ extension Daemon {
 
     /// Follows the server's own pause switch: dunst and servers with an `Inhibited` property emit
     /// PropertiesChanged when it flips.
-    func subscribeToServerPause(on connection: DBusConnection) async throws {
+    nonisolated func subscribeToServerPause(on connection: DBusConnection) async throws {
         let rule = DBusMatchRule(
             sender: NotificationServer.name, interface: "org.freedesktop.DBus.Properties",
             member: "PropertiesChanged", path: NotificationServer.path)
@@ -103,7 +101,7 @@ extension Daemon {
                 guard case .string(let name) = entry.key, name == property,
                     case .variant(.boolean(let paused)) = entry.value
                 else { continue }
-                self.queue.async { self.serverEvent(.pausedChanged(paused)) }
+                self.onQueue { $0.serverEvent(.pausedChanged(paused)) }
             }
         }
     }

@@ -13,12 +13,16 @@ import UnixSignals
 /// chimed: owns `io.chime.Chime1`, keeps the groups and items, and delivers due notifications to the
 /// notification server.
 ///
-/// All scheduling state lives on `queue`, which also runs the D-Bus connection and the clock, file and
-/// sleep watchers; the one wall-clock timer (`DeadlineTimer`) runs its handler on it from a thread of its
-/// own. The store is written on `storeQueue`, one transaction at a time in the order they were asked for.
-/// Calls to the notification server go through the notification relay (`NotificationRelay`).
-public final class Daemon: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is touched only on `queue`.
+/// An actor whose executor is the serial queue `queue` (`QueueExecutor`): the compiler checks that its
+/// state is touched only there. The clock, file and logind watchers and the timers call back on that
+/// queue, and say so with `assumeIsolated` (`onQueue`); the one wall-clock timer (`DeadlineTimer`) runs its
+/// handler there from a thread of its own. The session bus runs on `busQueue`. The store is written on
+/// `storeQueue`, one transaction at a time in the order they were asked for. Calls to the notification
+/// server go through the notification relay (`NotificationRelay`).
+///
+/// A method that awaits may find the state changed after each `await`: each such method reads what it
+/// needs again after it, or says why it need not.
+public actor Daemon {
 
     public struct Configuration: Sendable {
         /// Which bus to serve on.
@@ -56,18 +60,20 @@ public final class Daemon: @unchecked Sendable {
     }
 
     let configuration: Configuration
-    let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInitiated)
+    let queue: DispatchQueue
+    private let executor: QueueExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The session bus connection's queue: it reads, decodes and writes the bus's messages, so that none of
     /// that work waits for, or holds up, the scheduler's timer and deliveries on `queue`. What the bus
-    /// reports (signals, owners) is handed to `queue`, never waited for there.
+    /// reports (signals, owners) is handed to the daemon with `onQueue`, never waited for there.
     let busQueue = DispatchQueue(label: "chimed.bus", qos: .userInitiated)
     let storeQueue = DispatchQueue(label: "chimed.store", qos: .userInitiated)
     let logger: Logger
     let notifier = ServiceNotifier()
     let clock: any DaemonClock
-    var store: ScheduleStore { configuration.store }
+    nonisolated var store: ScheduleStore { configuration.store }
 
-    // Queue-confined state.
+    // The daemon's state, isolated to it.
     var scheduler = Scheduler()
     var settings: DaemonSettings
     var deadlineTimer: DeadlineTimer?
@@ -107,9 +113,17 @@ public final class Daemon: @unchecked Sendable {
     let failureSink: AsyncStream<DaemonError>.Continuation
     /// How many stored rows are set aside because chimed could not read them (`Status` key `set-aside`).
     var setAsideRows = 0
+    /// The rows stored for what comes due at `preparedDeadline`, by item (`prepareNext`); `preparation`
+    /// counts the deadlines prepared, so that a late answer of the store for an earlier one is ignored.
+    var prepared: [UInt64: OutboxRecord] = [:]
+    var preparedDeadline: Date?
+    var preparation = 0
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        let queue = DispatchQueue(label: "chimed.scheduler", qos: .userInitiated)
+        self.queue = queue
+        self.executor = QueueExecutor(queue: queue)
         self.logger = configuration.logger
         self.clock = configuration.clock
         self.settings = configuration.settings
@@ -121,7 +135,7 @@ public final class Daemon: @unchecked Sendable {
     /// chimed's parts as services, in the order they start (see `DaemonPart`); run them in one
     /// `ServiceGroup`. It ends with the first failure: a `DaemonError` whose `exitStatus` chimed exits
     /// with.
-    public func services() -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    public nonisolated func services() -> [ServiceGroupConfiguration.ServiceConfiguration] {
         let startup = StartupSequence()
         func part(
             _ part: DaemonPart, start: @escaping @Sendable () async throws -> Void,
@@ -135,32 +149,34 @@ public final class Daemon: @unchecked Sendable {
         }
         return [
             part(.store, start: { await self.trapSignals() }, stop: { self.drainStore() }),
-            part(.relay, start: { try await self.startRelay() }, stop: { self.finishRelay() }),
-            part(.scheduler, start: { try await self.startScheduler() }, stop: { self.stopTimers() }),
+            part(.relay, start: { try await self.startRelay() }, stop: { await self.finishRelay() }),
+            part(.scheduler, start: { try await self.startScheduler() }, stop: { await self.stopTimers() }),
             part(
                 .files,
                 start: {
                     // Watch before loading, and load before owning the name: a file written the moment
                     // chimed can be reached is always seen.
-                    self.startWatchers()
+                    await self.startWatchers()
                     await self.loadGroupFiles()
                     await self.reportMovedAside()
-                }, stop: { self.stopWatchers() }),
-            part(.bus, start: { try await self.startBus() }, stop: { self.closeBus() }),
-            part(.systemBus, start: { await self.startSystemBusMonitors() }, stop: { self.stopSystemBusMonitors() }),
+                }, stop: { await self.stopWatchers() }),
+            part(.bus, start: { try await self.startBus() }, stop: { await self.closeBus() }),
+            part(
+                .systemBus, start: { await self.startSystemBusMonitors() },
+                stop: { await self.stopSystemBusMonitors() }),
             part(
                 .supervision, start: { await self.startSupervision() },
                 serve: {
                     // A failure while running (the bus lost, the relay or the timer gone) stops chimed
                     // here; the group then stops the other parts in order, so pending writes are kept.
                     for await failure in self.failures.cancelOnGracefulShutdown() { throw failure }
-                }, stop: { self.stopSupervision() }),
+                }, stop: { await self.stopSupervision() }),
         ]
     }
 
     /// A failure chimed cannot go on after: it is logged, and the service group stops chimed in order
     /// with exit status 3, so that the service manager restarts it. The schedule is on disk.
-    func fail(_ message: String) {
+    nonisolated func fail(_ message: String) {
         logger.critical("\(message); exiting with status 3 so that the service manager restarts chimed")
         failureSink.yield(DaemonError(message, exitStatus: 3, logged: true))
     }
@@ -169,11 +185,11 @@ public final class Daemon: @unchecked Sendable {
     private func startScheduler() async throws {
         let timer: DeadlineTimer
         do {
-            timer = try DeadlineTimer(queue: queue) { [weak self] in self?.timerFired() }
+            timer = try DeadlineTimer(queue: queue) { [weak self] in self?.assumeIsolated { $0.timerFired() } }
         } catch {
             throw DaemonError("cannot create the scheduling timer: \(error)")
         }
-        queue.sync { deadlineTimer = timer }
+        deadlineTimer = timer
         try await restore()
     }
 
@@ -195,20 +211,17 @@ public final class Daemon: @unchecked Sendable {
         }
         try connection.export([makeInterface()], at: ChimeBus.path)
         // Set before the name is owned: a call D-Bus activation queued for chimed arrives the moment it is.
-        queue.sync {
-            self.connection = connection
-            relayLink?.direct.withLock { $0 = connection }
-            var server = NotificationServer(transport: relayLink ?? connection)
-            server.callTimeout = settings.serverTimeout
-            self.server = server
-        }
+        self.connection = connection
+        relayLink?.direct.withLock { $0 = connection }
+        var server = NotificationServer(transport: relayLink ?? connection)
+        server.callTimeout = settings.serverTimeout
+        self.server = server
         do {
             try await connection.requestName(ChimeBus.name)
         } catch {
-            queue.sync {
-                self.connection = nil
-                self.server = nil
-            }
+            // Nothing else sets them: the bus's part is the only one that does, and it is starting.
+            self.connection = nil
+            self.server = nil
             connection.close()
             if error.name == DBusError.nameTaken {
                 throw DaemonError(
@@ -222,8 +235,7 @@ public final class Daemon: @unchecked Sendable {
             self?.fail("lost the connection to the bus (the bus daemon went away); the schedule is saved")
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
-            guard let self else { return }
-            self.queue.async { self.serverOwnerChanged(owner) }
+            self?.onQueue { $0.serverOwnerChanged(owner) }
         }
         try await subscribeToServerSignals(on: connection)
         try await subscribeToServerPause(on: connection)
@@ -232,33 +244,28 @@ public final class Daemon: @unchecked Sendable {
 
     /// Closes the bus connection: no call comes in any more.
     private func closeBus() {
-        queue.sync {
-            connection?.close()
-            connection = nil
-        }
+        connection?.close()
+        connection = nil
     }
 
     /// logind's part: suspend and resume, and the session's lock.
     private func startSystemBusMonitors() async {
         guard let systemBus = configuration.systemBus else { return }
+        // Both connections run on `queue`, so their handlers are isolated to the daemon.
         let monitor = await SleepMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] sleeping in
-            self?.sleepChanged(goingToSleep: sleeping)
+            self?.assumeIsolated { $0.sleepChanged(goingToSleep: sleeping) }
         }
         let lock = await SessionLockMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] locked in
-            self?.sessionLockChanged(locked: locked)
+            self?.assumeIsolated { $0.sessionLockChanged(locked: locked) }
         }
-        queue.sync {
-            sleepMonitor = monitor
-            lockMonitor = lock
-            interaction.router.sessionLockRead(locked: lock?.initiallyLocked ?? false)
-        }
+        sleepMonitor = monitor
+        lockMonitor = lock
+        interaction.router.sessionLockRead(locked: lock?.initiallyLocked ?? false)
     }
 
     private func stopSystemBusMonitors() {
-        queue.sync {
-            sleepMonitor?.cancel()
-            lockMonitor?.cancel()
-        }
+        sleepMonitor?.cancel()
+        lockMonitor?.cancel()
     }
 
     /// Reads the stored state; what came due while chimed was not running is handled by the
@@ -276,40 +283,74 @@ public final class Daemon: @unchecked Sendable {
             )
         }
         let zone = SystemZone.current(localtime: configuration.localtimePath)
-        queue.sync {
-            setAsideRows = state.setAside
-            scheduler = Scheduler(systemTimeZone: zone)
-            scheduler.defaultMissedPolicy = settings.missedPolicy
-            scheduler.phraseDefaults = settings.phraseDefaults
-            scheduler.reserveIDs(through: state.largestItemID)
-            for group in state.groups { groupSources[group.key] = group.source }
-            for popup in state.popups { scheduler.trackPopup(popup) }
-            for shown in state.shown { delivery.remember(shown) }
-            categories = state.categories
-            interaction.consents = state.consents
-            interaction.groupAuthorizations = state.groupAuthorizations
-            interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp
-            delivery.pipeline.restore(state.outbox)
-            if !state.items.isEmpty || !state.outbox.isEmpty {
-                logger.info(
-                    """
-                    restored \(state.items.count) items in \(state.groups.count) groups, \
-                    \(state.outbox.count) notifications still to deliver
-                    """)
-            }
-            perform(
-                scheduler.restore(
-                    groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),
-                    items: state.items, now: clock.now()))
-            finishReceived(state.outbox)
-            for row in state.outbox where row.sentBeforeRestart && row.receivedID == nil {
-                // Handed to the relay, but no answer of the server was stored: it never reached the
-                // server, or the relay stopped as well. It is sent again rather than risk losing it.
-                logger.notice(
-                    "a notification was being sent when chimed stopped, with no answer from the server; sending it again",
-                    metadata: ["item": "\(row.itemID)"])
+        setAsideRows = state.setAside
+        scheduler = Scheduler(systemTimeZone: zone)
+        scheduler.defaultMissedPolicy = settings.missedPolicy
+        scheduler.phraseDefaults = settings.phraseDefaults
+        scheduler.reserveIDs(through: state.largestItemID)
+        for group in state.groups { groupSources[group.key] = group.source }
+        for popup in state.popups { scheduler.trackPopup(popup) }
+        for shown in state.shown { delivery.remember(shown) }
+        categories = state.categories
+        interaction.consents = state.consents
+        interaction.groupAuthorizations = state.groupAuthorizations
+        interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp
+        let now = clock.now()
+        let (outbox, taken) = Self.outbox(state.outbox, items: state.items, now: now)
+        persist({ try $0.keepPrepared(outbox.filter { taken[$0.itemID] == $0.occurrence }.map(\.seq)) }) {
+            daemon, result in
+            if case .failure(let error) = result {
+                daemon.logger.error("cannot keep the notifications sent before chimed stopped: \(error)")
             }
         }
+        delivery.pipeline.restore(outbox)
+        if !state.items.isEmpty || !outbox.isEmpty {
+            logger.info(
+                """
+                restored \(state.items.count) items in \(state.groups.count) groups, \
+                \(outbox.count) notifications still to deliver
+                """)
+        }
+        perform(
+            scheduler.restore(
+                groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),
+                items: state.items, now: now),
+            taken: taken)
+        finishReceived(outbox)
+        for row in outbox where row.sentBeforeRestart && row.receivedID == nil {
+            // Handed to the relay, but no answer of the server was stored: it never reached the
+            // server, or the relay stopped as well. It is sent again rather than risk losing it.
+            logger.notice(
+                "a notification was being sent when chimed stopped, with no answer from the server; sending it again",
+                metadata: ["item": "\(row.itemID)"])
+        }
+    }
+
+    /// The stored outbox as chimed starts with it, and the occurrences it holds that the scheduler would
+    /// otherwise make due again.
+    ///
+    /// A prepared row (`ScheduleStore.prepare`) is one of the outbox when chimed stopped after it handed
+    /// the row to the relay (it is marked as being sent, or the relay stored the server's answer) and
+    /// before it stored the step that made it due (its item still waits for that occurrence). Any other
+    /// prepared row is not an occurrence: the scheduler decides what is due, and the next preparation
+    /// deletes the row.
+    static func outbox(_ stored: [OutboxRecord], items: [ScheduledItem], now: Date)
+        -> (rows: [OutboxRecord], taken: [UInt64: Date])
+    {
+        var rows = stored.filter { !$0.prepared }
+        var taken: [UInt64: Date] = [:]
+        let preparedRows = stored.filter(\.prepared)
+        guard !preparedRows.isEmpty else { return (rows, taken) }
+        var waiting: [UInt64: Date] = [:]
+        for item in items where item.finished == nil { waiting[item.id] = item.fireDate }
+        for var row in preparedRows where row.sentBeforeRestart || row.receivedID != nil {
+            guard row.occurrence <= now, waiting[row.itemID] == row.occurrence else { continue }
+            row.prepared = false
+            taken[row.itemID] = row.occurrence
+            rows.append(row)
+        }
+        rows.sort { $0.seq < $1.seq }
+        return (rows, taken)
     }
 
     /// The database was damaged and moved aside when the store opened: says so in the log and, once, in
@@ -337,7 +378,8 @@ public final class Daemon: @unchecked Sendable {
     private func startWatchers() {
         let clockMonitor: ClockChangeMonitor?
         do {
-            clockMonitor = try ClockChangeMonitor(queue: queue) { [weak self] in self?.clockChanged(reason: "clock set")
+            clockMonitor = try ClockChangeMonitor(queue: queue) { [weak self] in
+                self?.assumeIsolated { $0.clockChanged(reason: "clock set") }
             }
         } catch {
             logger.warning(
@@ -369,18 +411,17 @@ public final class Daemon: @unchecked Sendable {
         let fileWatcher: FileWatcher?
         do {
             fileWatcher = try FileWatcher(queue: queue, watches: usable) { [weak self] paths in
-                guard let self else { return }
-                if paths.contains(localtime) { self.timeZoneMayHaveChanged() }
-                if paths.contains(where: { $0 != localtime }) { self.scheduleReload() }
+                self?.assumeIsolated { daemon in
+                    if paths.contains(localtime) { daemon.timeZoneMayHaveChanged() }
+                    if paths.contains(where: { $0 != localtime }) { daemon.scheduleReload() }
+                }
             }
         } catch {
             logger.warning("cannot watch the configuration files (\(error)); reload chimed after changing them")
             fileWatcher = nil
         }
-        queue.sync {
-            self.clockMonitor = clockMonitor
-            self.fileWatcher = fileWatcher
-        }
+        self.clockMonitor = clockMonitor
+        self.fileWatcher = fileWatcher
     }
 
     /// Traps the signals chimed handles, first of all: a SIGHUP that arrives before chimed is ready must
@@ -390,26 +431,21 @@ public final class Daemon: @unchecked Sendable {
         #if CHIME_TEST_HOOKS
             if configuration.offsetClock != nil { trapped.append(.sigusr2) }
         #endif
-        let sequence = await UnixSignalsSequence(trapping: trapped)
-        queue.sync { signals = sequence }
+        signals = await UnixSignalsSequence(trapping: trapped)
     }
 
     /// The service manager's part: READY, the watchdog and the signals trapped at start.
     private func startSupervision() async {
-        notifier.ready(status: queue.sync { statusLine() })
+        notifier.ready(status: statusLine())
         startWatchdog()
-        let trapped = queue.sync { self.signals }
-        let task = Task { if let trapped { await handleSignals(trapped) } }
-        queue.sync { signalTask = task }
+        let trapped = signals
+        signalTask = Task { if let trapped { await handleSignals(trapped) } }
     }
 
     private func stopSupervision() {
-        let task = queue.sync {
-            watchdogTimer?.cancel()
-            watchdogTimer = nil
-            return signalTask
-        }
-        task?.cancel()
+        watchdogTimer?.cancel()
+        watchdogTimer = nil
+        signalTask?.cancel()
         notifier.stopping()
         logger.info("chimed stopping")
     }
@@ -424,7 +460,7 @@ public final class Daemon: @unchecked Sendable {
         timer.schedule(deadline: .now(), repeating: half)
         timer.setEventHandler { [notifier] in notifier.watchdog() }
         timer.resume()
-        queue.sync { watchdogTimer = timer }
+        watchdogTimer = timer
         logger.debug("watchdog pings every \(half)")
     }
 
@@ -436,7 +472,7 @@ public final class Daemon: @unchecked Sendable {
                 await reload()
             #if CHIME_TEST_HOOKS
                 case .sigusr2:
-                    queue.async { self.clockChanged(reason: "clock set (test hook)") }
+                    clockChanged(reason: "clock set (test hook)")
             #endif
             default:
                 break
@@ -453,17 +489,17 @@ public final class Daemon: @unchecked Sendable {
             do {
                 let loaded = try DaemonSettings.load(path: path)
                 configuration.applySettings(loaded)
-                queue.sync { apply(loaded) }
+                apply(loaded)
                 logger.info("reloaded the settings from \(path)")
             } catch {
                 logger.error("\(error); keeping the previous settings")
             }
         }
         await loadGroupFiles()
-        queue.async { self.notifier.ready(status: self.statusLine()) }
+        notifier.ready(status: statusLine())
     }
 
-    /// Puts new settings in force (on queue).
+    /// Puts new settings in force.
     private func apply(_ new: DaemonSettings) {
         let limits = Self.historyLimits(new)
         if limits != Self.historyLimits(settings) {
@@ -471,7 +507,7 @@ public final class Daemon: @unchecked Sendable {
             persist({ store in
                 store.historyLimits = limits
                 try store.pruneHistory(now: now)
-            }) { [logger] result in
+            }) { [logger] _, result in
                 if case .failure(let error) = result { logger.error("cannot prune the history: \(error)") }
             }
         }
@@ -503,31 +539,26 @@ public final class Daemon: @unchecked Sendable {
 
     /// The scheduler's timers, the gate's and the reload's: nothing fires any more.
     private func stopTimers() {
-        queue.sync {
-            for timer in [reloadTimer, delivery.gateTimer] { timer?.cancel() }
-            deadlineTimer?.cancel()
-            deadlineTimer = nil
-            reloadTimer = nil
-            delivery.gateTimer = nil
-        }
+        for timer in [reloadTimer, delivery.gateTimer] { timer?.cancel() }
+        deadlineTimer?.cancel()
+        deadlineTimer = nil
+        reloadTimer = nil
+        delivery.gateTimer = nil
     }
 
     private func stopWatchers() {
-        queue.sync {
-            clockMonitor?.cancel()
-            fileWatcher?.cancel()
-        }
+        clockMonitor?.cancel()
+        fileWatcher?.cancel()
     }
 
     /// Closes chimed's end of the relay: it finishes the calls it has, stores their answers, and exits.
     private func finishRelay() {
-        let link = queue.sync { relayLink }
-        link?.finish()
+        relayLink?.finish()
     }
 
     /// Waits for every write asked for so far (the store queue runs them in order), then checkpoints the
     /// database so that its file alone holds everything (a copy of it is a complete backup).
-    private func drainStore() {
+    private nonisolated func drainStore() {
         let store = self.store
         let outcome = storeQueue.sync { Result { try store.checkpoint() } }
         if case .failure(let error) = outcome {
@@ -537,36 +568,54 @@ public final class Daemon: @unchecked Sendable {
 
     // MARK: - The store
 
-    /// Runs `work` on the store queue and returns its result: for callers not on `queue`.
-    func persisted<T: Sendable>(_ work: @escaping @Sendable (ScheduleStore) throws -> T) async throws -> T {
+    /// Runs `work` on the store queue and returns its result. The daemon's state may change while it
+    /// runs.
+    nonisolated func persisted<T: Sendable>(_ work: @escaping @Sendable (ScheduleStore) throws -> T) async throws
+        -> T
+    {
         let store = self.store
         return try await withCheckedThrowingContinuation { continuation in
             storeQueue.async { continuation.resume(with: Result { try work(store) }) }
         }
     }
 
-    /// Runs `work` on the store queue, then `then` with its result on `queue`: for callers on `queue`.
+    /// Runs `work` on the store queue, then `then` with its result, isolated to the daemon: for a write
+    /// whose result is not waited for.
     func persist<T: Sendable>(
         _ work: @escaping @Sendable (ScheduleStore) throws -> T,
-        then: @escaping @Sendable (Result<T, any Error>) -> Void
+        then: @escaping @Sendable (isolated Daemon, Result<T, any Error>) -> Void
     ) {
         let store = self.store
-        storeQueue.async { [queue] in
+        storeQueue.async {
             let result = Result { try work(store) }
-            queue.async { then(result) }
+            self.onQueue { then($0, result) }
         }
+    }
+
+    /// Runs `work` isolated to the daemon, after what is on its queue now: for callbacks from other
+    /// queues (the bus's, the store's, the relay's), in the order they come.
+    nonisolated func onQueue(_ work: @escaping @Sendable (isolated Daemon) -> Void) {
+        queue.async { self.assumeIsolated { work($0) } }
+    }
+
+    /// Reads the daemon's state from a synchronous caller on another queue (a D-Bus property getter),
+    /// waiting for the queue. Never from async code, nor from the daemon's queue.
+    nonisolated func read<T: Sendable>(_ work: @Sendable (isolated Daemon) -> T) -> T {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return queue.sync { assumeIsolated { work($0) } }
     }
 
     /// The status line changed: the service manager hears the new one a second later, so that a burst
     /// of steps and deliveries costs one message to systemd, not one each (and no formatting on the way
-    /// to a delivery). On `queue`.
+    /// to a delivery).
     func statusChanged() {
         guard notifier.isSupervised, !statusUpdateScheduled else { return }
         statusUpdateScheduled = true
         queue.asyncAfter(deadline: .now() + Self.statusInterval) { [weak self] in
-            guard let self else { return }
-            self.statusUpdateScheduled = false
-            self.notifier.status(self.statusLine())
+            self?.assumeIsolated { daemon in
+                daemon.statusUpdateScheduled = false
+                daemon.notifier.status(daemon.statusLine())
+            }
         }
     }
 

@@ -423,24 +423,84 @@ public final class ScheduleStore: Sendable {
             }
             var stored: [OutboxRecord] = []
             for var row in step.outbox {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content,
-                            source, endUsec, createdUsec, category, replacesID)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """
-                ).execute(
-                    arguments: [
-                        row.kind.rawValue, Int64(clamping: row.itemID), row.owner, row.groupID,
-                        Time.usec(row.occurrence), row.number, row.late, try row.content.map(Coding.encode),
-                        try row.source.map(Coding.encode), row.endDate.map(Time.usec), Time.usec(now), row.category,
-                        row.replacesID.map { Int64($0) },
-                    ])
-                row.seq = UInt64(db.lastInsertedRowID)
+                if row.seq != 0 {
+                    // Prepared before it came due (`prepare`): the row becomes an ordinary one. A receipt or
+                    // a sending mark stored on it meanwhile stays.
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE outbox SET kind = ?, itemID = ?, owner = ?, groupID = ?, occurrenceUsec = ?,
+                                number = ?, late = ?, content = ?, source = ?, endUsec = ?, category = ?,
+                                replacesID = ?, prepared = 0
+                            WHERE seq = ?
+                            """
+                    ).execute(arguments: Self.outboxValues(row) + [Int64(clamping: row.seq)])
+                    if db.changesCount == 0 { try Self.insert(row, seq: row.seq, prepared: false, in: db, now: now) }
+                } else {
+                    row.seq = try Self.insert(row, seq: nil, prepared: false, in: db, now: now)
+                }
+                row.prepared = false
                 stored.append(row)
             }
             return stored
         }
+    }
+
+    /// Stores the rows of occurrences that are to come due next, before they do, so that when they do
+    /// they can be sent at once and stored after (`commit` finds them by `seq`). Rows prepared earlier are
+    /// forgotten: only the next deadline's rows are kept prepared. Returns the rows with their `seq`.
+    ///
+    /// A prepared row is not yet an occurrence: at start (`load`), one whose item still waits for that
+    /// occurrence and that was handed to the relay is one; any other is left to the scheduler.
+    public func prepare(_ rows: [OutboxRecord], now: Date) throws -> [OutboxRecord] {
+        try write(synced: false) { db in
+            try db.cachedStatement(sql: "DELETE FROM outbox WHERE prepared = 1").execute()
+            var stored: [OutboxRecord] = []
+            for var row in rows {
+                row.seq = try Self.insert(row, seq: nil, prepared: true, in: db, now: now)
+                row.prepared = true
+                stored.append(row)
+            }
+            return stored
+        }
+    }
+
+    /// Makes prepared rows ordinary ones: at start, those found to have been sent before chimed stopped.
+    public func keepPrepared(_ seqs: [UInt64]) throws {
+        guard !seqs.isEmpty else { return }
+        try write(synced: false) { db in
+            for seq in seqs {
+                try db.cachedStatement(sql: "UPDATE outbox SET prepared = 0 WHERE seq = ?").execute(arguments: [
+                    Int64(clamping: seq)
+                ])
+            }
+        }
+    }
+
+    /// The values of an outbox row's columns, in the order `insert` and `commit` write them.
+    static func outboxValues(_ row: OutboxRecord) throws -> StatementArguments {
+        [
+            row.kind.rawValue, Int64(clamping: row.itemID), row.owner, row.groupID, Time.usec(row.occurrence),
+            row.number, row.late, try row.content.map(Coding.encode), try row.source.map(Coding.encode),
+            row.endDate.map(Time.usec), row.category, row.replacesID.map { Int64($0) },
+        ]
+    }
+
+    /// Inserts an outbox row, under `seq` when given; returns its `seq`.
+    @discardableResult
+    static func insert(_ row: OutboxRecord, seq: UInt64?, prepared: Bool, in db: Database, now: Date) throws
+        -> UInt64
+    {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content, source,
+                    endUsec, category, replacesID, seq, prepared, createdUsec)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: try outboxValues(row) + [
+                seq.map { Int64(clamping: $0) }, prepared ? 1 : 0, Time.usec(now),
+            ])
+        return UInt64(db.lastInsertedRowID)
     }
 
     /// Marks outbox rows as being sent, as Notify is called for them. A row still marked, without a
@@ -783,7 +843,8 @@ public final class ScheduleStore: Sendable {
             source: try source.map { try Coding.decode(ContentSource.self, $0) },
             endDate: try end.map { try storedDate($0, "endUsec") }, category: try row.decode(forColumn: "category"),
             replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) }, sentBeforeRestart: sending != nil,
-            receivedID: receivedID.map { UInt32(truncatingIfNeeded: $0) })
+            receivedID: receivedID.map { UInt32(truncatingIfNeeded: $0) },
+            prepared: try row.decode(Int64.self, forColumn: "prepared") != 0)
     }
 
     static func shown(from row: Row) throws -> ShownNotification {

@@ -208,6 +208,11 @@ enum StoreMigrations {
                 t.add(column: "byApp", .integer).notNull().defaults(to: 0)
             }
         }
+        migrator.registerMigration("v10: outbox rows prepared before they come due") { db in
+            // 1 for a row stored before its occurrence came due, so that the occurrence can be sent the
+            // moment it does; it becomes an ordinary row (0) when the step that made it due is stored.
+            try db.alter(table: "outbox") { t in t.add(column: "prepared", .integer).notNull().defaults(to: 0) }
+        }
         return migrator
     }
 }

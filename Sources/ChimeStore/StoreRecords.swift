@@ -61,13 +61,16 @@ public struct OutboxRecord: Hashable, Sendable {
     /// shown, and is not sent again. Nil with `sentBeforeRestart` means no answer was received: the row
     /// is sent again, and shows twice only if the server had it while the relay stopped as well.
     public var receivedID: UInt32?
+    /// Stored before its occurrence came due (`ScheduleStore.prepare`); not yet an occurrence.
+    public var prepared: Bool
 
     public init(
         seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, owner: String = "", group: GroupKey?,
         occurrence: Date, number: Int, late: Bool, content: NotificationContent?, source: ContentSource? = nil,
         endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil, sentBeforeRestart: Bool = false,
-        receivedID: UInt32? = nil
+        receivedID: UInt32? = nil, prepared: Bool = false
     ) {
+        self.prepared = prepared
         self.sentBeforeRestart = sentBeforeRestart
         self.receivedID = receivedID
         self.owner = group?.owner ?? owner

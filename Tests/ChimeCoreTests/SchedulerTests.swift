@@ -47,6 +47,25 @@ extension SchedulerStep {
         #expect(s.count(owner: "a") == 1 && s.count(owner: "b") == 0)
     }
 
+    @Test func itemsDueAtTheNextDeadlineAreThoseTheStepThenDelivers() {
+        var s = Scheduler()
+        for (name, offset) in [("b", 10.0), ("later", 20), ("a", 10), ("c", 10)] {
+            _ = add(&s, name, at: t0 + offset, now: t0)
+        }
+        let cancelled = add(&s, "cancelled", at: t0 + 10, now: t0).0
+        _ = s.cancel(cancelled, now: t0)
+        #expect(s.items(dueAt: t0 + 10, limit: 10)?.map(\.content.summary) == ["b", "a", "c"])
+        // More than the limit, or a date that is not the next deadline: none.
+        #expect(s.items(dueAt: t0 + 10, limit: 2) == nil)
+        #expect(s.items(dueAt: t0 + 20, limit: 10) == nil)
+        #expect(s.items(dueAt: t0 + 5, limit: 10)?.isEmpty == true)
+        // Looking changed nothing.
+        #expect(s.nextDeadline == t0 + 10)
+        #expect(s.step(now: t0 + 10).deliveredSummaries == ["b", "a", "c"])
+        #expect(s.items(dueAt: t0 + 20, limit: 10)?.map(\.content.summary) == ["later"])
+        #expect(s.step(now: t0 + 20).deliveredSummaries == ["later"])
+    }
+
     @Test func deliversOnlyWhatIsDueInDeadlineOrder() {
         var s = Scheduler()
         for (name, offset) in [("c", 30.0), ("a", 10), ("b", 20), ("d", 40)] {

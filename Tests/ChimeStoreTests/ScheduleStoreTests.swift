@@ -194,6 +194,75 @@ import Testing
             ])
     }
 
+    func preparedRow(of item: ScheduledItem) -> OutboxRecord {
+        OutboxRecord(
+            itemID: item.id, group: nil, occurrence: item.fireDate, number: 1, late: false, content: item.content)
+    }
+
+    @Test func aPreparedRowBecomesTheStepsRowAndKeepsTheRelaysReceipt() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let store = try ScheduleStore(path: path)
+        let once = item(1, "once", at: 10)
+        try store.insert(once, now: t0)
+        let prepared = try store.prepare([preparedRow(of: once)], now: t0)
+        #expect(prepared.map(\.prepared) == [true])
+        #expect(try store.load().outbox == prepared)
+        // Sent at the due instant; the relay's receipt lands before the step is stored.
+        try DeliveryReceipts(path: path).record(notificationID: 7, seqs: [prepared[0].seq])
+        var row = prepared[0]
+        row.late = true
+        row.prepared = false
+        var done = once
+        done.finished = .lastOccurrence
+        let stored = try store.commit(StepRecord(finished: [done], outbox: [row]), now: t0 + 10)
+        #expect(stored.map(\.seq) == [prepared[0].seq])
+        let outbox = try store.load().outbox
+        #expect(outbox.count == 1)
+        #expect(outbox[0].prepared == false)
+        #expect(outbox[0].late)
+        #expect(outbox[0].receivedID == 7)
+        // A later preparation leaves it alone.
+        _ = try store.prepare([], now: t0 + 11)
+        #expect(try store.load().outbox.map(\.seq) == [prepared[0].seq])
+    }
+
+    @Test func preparingAgainForgetsTheRowsPreparedBefore() throws {
+        let store = try ScheduleStore()
+        let first = item(1, "first", at: 10)
+        let second = item(2, "second", at: 20)
+        try store.insert(first, now: t0)
+        try store.insert(second, now: t0)
+        _ = try store.prepare([preparedRow(of: first)], now: t0)
+        let again = try store.prepare([preparedRow(of: second)], now: t0 + 1)
+        #expect(try store.load().outbox == again)
+        #expect(again.map(\.itemID) == [2])
+    }
+
+    @Test func aPreparedRowWhoseRowWentIsStoredAgainUnderItsSeq() throws {
+        let store = try ScheduleStore()
+        let once = item(1, "once", at: 10)
+        try store.insert(once, now: t0)
+        let prepared = try store.prepare([preparedRow(of: once)], now: t0)
+        _ = try store.prepare([], now: t0 + 1)
+        #expect(try store.load().outbox.isEmpty)
+        var row = prepared[0]
+        row.prepared = false
+        let stored = try store.commit(StepRecord(outbox: [row]), now: t0 + 10)
+        #expect(stored == [row])
+        #expect(try store.load().outbox == [row])
+    }
+
+    @Test func keptPreparedRowsAreOrdinaryOnes() throws {
+        let store = try ScheduleStore()
+        let once = item(1, "once", at: 10)
+        try store.insert(once, now: t0)
+        let prepared = try store.prepare([preparedRow(of: once)], now: t0)
+        try store.keepPrepared(prepared.map(\.seq))
+        _ = try store.prepare([], now: t0 + 1)
+        #expect(try store.load().outbox.map(\.prepared) == [false])
+    }
+
     @Test func receiptsNeedAnExistingDatabase() throws {
         let path = Self.temporaryPath()
         #expect(throws: StoreError.self) { try DeliveryReceipts(path: path) }

@@ -115,6 +115,27 @@ public struct Scheduler: Sendable {
         }
     }
 
+    /// The pending items whose next occurrence is due at `date`, the next deadline, in the order they will
+    /// come out of `step`: what the daemon prepares before they come due. Nil when more than `limit` are,
+    /// or when `date` is not the earliest trigger. Nothing changes (the triggers looked at are put back).
+    public mutating func items(dueAt date: Date, limit: Int) -> [ScheduledItem]? {
+        var looked: [Trigger] = []
+        var found: [ScheduledItem]? = []
+        while let top = heap.min, top.date <= date {
+            heap.removeMin()
+            // A stale trigger is dropped, as `step` would drop it.
+            guard liveSequence[top.itemID] == top.sequence, let item = items[top.itemID] else { continue }
+            looked.append(top)
+            guard top.date == date, top.kind == .fire, looked.count <= limit else {
+                found = nil
+                break
+            }
+            found?.append(item)
+        }
+        for trigger in looked { heap.insert(trigger) }
+        return found
+    }
+
     // MARK: - Items on their own
 
     /// Takes the next item id, so the caller can make the item durable before it becomes active.
