@@ -130,6 +130,7 @@ let package = Package(
             dependencies: ["ChimeCore"],
             exclude: [
                 "WallClock/oracle_wallclock.py", "DateBuilder/oracle_datebuilder.py", "Phrase/oracle_phrasedoc.py",
+                "Phrase/oracle_phrase_corpus.py",
                 "RRule/oracle_rrule.py",
             ]
         ),

@@ -30,6 +30,9 @@ public struct DaemonSettings: Hashable, Sendable {
     public var historyMaxAge: TimeInterval = 90 * 86_400
     /// `[history] max-entries`: beyond this many history entries the oldest are pruned.
     public var historyMaxEntries = 100_000
+    /// `[phrases] morning`, `afternoon`, `evening`, `night` and `default-time`: the times a rule phrase's
+    /// parts of the day mean, and the time of a repeating phrase that names none.
+    public var phraseDefaults = PhraseDefaults.standard
 
     /// The range of `[limits] bytes-per-app`: at least the most one item may hold.
     public static let bytesPerAppRange = 65_536...17_179_869_184
@@ -77,6 +80,7 @@ public struct DaemonSettings: Hashable, Sendable {
         "missed": ["policy", "late-window"],
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
+        "phrases": ["morning", "afternoon", "evening", "night", "default-time"],
         "limits": ["entries-per-app", "bytes-per-app", "calls-per-second", "call-burst"],
         "history": ["max-age", "max-entries"],
     ]
@@ -185,7 +189,27 @@ public struct DaemonSettings: Hashable, Sendable {
                 settings.historyMaxEntries = count
             }
         }
+        if let phrases = sections["phrases"] { settings.phraseDefaults = try phraseDefaults(phrases) }
         return settings
+    }
+
+    /// `[phrases]`: each key a time of day, HH:MM.
+    private static func phraseDefaults(_ section: TableReader) throws(ConfigError) -> PhraseDefaults {
+        var defaults = PhraseDefaults.standard
+        let keys: [(String, WritableKeyPath<PhraseDefaults, TimeOfDay>)] = [
+            ("morning", \.morning), ("afternoon", \.afternoon), ("evening", \.evening), ("night", \.night),
+            ("default-time", \.time),
+        ]
+        for (key, path) in keys {
+            let example = "\"\(defaults[keyPath: path])\""
+            guard let text = try section.string(key, example: example) else { continue }
+            guard let time = TimeOfDay(clock: text) else {
+                throw section.fail(
+                    key, "[phrases] \(key) = \"\(text)\" is not a time of day; write HH:MM, e.g. \(key) = \(example)")
+            }
+            defaults[keyPath: path] = time
+        }
+        return defaults
     }
 
     private static func quietHours(_ section: TableReader) throws(ConfigError) -> QuietHours? {

@@ -10,9 +10,13 @@ public enum Recurrence: Codable, Hashable, Sendable {
     /// A DateBuilder rule (the phrase form resolves to one).
     case dateRule(DateRule)
 
-    /// Parses a written rule, resolving relative words against `now`.
+    /// Parses a written rule, resolving relative words against `now`. `timeZone` is the zone the caller
+    /// asked for (`--tz`, a group file's `tz`): a rule that names its own zone (a phrase's `in ZONE`, a
+    /// DateBuilder rule built with `.in(timeZone:)`) keeps it; a floating rule takes `timeZone`.
+    /// `phraseDefaults` gives the times of the named parts of the day and of a phrase without a time.
     public static func parse(
-        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone
+        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone,
+        phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> Recurrence {
         let zone = timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
         switch rule {
@@ -23,9 +27,10 @@ public enum Recurrence: Codable, Hashable, Sendable {
             return .onCalendar(try CalendarSpec.parse(text))
         case .phrase(let text):
             do {
-                var rule = try PhraseParser.rule(text, now: now, systemTimeZone: zone)
-                // A phrase is read on the given zone's calendar; a named zone also pins its evaluation.
-                if case .named = timeZone { rule.timeZone = timeZone }
+                var rule = try PhraseParser.rule(text, now: now, systemTimeZone: zone, defaults: phraseDefaults)
+                // A phrase without `in ZONE` is read on the given zone's calendar, and a named zone pins
+                // its evaluation; a phrase's own `in ZONE` is more specific and is kept.
+                if case .named = timeZone, rule.timeZone == .floating { rule.timeZone = timeZone }
                 return .dateRule(rule)
             } catch let error as RuleSyntaxError {
                 throw error
@@ -38,7 +43,8 @@ public enum Recurrence: Codable, Hashable, Sendable {
                     grammar: "DateBuilder rule", input: "date-rule", offset: 0, token: "",
                     expected: "a rule whose numbers are in range (a stride of 1 or more, at most 64 days per period)")
             }
-            if case .named = timeZone { rule.timeZone = timeZone }
+            // A rule built with `.in(timeZone:)` keeps its zone; a floating one takes the given zone.
+            if case .named = timeZone, rule.timeZone == .floating { rule.timeZone = timeZone }
             return .dateRule(rule)
         }
     }

@@ -27,8 +27,10 @@ public enum RulePreview {
     /// occurrence becomes an instant by the default DST policy (a time in a spring-forward gap fires at
     /// the end of the gap; in a fall-back overlap, once, at the first occurrence). OnCalendar follows
     /// systemd's own rules. Phrases resolve relative words ("tomorrow", "in 10 minutes") against `now`.
+    /// `phraseDefaults` gives the times a phrase's parts of the day (and a phrase without a time) mean.
     public static func next(
-        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int
+        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int,
+        phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> RulePreviewResult {
         // For RRULE without --dtstart, DTSTART is `after` itself (to the second), as the option documents.
         var written = rule
@@ -36,7 +38,8 @@ public enum RulePreview {
             written = .rrule(text, dtstart: WallClock.localDateTime(for: after, in: timeZone))
         }
         let recurrence = try Recurrence.parse(
-            written, now: now, timeZone: .named(timeZone.identifier), systemTimeZone: timeZone)
+            written, now: now, timeZone: .named(timeZone.identifier), systemTimeZone: timeZone,
+            phraseDefaults: phraseDefaults)
         if recurrence.neverFires(systemTimeZone: timeZone) { return .neverFires }
         var result: [Date] = []
         var cursor = after

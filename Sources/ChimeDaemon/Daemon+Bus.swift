@@ -410,7 +410,7 @@ extension Daemon {
     /// may have ended meanwhile.
     private nonisolated func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) async throws {
         guard entries.contains(where: { $0.endDate != nil }) else { return }
-        let (system, current) = await zoneAndEntries(of: key)
+        let (system, phrases, current) = await zoneAndEntries(of: key)
         // Hashed here, off the daemon's queue.
         let existing = Set(current)
         for entry in entries where !existing.contains(entry) {
@@ -421,7 +421,8 @@ extension Daemon {
                 first = date
             case .rule(let rule, let zone):
                 first = try? Recurrence.parse(
-                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
+                    phraseDefaults: phrases
                 ).nextOccurrence(after: now, systemTimeZone: system)
             }
             guard let first, first > until else { continue }
@@ -432,9 +433,9 @@ extension Daemon {
         }
     }
 
-    /// The system zone and group `key`'s entries, read together.
-    private func zoneAndEntries(of key: GroupKey) -> (TimeZone, [TimelineEntry]) {
-        (scheduler.systemTimeZone, scheduler.items(of: key).map(\.entry))
+    /// The system zone, the phrases' times of day and group `key`'s entries, read together.
+    private func zoneAndEntries(of key: GroupKey) -> (TimeZone, PhraseDefaults, [TimelineEntry]) {
+        (scheduler.systemTimeZone, scheduler.phraseDefaults, scheduler.items(of: key).map(\.entry))
     }
 
     /// Refuses a `replaces-id` that is not a popup of the caller's own items: an app must not take over

@@ -256,11 +256,12 @@ extension Daemon {
             }
             return (nil, fireDate)
         }
-        let system = scheduler.systemTimeZone
+        let (system, phrases) = (scheduler.systemTimeZone, scheduler.phraseDefaults)
         let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
         let parsed: Recurrence
         do {
-            parsed = try Recurrence.parse(rule, now: now, timeZone: zone, systemTimeZone: system)
+            parsed = try Recurrence.parse(
+                rule, now: now, timeZone: zone, systemTimeZone: system, phraseDefaults: phrases)
         } catch {
             throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
         }

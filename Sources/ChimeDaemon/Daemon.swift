@@ -289,6 +289,7 @@ public actor Daemon {
         setAsideRows = state.setAside
         scheduler = Scheduler(systemTimeZone: zone)
         scheduler.defaultMissedPolicy = settings.missedPolicy
+        scheduler.phraseDefaults = settings.phraseDefaults
         scheduler.reserveIDs(through: state.largestItemID)
         for group in state.groups { groupSources[group.key] = group.source }
         for popup in state.popups { scheduler.trackPopup(popup) }
@@ -516,6 +517,7 @@ public actor Daemon {
         settings = new
         server?.callTimeout = new.serverTimeout
         scheduler.defaultMissedPolicy = new.missedPolicy
+        scheduler.phraseDefaults = new.phraseDefaults
         deliver(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
     }
 

@@ -81,7 +81,8 @@ enum HelpTopic: String, CaseIterable {
           chime next --on-calendar "*-*-01 12:00:00" --count 3
 
         A rule follows the system's time zone (whoever travels keeps 09:00) unless
-        --tz ZONE pins it to an IANA zone such as Europe/Berlin. --until TIME ends it,
+        --tz ZONE pins it to an IANA zone such as Europe/Berlin (a phrase's own
+        `in ZONE` wins over --tz). --until TIME ends it,
         --count N fires it at most N times. At a spring-forward gap a time inside the
         gap fires when the gap ends; at a fall-back overlap it fires once, the first
         time. A rule that never fires is refused by chime send (exit status 2); chime
@@ -97,32 +98,46 @@ enum HelpTopic: String, CaseIterable {
         ```ebnf
         phrase       = once | repeating | interval ;
 
-        once         = ( "today" | "tomorrow" | "on" date ) "at" time-spec [ zone ]
+        once         = ( "today" | "tomorrow" | "on" date ) ( "at" time-spec | time | part-of-day ) [ zone ]
+                     | "tonight" [ "at" time-spec ] [ zone ]               (* today at night *)
                      | "in" ( count | "a" | "an" ) unit ;                 (* relative to now *)
 
-        interval     = "every" [ count ] clock-unit { interval-mod } ;    (* absolute instants from now *)
+        interval     = ( "every" [ count ] clock-unit | "hourly" ) { interval-mod } ;  (* instants from now *)
         interval-mod = "for" count unit | "until" date | zone ;
 
-        repeating    = "every" [ count ] period { modifier } ;            (* "at" time-spec is required *)
+        repeating    = "every" [ count ] period { modifier }
+                     | shorthand { modifier } ;              (* without a time: the default time, 09:00 *)
+        shorthand    = "daily" | "everyday"                               (* every day *)
+                     | "weekly" [ "on" week-days ]                        (* every week *)
+                     | "monthly" [ "on" month-days ]                      (* every month *)
+                     | ( "yearly" | "annually" ) [ "on" year-day ] ;      (* every year *)
         period       = ( "day" | "days" )
-                     | ( "week" | "weeks" ) "on" week-day { sep week-day }
-                     | weekday { sep weekday }                            (* every monday and friday *)
-                     | "weekday" | "weekdays"                             (* monday to friday *)
-                     | ( "month" | "months" ) "on" month-day { sep month-day }
-                     | ( "year" | "years" ) "on" year-day ;
-        modifier     = "at" time-spec | "for" count unit | "until" date | "starting" start | zone ;
+                     | ( "week" | "weeks" ) [ "on" week-days ]            (* no "on": the first day of the week *)
+                     | weekday { sep weekday }                            (* every mon, wed, fri *)
+                     | "weekday" | "weekdays" | "workday" | "workdays"    (* monday to friday *)
+                     | ( "weekend" | "weekends" ) [ "day" | "days" ]      (* the weekend's two days *)
+                     | part-of-day                                        (* every morning: every day at 09:00 *)
+                     | ( "month" | "months" ) [ "on" month-days ]         (* no "on": the first day *)
+                     | month-days [ "of" ( [ "the" ] | "every" | "each" ) "month" ]  (* every 27th, every 27 *)
+                     | ( "year" | "years" ) [ "on" year-day ]             (* no "on": january 1 *)
+                     | year-day ;                                         (* every jan 27th, every 24 december *)
+        modifier     = "at" time-spec | time | part-of-day | "in" "the" part-of-day
+                     | "for" count unit | "until" date | "starting" start | zone ;
 
+        part-of-day  = "morning" | "afternoon" | "evening" | "night" ;   (* 09:00, 14:00, 18:00, 21:00 *)
+        week-days    = week-day { sep week-day } ;
         week-day     = [ "the" ] ( weekday | "first" "day" | "last" "day"
                                  | "weekend" "start" "day" | "weekend" "end" "day" ) ;
-        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth ) | "day" number ;
-        year-day     = [ "the" ] ( "first" | "last" ) "day" [ "of" "the" "year" ]
-                     | month-name day-number | day-number month-name
+        month-days   = month-day { sep month-day } ;          (* the 2nd and 4th tuesday: both tuesdays *)
+        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth | number ) | "day" number ;
+        year-day     = [ "the" ] ( "first" | "last" ) "day" [ "of" "the" "year" ]  (* after "year on" *)
+                     | month-name ( day-number | nth ) | ( day-number | nth ) month-name
                      | month-day "of" month-name ;                        (* the first friday of march *)
 
         time-spec    = time | [ "a" ] "random" "time" "between" time "and" time ;
         time         = H ":" MM [ ":" SS ]                                (* 24-hour: 9:00, 20:15, 07:30:15 *)
                      | H [ ":" MM ] ( "am" | "pm" )                       (* 8pm, 8:15am, 8 pm *)
-                     | "noon" | "midnight" ;
+                     | "noon" | "midnight" | part-of-day ;
         start        = "today" | "tomorrow" | ( "this" | "next" ) ( "week" | "month" | "year" ) | date ;
         zone         = "in" iana-zone-name ;                              (* in Europe/Berlin *)
         date         = YYYY "-" MM "-" DD ;
@@ -130,6 +145,7 @@ enum HelpTopic: String, CaseIterable {
         ordinal      = "first" | "second" | "third" | "fourth" | "fifth" | "last" | "1st" | … | "5th" ;
         nth          = "1st" | "2nd" | "3rd" | "4th" … "31st" ;
         weekday      = "monday" | "mon" | … | "sunday" | "sun" ;
+        month-name   = "january" | "jan" | … | "september" | "sep" | "sept" | … | "december" | "dec" ;
         unit         = clock-unit | "day(s)" | "week(s)" | "month(s)" | "year(s)" ;
         clock-unit   = "second(s)" | "sec(s)" | "minute(s)" | "min(s)" | "hour(s)" ;
         sep          = "," | "and" | "," "and" ;
@@ -144,11 +160,21 @@ enum HelpTopic: String, CaseIterable {
           chime next --every "every other day at 6:00 for 1 week"
           chime next --every "tomorrow at 20:15"
           chime next --every "in 10 minutes"
+          chime next --every "every workday at 8:30"
+          chime next --every "every 3rd friday at 17:00"
+          chime next --every "every last friday of the month at 17:00"
+          chime next --every "every 1st and 15th"
+          chime next --every "every jan 27th"
+          chime next --every "every weekday at 9:00 in America/New_York"
 
+        A repeating phrase without a time fires at 09:00; morning, afternoon, evening
+        and night are 09:00, 14:00, 18:00 and 21:00 (chime.toml's [phrases] sets them).
+        weekly, monthly and yearly fall on the first day of the week, month and year.
         Days that do not exist are skipped (every month on the 31st fires in months
         with 31 days). `for N units` counts whole periods; `until DATE` includes that
-        day. Without `in ZONE` a rule follows the system zone. What each word means,
-        with more examples: rule-phrases.md, installed with chime's documentation.
+        day. Without `in ZONE` a rule follows the system zone (or --tz); `in ZONE` wins
+        over --tz. What each word means, with more examples: rule-phrases.md, installed
+        with chime's documentation.
         """
 
     static let hintsText = """

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChimeConfig
 import ChimeKit
 import Foundation
 
@@ -74,9 +75,11 @@ struct Next: ParsableCommand {
             throw fail("give exactly one of --rrule, --on-calendar or --every", .badInput)
         }
         if dtstart != nil, rrule == nil { throw fail("--dtstart goes with --rrule only", .badInput) }
+        let phrases = try phraseDefaults(for: rule)
         let result: RulePreviewResult
         do {
-            result = try RulePreview.next(rule, after: start, now: now, timeZone: zone, count: count)
+            result = try RulePreview.next(
+                rule, after: start, now: now, timeZone: zone, count: count, phraseDefaults: phrases)
         } catch {
             throw fail(error.description, .badInput)
         }
@@ -95,6 +98,16 @@ struct Next: ParsableCommand {
                         Data("chime: no occurrences after \(WallClock.iso8601(start, in: zone))\n".utf8))
                 }
             }
+        }
+    }
+
+    /// The parts of the day as chime.toml's `[phrases]` sets them for chimed, so the preview agrees.
+    func phraseDefaults(for rule: WrittenRule) throws -> PhraseDefaults {
+        guard case .phrase = rule else { return .standard }
+        do {
+            return try DaemonSettings.load(path: DaemonSettings.defaultPath()).phraseDefaults
+        } catch {
+            throw fail("\(error)", .badInput)
         }
     }
 

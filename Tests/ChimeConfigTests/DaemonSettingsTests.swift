@@ -23,6 +23,32 @@ import Testing
         #expect(defaults.historyMaxEntries == 100_000)
     }
 
+    @Test func thePhraseTimesAreRead() throws {
+        #expect(DaemonSettings().phraseDefaults == PhraseDefaults.standard)
+        let settings = try DaemonSettings.parse(
+            """
+            [phrases]
+            morning = "07:30"
+            afternoon = "13:00"
+            evening = "19:15"
+            night = "22:45"
+            default-time = "8:00"
+            """, file: "chime.toml")
+        #expect(
+            settings.phraseDefaults
+                == PhraseDefaults(
+                    morning: TimeOfDay(hour: 7, minute: 30), afternoon: TimeOfDay(hour: 13, minute: 0),
+                    evening: TimeOfDay(hour: 19, minute: 15), night: TimeOfDay(hour: 22, minute: 45),
+                    time: TimeOfDay(hour: 8, minute: 0)))
+        let partial = try DaemonSettings.parse("[phrases]\nevening = \"20:00\"", file: "x").phraseDefaults
+        #expect(partial.evening == TimeOfDay(hour: 20, minute: 0) && partial.morning == TimeOfDay(hour: 9, minute: 0))
+        let error = try #require(throws: ConfigError.self) {
+            try DaemonSettings.parse("[phrases]\nnight = \"late\"", file: "chime.toml")
+        }
+        #expect(error.line == 2)
+        #expect(error.reason.contains("[phrases] night = \"late\" is not a time of day; write HH:MM"))
+    }
+
     @Test func theHistoryLimitsAndTheBytesPerAppAreRead() throws {
         let settings = try DaemonSettings.parse(
             """
@@ -111,7 +137,7 @@ import Testing
         (
             "[logs]\nlevel = \"info\"", 1,
             "unknown section [logs]; did you mean [log]? Known sections: [log], [delivery], [missed], [quiet-hours], "
-                + "[flood], [limits], [history]"
+                + "[flood], [phrases], [limits], [history]"
         ),
         (
             "[delivery]\n\nserver-timeout = -1", 3,

@@ -375,6 +375,28 @@ import Testing
         }
     }
 
+    /// `in ZONE` in the phrase pins it whatever the system zone and --tz say.
+    @Test func aPhrasesOwnZoneWinsOverTzAndTheSystemZone() async throws {
+        try await Session.run { s in
+            let phrase = "every weekday at 9:00 in America/New_York"
+            #expect(try await s.chime(["send", "--every", phrase, "Stand-up"]).status == 0)
+            #expect(try await s.chime(["send", "--every", phrase, "--tz", "Asia/Kolkata", "Call"]).status == 0)
+            func expectNineInNewYork() async throws {
+                let pending = try await s.chimeJSON(["pending"])
+                #expect(pending.count == 2)
+                for item in pending {
+                    let wall = Self.wallClock(try #require(Self.date(item["at"] as? String)), in: "America/New_York")
+                    #expect(wall.hour == 9 && wall.minute == 0, "\(item)")
+                    #expect((2...6).contains(wall.weekday ?? 0), "\(item)")
+                }
+            }
+            try await expectNineInNewYork()
+            try s.link(zone: "Asia/Tokyo")
+            try await s.chimed!.waitForStderr(containing: "the time zone is now Asia/Tokyo")
+            try await expectNineInNewYork()
+        }
+    }
+
     @Test func resumingFromSuspendDeliversWhatCameDueWhileAsleep() async throws {
         try await Session.run(startChimed: false) { s in
             // logind's mock on the test bus, which chimed takes for the system bus.

@@ -14,15 +14,19 @@ public enum PhraseParser {
 
     /// Parses `text`; throws `RuleSyntaxError` naming the offending word, its offset and what was
     /// expected there.
-    public static func parse(_ text: String) throws -> DateBuilder.Schedule {
-        var parser = PhraseGrammar(input: text)
+    /// `defaults` gives the times of `morning`, `afternoon`, `evening` and `night`, and the time of a
+    /// repeating phrase that names none.
+    public static func parse(_ text: String, defaults: PhraseDefaults = .standard) throws -> DateBuilder.Schedule {
+        var parser = PhraseGrammar(input: text, defaults: defaults)
         return try parser.parsePhrase()
     }
 
     /// Parses `text` and resolves it against `now`. Throws when the phrase is invalid or names no
     /// date at all.
-    public static func rule(_ text: String, now: Date, systemTimeZone: TimeZone) throws -> DateRule {
-        guard let rule = try parse(text).rule(now: now, systemTimeZone: systemTimeZone) else {
+    public static func rule(
+        _ text: String, now: Date, systemTimeZone: TimeZone, defaults: PhraseDefaults = .standard
+    ) throws -> DateRule {
+        guard let rule = try parse(text, defaults: defaults).rule(now: now, systemTimeZone: systemTimeZone) else {
             throw RuleSyntaxError(
                 grammar: grammar, input: text, offset: 0, token: text,
                 expected: "a phrase that names an existing date and time")
@@ -89,13 +93,17 @@ struct PhraseCursor {
 
 /// Expected-token descriptions, shared so errors read the same everywhere.
 enum PhraseExpected {
-    static let start = "'every', 'today', 'tomorrow', 'on' or 'in' (e.g. 'every day at 9:00')"
+    static let start =
+        "'every', 'daily', 'weekly', 'monthly', 'yearly', 'hourly', 'today', 'tomorrow', 'on' or 'in' "
+        + "(e.g. 'every day at 9:00')"
     static let time = "a time such as 9:00 or 8pm"
-    static let at = "'at' and a time such as 9:00 or 8pm"
+    static let at = "'at' and a time such as 9:00 or 8pm, or morning, afternoon, evening or night"
     static let weekday = "a weekday such as friday"
     static let date = "a date such as 2026-12-01"
     static let count = "a number such as 2"
-    static let everyWhat = "a unit such as day, week, month, year or hours, or a weekday such as friday"
+    static let everyWhat =
+        "a unit such as day, week, month, year or hours, a weekday such as friday, a day of the month such as "
+        + "the 15th or the last friday, or a date such as january 27"
     static let modifier = "'for', 'until', 'starting', 'in' or the end of the phrase"
     static let weekDay = "a day of the week such as monday, the first day or the weekend start day"
     static let monthDay = "a day of the month such as the 15th, the first friday or the last day"

@@ -14,6 +14,9 @@ enum PhraseVocabulary {
         return table
     }()
 
+    /// Monday to Friday.
+    static let workdays: Set<String> = ["weekday", "weekdays", "workday", "workdays"]
+
     static let months: [String: Int] = {
         let names = [
             "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",

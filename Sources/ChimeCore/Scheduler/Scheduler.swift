@@ -66,6 +66,8 @@ public struct Scheduler: Sendable {
     public private(set) var systemTimeZone = TimeZone(identifier: "UTC")!
     /// The missed-trigger policy of items on their own and of groups that set none.
     public var defaultMissedPolicy = MissedPolicy.default
+    /// The times phrases' parts of the day mean (chime.toml's `[phrases]`), for rules scheduled from now on.
+    public var phraseDefaults = PhraseDefaults.standard
 
     public init(systemTimeZone: TimeZone = TimeZone(identifier: "UTC")!) {
         self.systemTimeZone = systemTimeZone
@@ -525,7 +527,8 @@ public struct Scheduler: Sendable {
             let recurrence: Recurrence
             do {
                 recurrence = try Recurrence.parse(
-                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: systemTimeZone)
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: systemTimeZone,
+                    phraseDefaults: phraseDefaults)
             } catch {
                 throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// One line of oracle_phrase_corpus.py: a phrase, the system zone it is read in, and the instants
+/// python-dateutil computed from the RRULE written by hand for it.
+struct PhraseCorpusLine: Sendable, CustomStringConvertible {
+    let phrase: String
+    let zone: String
+    let expected: [Int]
+    var description: String { "\(phrase) [\(zone)]" }
+
+    /// Local midnight of 2027-03-10 in `zone`, as the oracle evaluates.
+    func now() throws -> Date {
+        let tz = try #require(TimeZone(identifier: zone))
+        let local = LocalDateTime(daysSinceEpoch: LocalDateTime.days(fromCivil: 2027, 3, 10))
+        return try #require(WallClock.instants(for: local, in: tz).first)
+    }
+}
+
+enum PhraseCorpus {
+    /// Occurrences the oracle shows per phrase (its SHOWN).
+    static let shown = 12
+
+    /// The oracle's lines (computed once; the phrases themselves live in the Python file with their RRULEs).
+    static let lines: [PhraseCorpusLine] = {
+        guard
+            let output = try? WallClockOracle.run(
+                WallClockOracle.python, [WallClockOracle.sibling("oracle_phrase_corpus.py")], input: "")
+        else { return [] }
+        return output.compactMap { line in
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 else { return nil }
+            return PhraseCorpusLine(
+                phrase: fields[0], zone: fields[1], expected: fields[2].split(separator: " ").compactMap { Int($0) })
+        }
+    }()
+}
+
+@Test func phraseCorpusHasAtLeastAHundredPhrasings() {
+    #expect(PhraseCorpus.lines.count >= 100, "the oracle gave \(PhraseCorpus.lines.count) lines")
+    #expect(Set(PhraseCorpus.lines.map(\.phrase)).count == PhraseCorpus.lines.count, "a phrase is listed twice")
+}
+
+/// Each phrasing's first occurrences (up to 12, or all of a rule that ends sooner) after a fixed instant
+/// equal the hand-written RRULE's.
+@Test(arguments: PhraseCorpus.lines)
+func phraseCorpusAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
+    let zone = try #require(TimeZone(identifier: line.zone))
+    let now = try line.now()
+    let rule = try PhraseParser.rule(line.phrase, now: now, systemTimeZone: zone)
+    // The oracle shows at most 12; fewer means the rule ends there, so one more must not exist.
+    let wanted = line.expected.count < PhraseCorpus.shown ? line.expected.count + 1 : PhraseCorpus.shown
+    let got = rule.occurrences(after: now, systemTimeZone: zone).prefix(wanted).map {
+        Int($0.timeIntervalSince1970)
+    }
+    #expect(!line.expected.isEmpty)
+    #expect(
+        got == line.expected,
+        "\(line.phrase): got \(got.map { WallClock.iso8601(Date(timeIntervalSince1970: TimeInterval($0)), in: zone) })"
+    )
+}
+
+struct PhraseCorpusError: Sendable, CustomStringConvertible {
+    let phrase: String
+    let offset: Int
+    let token: String
+    let expectedContains: String
+    var description: String { phrase }
+}
+
+/// Phrasings that mean nothing are refused with the word, its position and what was expected there.
+@Test(arguments: [
+    PhraseCorpusError(phrase: "every blursday", offset: 6, token: "blursday", expectedContains: "a weekday such as"),
+    PhraseCorpusError(phrase: "every 32nd", offset: 6, token: "32nd", expectedContains: "a unit such as day"),
+    PhraseCorpusError(phrase: "every last", offset: 10, token: "", expectedContains: "a weekday such as friday"),
+    PhraseCorpusError(
+        phrase: "every february 30", offset: 15, token: "30", expectedContains: "a day that exists in that month"),
+    PhraseCorpusError(
+        phrase: "every 31st of april", offset: 6, token: "31st", expectedContains: "a day that exists in that month"),
+    PhraseCorpusError(
+        phrase: "every 3rd friday of the week", offset: 24, token: "week", expectedContains: "'the month'"),
+    PhraseCorpusError(
+        phrase: "every 1st and 15th of january", offset: 19, token: "of", expectedContains: "'of the month'"),
+    PhraseCorpusError(phrase: "every morning at", offset: 16, token: "", expectedContains: "a time such as 9:00"),
+    PhraseCorpusError(phrase: "hourly at 9:00", offset: 7, token: "at", expectedContains: "'for'"),
+    PhraseCorpusError(
+        phrase: "weekly on the 15th", offset: 14, token: "15th", expectedContains: "a day of the week such as monday"),
+    PhraseCorpusError(phrase: "every tuesday of the month", offset: 14, token: "of", expectedContains: "'at'"),
+    PhraseCorpusError(phrase: "every day at 9", offset: 13, token: "9", expectedContains: "a time such as 9:00"),
+    PhraseCorpusError(phrase: "daily at 25:00", offset: 9, token: "25:00", expectedContains: "a time such as 9:00"),
+    PhraseCorpusError(phrase: "every jan", offset: 9, token: "", expectedContains: "a day of the month such as 24"),
+    PhraseCorpusError(phrase: "every day in Mars/Olympus", offset: 13, token: "Mars/Olympus", expectedContains: "IANA"),
+    PhraseCorpusError(phrase: "fortnightly", offset: 0, token: "fortnightly", expectedContains: "'daily'"),
+])
+func phraseCorpusErrors(_ c: PhraseCorpusError) throws {
+    let error = try #require(throws: RuleSyntaxError.self) { try PhraseParser.parse(c.phrase) }
+    #expect(error.offset == c.offset, "\(error)")
+    #expect(error.token == c.token, "\(error)")
+    #expect(error.expected.contains(c.expectedContains), "\(error)")
+}

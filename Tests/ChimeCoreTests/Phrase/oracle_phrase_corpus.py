@@ -1,0 +1,244 @@
+# An independent oracle for the phrase corpus: phrasings drawn from the documented recurring-date
+# syntax of to-do apps (Todoist's "recurring due dates" list) and of Remind, each restated by hand as a
+# python-dateutil rrule (or plain arithmetic for intervals), expanded in local time and mapped to
+# instants with zoneinfo under the default DST policy (gap: the end of the gap; overlap: the first).
+#
+# The evaluation instant is local midnight of 2027-03-10 (a Wednesday) in the system zone of each
+# line; the week containing it starts on Monday 2027-03-08. A phrase without a time fires at the
+# documented default 09:00; morning, afternoon, evening and night are 09:00, 14:00, 18:00 and 21:00.
+#
+# Output, one line per phrase: <phrase>|<system zone>|<epoch> <epoch> … (the first SHOWN occurrences
+# strictly after the evaluation instant, fewer when the rule ends).
+from datetime import datetime
+from zoneinfo import ZoneInfo
+from dateutil.rrule import rrule, DAILY, WEEKLY, MONTHLY, YEARLY, MO, TU, WE, TH, FR, SA, SU
+
+SHOWN = 12
+NY, BER, KOL, AKL, UTC = "America/New_York", "Europe/Berlin", "Asia/Kolkata", "Pacific/Auckland", "UTC"
+WEEKDAYS = (MO, TU, WE, TH, FR)
+
+
+def local(t, z):
+    return datetime.fromtimestamp(t, z).replace(tzinfo=None)
+
+
+def instant(wall, zone):
+    z = ZoneInfo(zone)
+    found = [int(wall.replace(tzinfo=z, fold=f).timestamp()) for f in (0, 1)]
+    found = [t for t in found if local(t, z) == wall]
+    if found:
+        return min(found)
+    a, b = (int(wall.replace(tzinfo=z, fold=f).timestamp()) for f in (0, 1))
+    lo, hi = min(a, b), max(a, b)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if local(mid, z) > wall:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def now(zone):
+    return instant(datetime(2027, 3, 10), zone)
+
+
+def d(*a):
+    return datetime(*a)
+
+
+TODAY = (2027, 3, 10)
+MONDAY = (2027, 3, 8)
+MONTH = (2027, 3, 1)
+YEAR = (2027, 1, 1)
+
+
+def show(phrase, system, rule, zone=None):
+    """rule: a dateutil rrule on the wall clock of `zone` (default: the system zone)."""
+    zone = zone or system
+    after = now(system)
+    out = []
+    for wall in rule:
+        t = instant(wall, zone)
+        if t > after:
+            out.append(t)
+        if len(out) >= SHOWN:
+            break
+    print("%s|%s|%s" % (phrase, system, " ".join(str(t) for t in out)))
+
+
+def interval(phrase, system, seconds):
+    after = now(system)
+    print("%s|%s|%s" % (phrase, system, " ".join(str(after + seconds * k) for k in range(1, SHOWN + 1))))
+
+
+# --- Shorthand words (Todoist: "daily", "weekly", "monthly", "yearly", "hourly"; "every day") ---------
+show("daily", BER, rrule(DAILY, dtstart=d(*TODAY, 9)))
+show("every day", NY, rrule(DAILY, dtstart=d(*TODAY, 9)))
+show("everyday", KOL, rrule(DAILY, dtstart=d(*TODAY, 9)))
+show("daily at 9:00", AKL, rrule(DAILY, dtstart=d(*TODAY, 9)))
+show("daily at 7pm", UTC, rrule(DAILY, dtstart=d(*TODAY, 19)))
+show("every day at 9am", BER, rrule(DAILY, dtstart=d(*TODAY, 9)))
+# weekly, monthly and yearly fall on the first day of the week (Monday), month and year.
+show("weekly", NY, rrule(WEEKLY, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("every week", BER, rrule(WEEKLY, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("weekly on friday", KOL, rrule(WEEKLY, byweekday=FR, dtstart=d(*MONDAY, 9)))
+show("every week on monday at 10:00", AKL, rrule(WEEKLY, byweekday=MO, dtstart=d(*MONDAY, 10)))
+show("weekly on monday and friday at 7:30", UTC, rrule(WEEKLY, byweekday=(MO, FR), dtstart=d(*MONDAY, 7, 30)))
+show("monthly", BER, rrule(MONTHLY, bymonthday=1, dtstart=d(*MONTH, 9)))
+show("every month", NY, rrule(MONTHLY, bymonthday=1, dtstart=d(*MONTH, 9)))
+show("monthly on the 15th", KOL, rrule(MONTHLY, bymonthday=15, dtstart=d(*MONTH, 9)))
+show("monthly on the last day at 18:00", AKL, rrule(MONTHLY, bymonthday=-1, dtstart=d(*MONTH, 18)))
+show("yearly", BER, rrule(YEARLY, bymonth=1, bymonthday=1, dtstart=d(*YEAR, 9)))
+show("every year", NY, rrule(YEARLY, bymonth=1, bymonthday=1, dtstart=d(*YEAR, 9)))
+show("annually", UTC, rrule(YEARLY, bymonth=1, bymonthday=1, dtstart=d(*YEAR, 9)))
+show("yearly on december 24", KOL, rrule(YEARLY, bymonth=12, bymonthday=24, dtstart=d(*YEAR, 9)))
+interval("hourly", BER, 3600)
+interval("every hour", NY, 3600)
+interval("every 2 hours", KOL, 7200)
+interval("every 30 minutes", AKL, 1800)
+interval("every 90 minutes", UTC, 5400)
+
+# --- Times of day by name (Todoist: "every morning", "every evening", "every weekday morning") ----------
+show("every morning", BER, rrule(DAILY, dtstart=d(*TODAY, 9)))
+show("every afternoon", NY, rrule(DAILY, dtstart=d(*TODAY, 14)))
+show("every evening", KOL, rrule(DAILY, dtstart=d(*TODAY, 18)))
+show("every night", AKL, rrule(DAILY, dtstart=d(*TODAY, 21)))
+show("every morning at 7:00", UTC, rrule(DAILY, dtstart=d(*TODAY, 7)))
+show("every monday morning", BER, rrule(WEEKLY, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("every friday evening", NY, rrule(WEEKLY, byweekday=FR, dtstart=d(*MONDAY, 18)))
+show("every weekday morning", KOL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
+show("every sunday night", AKL, rrule(WEEKLY, byweekday=SU, dtstart=d(*MONDAY, 21)))
+show("every day in the evening", UTC, rrule(DAILY, dtstart=d(*TODAY, 18)))
+show("every saturday at night", BER, rrule(WEEKLY, byweekday=SA, dtstart=d(*MONDAY, 21)))
+show("every 15th in the afternoon", NY, rrule(MONTHLY, bymonthday=15, dtstart=d(*MONTH, 14)))
+
+# --- Weekdays, workdays, weekends (Todoist: "every weekday", "every workday"; Remind: REM Mon Tue …) ---
+show("every weekday", BER, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
+show("every workday", NY, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
+show("every workday at 8:30", KOL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 8, 30)))
+show("every weekday at 9:00", AKL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
+show("every weekend", UTC, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 9)))
+show("every weekend day", NY, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 9)))
+show("every other weekday", KOL, rrule(WEEKLY, interval=2, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)))
+show("every weekend at 10:00", BER, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 10)))
+
+# --- Weekdays and lists (Todoist: "every monday", "every mon, fri", "every tue, thu at 8pm") ---------------
+show("every monday", NY, rrule(WEEKLY, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("every mon", KOL, rrule(WEEKLY, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("every fri at 17:00", AKL, rrule(WEEKLY, byweekday=FR, dtstart=d(*MONDAY, 17)))
+show("every mon, wed, fri", UTC, rrule(WEEKLY, byweekday=(MO, WE, FR), dtstart=d(*MONDAY, 9)))
+show("every mon, wed, fri at 8:15am", BER, rrule(WEEKLY, byweekday=(MO, WE, FR), dtstart=d(*MONDAY, 8, 15)))
+show("every monday and thursday at 19:00", NY, rrule(WEEKLY, byweekday=(MO, TH), dtstart=d(*MONDAY, 19)))
+show("every tue, thu at 8pm", KOL, rrule(WEEKLY, byweekday=(TU, TH), dtstart=d(*MONDAY, 20)))
+show("every sat, sun at 10:00", AKL, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 10)))
+show("every mon, tues, wed, and fri", KOL, rrule(WEEKLY, byweekday=(MO, TU, WE, FR), dtstart=d(*MONDAY, 9)))
+show("every day 19:30", AKL, rrule(DAILY, dtstart=d(*TODAY, 19, 30)))
+show("every sat and sun", UTC, rrule(WEEKLY, byweekday=(SA, SU), dtstart=d(*MONDAY, 9)))
+show("every tuesday at noon", BER, rrule(WEEKLY, byweekday=TU, dtstart=d(*MONDAY, 12)))
+show("every wednesday at midnight", NY, rrule(WEEKLY, byweekday=WE, dtstart=d(*MONDAY, 0)))
+
+# --- Every other / every N (Todoist: "every other day", "every 3 days", "every other friday") ----------
+show("every other day", BER, rrule(DAILY, interval=2, dtstart=d(*TODAY, 9)))
+show("every other day at 7:00", NY, rrule(DAILY, interval=2, dtstart=d(*TODAY, 7)))
+show("every 3 days", KOL, rrule(DAILY, interval=3, dtstart=d(*TODAY, 9)))
+show("every 3 days at 17:00", AKL, rrule(DAILY, interval=3, dtstart=d(*TODAY, 17)))
+show("every 14 days 7am", BER, rrule(DAILY, interval=14, dtstart=d(*TODAY, 7)))
+show("every other tues 7am", NY, rrule(WEEKLY, interval=2, byweekday=TU, dtstart=d(*MONDAY, 7)))
+show("every other week", UTC, rrule(WEEKLY, interval=2, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("every other week on tuesday", BER, rrule(WEEKLY, interval=2, byweekday=TU, dtstart=d(*MONDAY, 9)))
+show("every 2 weeks on friday at 16:00", NY, rrule(WEEKLY, interval=2, byweekday=FR, dtstart=d(*MONDAY, 16)))
+show("every other friday", KOL, rrule(WEEKLY, interval=2, byweekday=FR, dtstart=d(*MONDAY, 9)))
+show("every other monday at 9:00", AKL, rrule(WEEKLY, interval=2, byweekday=MO, dtstart=d(*MONDAY, 9)))
+show("every other month", UTC, rrule(MONTHLY, interval=2, bymonthday=1, dtstart=d(*MONTH, 9)))
+show("every 3 months", BER, rrule(MONTHLY, interval=3, bymonthday=1, dtstart=d(*MONTH, 9)))
+show("every 3 months on the 14th", NY, rrule(MONTHLY, interval=3, bymonthday=14, dtstart=d(*MONTH, 9)))
+show("every 6 months on the 1st at 8:00", KOL, rrule(MONTHLY, interval=6, bymonthday=1, dtstart=d(*MONTH, 8)))
+show("every other year", AKL, rrule(YEARLY, interval=2, bymonth=1, bymonthday=1, dtstart=d(*YEAR, 9)))
+show("every 2 years on july 4", UTC, rrule(YEARLY, interval=2, bymonth=7, bymonthday=4, dtstart=d(*YEAR, 9)))
+show("every other 15th", BER, rrule(MONTHLY, interval=2, bymonthday=15, dtstart=d(*MONTH, 9)))
+
+# --- Ordinal weekdays of the month (Todoist: "every 3rd friday", "every last friday";
+#     Remind: REM Fri 1 = the first friday) -------------------------------------------------------------
+show("every 3rd friday", NY, rrule(MONTHLY, byweekday=FR(3), dtstart=d(*MONTH, 9)))
+show("every 3rd friday at 17:00", KOL, rrule(MONTHLY, byweekday=FR(3), dtstart=d(*MONTH, 17)))
+show("every last friday", AKL, rrule(MONTHLY, byweekday=FR(-1), dtstart=d(*MONTH, 9)))
+show("every last friday of the month at 17:00", UTC, rrule(MONTHLY, byweekday=FR(-1), dtstart=d(*MONTH, 17)))
+show("every first monday of the month", BER, rrule(MONTHLY, byweekday=MO(1), dtstart=d(*MONTH, 9)))
+show("every first monday", NY, rrule(MONTHLY, byweekday=MO(1), dtstart=d(*MONTH, 9)))
+show("every second tuesday", KOL, rrule(MONTHLY, byweekday=TU(2), dtstart=d(*MONTH, 9)))
+show("every 2nd tuesday", AKL, rrule(MONTHLY, byweekday=TU(2), dtstart=d(*MONTH, 9)))
+show("every fourth thursday", UTC, rrule(MONTHLY, byweekday=TH(4), dtstart=d(*MONTH, 9)))
+show("every fifth friday", BER, rrule(MONTHLY, byweekday=FR(5), dtstart=d(*MONTH, 9)))
+show("every 2nd and 4th tuesday", NY, rrule(MONTHLY, byweekday=(TU(2), TU(4)), dtstart=d(*MONTH, 9)))
+show("every first and third monday at 18:00", KOL, rrule(MONTHLY, byweekday=(MO(1), MO(3)), dtstart=d(*MONTH, 18)))
+show("every last sunday of the month", AKL, rrule(MONTHLY, byweekday=SU(-1), dtstart=d(*MONTH, 9)))
+show("every first friday of every month", UTC, rrule(MONTHLY, byweekday=FR(1), dtstart=d(*MONTH, 9)))
+show("every 4th thursday of november", BER, rrule(YEARLY, bymonth=11, byweekday=TH(4), dtstart=d(*YEAR, 9)))
+show("every last monday of may", NY, rrule(YEARLY, bymonth=5, byweekday=MO(-1), dtstart=d(*YEAR, 9)))
+show("every 2 months on the first monday", KOL, rrule(MONTHLY, interval=2, byweekday=MO(1), dtstart=d(*MONTH, 9)))
+show("every other last friday", AKL, rrule(MONTHLY, interval=2, byweekday=FR(-1), dtstart=d(*MONTH, 9)))
+
+# --- Days of the month (Todoist: "every 27th", "every 1st and 15th", "every last day";
+#     Remind: REM 1 AT 12:00) ----------------------------------------------------------------------------
+show("every 27th", UTC, rrule(MONTHLY, bymonthday=27, dtstart=d(*MONTH, 9)))
+show("every 27th at 9:00", BER, rrule(MONTHLY, bymonthday=27, dtstart=d(*MONTH, 9)))
+show("every 1st", NY, rrule(MONTHLY, bymonthday=1, dtstart=d(*MONTH, 9)))
+show("every 1st at 12:00", KOL, rrule(MONTHLY, bymonthday=1, dtstart=d(*MONTH, 12)))
+show("every 1st and 15th", AKL, rrule(MONTHLY, bymonthday=(1, 15), dtstart=d(*MONTH, 9)))
+show("every 1st, 15th at 12:00", UTC, rrule(MONTHLY, bymonthday=(1, 15), dtstart=d(*MONTH, 12)))
+show("every 10th, 20th and 30th", BER, rrule(MONTHLY, bymonthday=(10, 20, 30), dtstart=d(*MONTH, 9)))
+show("every 15th of the month", NY, rrule(MONTHLY, bymonthday=15, dtstart=d(*MONTH, 9)))
+show("every 15th of every month", KOL, rrule(MONTHLY, bymonthday=15, dtstart=d(*MONTH, 9)))
+show("every last day", AKL, rrule(MONTHLY, bymonthday=-1, dtstart=d(*MONTH, 9)))
+show("every last day of the month at 18:00", UTC, rrule(MONTHLY, bymonthday=-1, dtstart=d(*MONTH, 18)))
+show("every first day of the month", BER, rrule(MONTHLY, bymonthday=1, dtstart=d(*MONTH, 9)))
+show("every 1st and last day", NY, rrule(MONTHLY, bymonthday=(1, -1), dtstart=d(*MONTH, 9)))
+show("every 31st", KOL, rrule(MONTHLY, bymonthday=31, dtstart=d(*MONTH, 9)))
+show("every 30th at 10:00", AKL, rrule(MONTHLY, bymonthday=30, dtstart=d(*MONTH, 10)))
+show("every 27", BER, rrule(MONTHLY, bymonthday=27, dtstart=d(*MONTH, 9)))
+show("every 1 and 15 at 12:00", NY, rrule(MONTHLY, bymonthday=(1, 15), dtstart=d(*MONTH, 12)))
+show("every 29th", UTC, rrule(MONTHLY, bymonthday=29, dtstart=d(*MONTH, 9)))
+
+# --- Dates of the year (Todoist: "every jan 27th", "every 14 jan"; Remind: REM Dec 25) -------------------
+show("every jan 27th", BER, rrule(YEARLY, bymonth=1, bymonthday=27, dtstart=d(*YEAR, 9)))
+show("every jan 27th at 10:00", NY, rrule(YEARLY, bymonth=1, bymonthday=27, dtstart=d(*YEAR, 10)))
+show("every january 27", KOL, rrule(YEARLY, bymonth=1, bymonthday=27, dtstart=d(*YEAR, 9)))
+show("every 24 december", AKL, rrule(YEARLY, bymonth=12, bymonthday=24, dtstart=d(*YEAR, 9)))
+show("every 24 dec at 18:00", UTC, rrule(YEARLY, bymonth=12, bymonthday=24, dtstart=d(*YEAR, 18)))
+show("every 24th december", BER, rrule(YEARLY, bymonth=12, bymonthday=24, dtstart=d(*YEAR, 9)))
+show("every 27th of january", NY, rrule(YEARLY, bymonth=1, bymonthday=27, dtstart=d(*YEAR, 9)))
+show("every 14 feb", KOL, rrule(YEARLY, bymonth=2, bymonthday=14, dtstart=d(*YEAR, 9)))
+show("every feb 29", AKL, rrule(YEARLY, bymonth=2, bymonthday=29, dtstart=d(*YEAR, 9)))
+show("every march 1st", UTC, rrule(YEARLY, bymonth=3, bymonthday=1, dtstart=d(*YEAR, 9)))
+show("every dec 25 at 8:00", BER, rrule(YEARLY, bymonth=12, bymonthday=25, dtstart=d(*YEAR, 8)))
+show("every last day of the year", NY, rrule(YEARLY, bymonth=12, bymonthday=31, dtstart=d(*YEAR, 9)))
+show("every first day of the year", KOL, rrule(YEARLY, bymonth=1, bymonthday=1, dtstart=d(*YEAR, 9)))
+show("every last day of february", AKL, rrule(YEARLY, bymonth=2, bymonthday=-1, dtstart=d(*YEAR, 9)))
+show("every year on december 24 at 18:00", UTC, rrule(YEARLY, bymonth=12, bymonthday=24, dtstart=d(*YEAR, 18)))
+show("every other jan 27th", BER, rrule(YEARLY, interval=2, bymonth=1, bymonthday=27, dtstart=d(*YEAR, 9)))
+
+# --- Ends and starts (Todoist: "every day for 10 days", "every day until …", "every … starting …") ---
+show("every day at 9:00 for 10 days", NY, rrule(DAILY, count=10, dtstart=d(*TODAY, 9)))
+show("every day until 2027-03-20", KOL, rrule(DAILY, until=d(2027, 3, 20, 23, 59, 59), dtstart=d(*TODAY, 9)))
+show("every weekday starting 2027-03-15", AKL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(2027, 3, 15, 9)))
+show("every monday starting 2027-04-01", UTC, rrule(WEEKLY, byweekday=MO, dtstart=d(2027, 4, 1, 9)))
+show("every last friday for 6 months", BER, rrule(MONTHLY, count=6, byweekday=FR(-1), dtstart=d(*MONTH, 9)))
+show("every 27th until 2027-12-31", NY, rrule(MONTHLY, bymonthday=27, until=d(2027, 12, 31, 23), dtstart=d(*MONTH, 9)))
+show("daily starting 2027-04-01 until 2027-04-05", KOL, rrule(DAILY, until=d(2027, 4, 5, 23), dtstart=d(2027, 4, 1, 9)))
+
+# --- Daylight saving time (New York springs forward on 2027-03-14, Berlin on 2027-03-28, Auckland falls
+#     back on 2027-04-04) ---------------------------------------------------------------------------------
+show("every day at 2:30", NY, rrule(DAILY, dtstart=d(*TODAY, 2, 30)))
+show("every sunday at 2:30", NY, rrule(WEEKLY, byweekday=SU, dtstart=d(*MONDAY, 2, 30)))
+show("every day at 2:30 starting 2027-03-26", BER, rrule(DAILY, dtstart=d(2027, 3, 26, 2, 30)))
+show("every day at 2:30 starting 2027-04-01", AKL, rrule(DAILY, dtstart=d(2027, 4, 1, 2, 30)))
+
+# --- A phrase's own zone wins over the system zone -------------------------------------------------------
+show("every weekday at 9:00 in America/New_York", BER, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)), NY)
+show("every day at 9:00 in America/New_York", KOL, rrule(DAILY, dtstart=d(*TODAY, 9)), NY)
+show("every day at 9:00 in Asia/Kolkata", NY, rrule(DAILY, dtstart=d(*TODAY, 9)), KOL)
+show("every weekday at 9:00 in Europe/Berlin", AKL, rrule(WEEKLY, byweekday=WEEKDAYS, dtstart=d(*MONDAY, 9)), BER)
+show("every 3rd friday at 17:00 in Pacific/Auckland", BER, rrule(MONTHLY, byweekday=FR(3), dtstart=d(*MONTH, 17)), AKL)
+show("every morning in Europe/Berlin", NY, rrule(DAILY, dtstart=d(*TODAY, 9)), BER)
+show("daily at 2:30 in America/New_York", UTC, rrule(DAILY, dtstart=d(*TODAY, 2, 30)), NY)
