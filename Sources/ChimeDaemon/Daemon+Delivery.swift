@@ -102,8 +102,7 @@ extension Daemon {
         // waits for.
         guard let server else { return }
         let owner = serverOwner
-        server.notify(notification.content, replacesID: notification.replacesID, rows: notification.rows.map(\.seq)) {
-            [weak self] result in
+        let answered: @Sendable (Result<UInt32, DBusError>) -> Void = { [weak self] result in
             self?.onQueue { daemon in
                 switch result {
                 case .success(let id): daemon.deliver(.notifyAnswered(notificationID: id))
@@ -111,6 +110,16 @@ extension Daemon {
                 }
             }
         }
+        // Made ready before it was due (`prepareCalls`), unless what is sent changed since.
+        if case .single(let row, let content, _) = notification, let ready = preparedCalls.removeValue(forKey: row.seq),
+            ready.matches(content, replacesID: notification.replacesID, on: server)
+        {
+            server.notify(ready, completion: answered)
+            return
+        }
+        server.notify(
+            notification.content, replacesID: notification.replacesID, rows: notification.rows.map(\.seq),
+            completion: answered)
     }
 
     private func recordDelivered(_ notification: DeliveryPipeline.Notification, notificationID: UInt32) {

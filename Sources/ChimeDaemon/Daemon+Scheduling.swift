@@ -110,6 +110,7 @@ extension Daemon {
         guard deadline != preparedDeadline else { return }
         preparedDeadline = deadline
         prepared = [:]
+        preparedCalls = [:]
         preparation += 1
         guard let deadline, let items = scheduler.items(dueAt: deadline, limit: Self.preparedLimit) else { return }
         let zone = scheduler.systemTimeZone
@@ -141,9 +142,21 @@ extension Daemon {
                 // Not when the deadline changed meanwhile, or came.
                 guard daemon.preparation == generation else { return }
                 for row in stored { daemon.prepared[row.itemID] = row }
+                daemon.prepareCalls(for: stored)
             case .failure(let error):
                 daemon.logger.warning("cannot prepare the next notifications (\(error)); they are stored when due")
             }
+        }
+    }
+
+    /// Makes the Notify calls of prepared rows ready, as the server present now would get them: the
+    /// message built and, for the relay, serialized. `send` uses one when the notification is still the
+    /// same then (the server's capabilities or the category's actions may have changed meanwhile).
+    func prepareCalls(for rows: [OutboxRecord]) {
+        guard let server, presence.readiness == .ready else { return }
+        for row in rows {
+            let content = presented(row).content
+            preparedCalls[row.seq] = server.prepareNotify(content, replacesID: row.replacesID ?? 0, rows: [row.seq])
         }
     }
 

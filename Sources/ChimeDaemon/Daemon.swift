@@ -121,6 +121,8 @@ public actor Daemon {
     var prepared: [UInt64: OutboxRecord] = [:]
     var preparedDeadline: Date?
     var preparation = 0
+    /// Their Notify calls, made ready (`prepareCalls`), by row.
+    var preparedCalls: [UInt64: NotificationServer.PreparedNotify] = [:]
 
     public init(configuration: Configuration) {
         self.configuration = configuration

@@ -17,9 +17,35 @@ public protocol NotificationTransport: Sendable {
     func call(
         _ message: DBusMessage, timeout: Duration, rows: [UInt64],
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void)
+
+    /// A call made ready ahead of time, so that making it later costs only sending it.
+    func prepare(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) -> PreparedCall
+
+    /// Makes a call `prepare` made ready.
+    func call(_ prepared: PreparedCall, completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void)
+}
+
+/// A call to the notification server made ready ahead of time (`NotificationTransport.prepare`): for the
+/// relay, its frame with the message already serialized.
+public struct PreparedCall: Sendable {
+    public var message: DBusMessage
+    public var timeout: Duration
+    public var rows: [UInt64]
+    /// The relay's frame (its tag is set when it is sent); nil for a transport that has none.
+    var frame: [UInt8]?
 }
 
 extension NotificationTransport {
+    public func prepare(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) -> PreparedCall {
+        PreparedCall(message: message, timeout: timeout, rows: rows)
+    }
+
+    public func call(
+        _ prepared: PreparedCall, completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        call(prepared.message, timeout: prepared.timeout, rows: prepared.rows, completion: completion)
+    }
+
     func call(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) async throws(DBusError) -> DBusMessage {
         try await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
@@ -409,13 +435,36 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         _ message: DBusMessage, timeout: Duration, rows: [UInt64],
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
     ) {
-        var frame: [UInt8]
+        let frame: [UInt8]
         do {
             frame = try NotificationRelay.Request(tag: 0, timeout: timeout, rows: rows, message: message).frame()
         } catch {
             completion(.failure(error))
             return
         }
+        transmit(frame, message: message, timeout: timeout, completion: completion)
+    }
+
+    func prepare(_ message: DBusMessage, timeout: Duration, rows: [UInt64]) -> PreparedCall {
+        PreparedCall(
+            message: message, timeout: timeout, rows: rows,
+            frame: try? NotificationRelay.Request(tag: 0, timeout: timeout, rows: rows, message: message).frame())
+    }
+
+    func call(_ prepared: PreparedCall, completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void) {
+        guard let frame = prepared.frame else {
+            call(prepared.message, timeout: prepared.timeout, rows: prepared.rows, completion: completion)
+            return
+        }
+        transmit(frame, message: prepared.message, timeout: prepared.timeout, completion: completion)
+    }
+
+    /// Sends a call's frame to the relay (or, when it is too large for the relay, makes the call itself).
+    private func transmit(
+        _ frame: [UInt8], message: DBusMessage, timeout: Duration,
+        completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
+    ) {
+        var frame = frame
         if frame.count > frameCapacity.withLock({ $0 }), let direct = direct.withLock({ $0 }) {
             logger.notice(
                 "a call of \(frame.count) bytes is too large for the notification relay; chimed makes it itself")

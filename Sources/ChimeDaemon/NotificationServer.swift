@@ -46,17 +46,51 @@ public struct NotificationServer: Sendable {
         _ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [],
         completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void
     ) {
-        let message = DBusMessage.methodCall(
+        transport.call(notifyMessage(content, replacesID: replacesID), timeout: callTimeout, rows: rows) { result in
+            completion(Self.notificationID(result))
+        }
+    }
+
+    /// A Notify made ready ahead of time (`NotificationTransport.prepare`), with what it was made from:
+    /// sent with `notify(_:completion:)` when the notification due is still the same.
+    public struct PreparedNotify: Sendable {
+        public var content: NotificationContent
+        public var replacesID: UInt32
+        var bodyMarkup: Bool
+        var call: PreparedCall
+
+        /// Whether this is the Notify `server` would make now for `content` replacing `replacesID`.
+        public func matches(_ content: NotificationContent, replacesID: UInt32, on server: NotificationServer) -> Bool {
+            bodyMarkup == server.bodyMarkup && call.timeout == server.callTimeout && self.replacesID == replacesID
+                && self.content == content
+        }
+    }
+
+    /// Makes a Notify ready ahead of time: the message built and, for the relay, serialized.
+    public func prepareNotify(_ content: NotificationContent, replacesID: UInt32, rows: [UInt64]) -> PreparedNotify {
+        PreparedNotify(
+            content: content, replacesID: replacesID, bodyMarkup: bodyMarkup,
+            call: transport.prepare(notifyMessage(content, replacesID: replacesID), timeout: callTimeout, rows: rows))
+    }
+
+    /// Sends a Notify `prepareNotify` made ready.
+    public func notify(_ prepared: PreparedNotify, completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void)
+    {
+        transport.call(prepared.call) { result in completion(Self.notificationID(result)) }
+    }
+
+    func notifyMessage(_ content: NotificationContent, replacesID: UInt32) -> DBusMessage {
+        DBusMessage.methodCall(
             destination: Self.name, path: Self.path, interface: Self.interface, member: "Notify",
             body: Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup))
-        transport.call(message, timeout: callTimeout, rows: rows) { result in
-            completion(
-                result.flatMap { reply in
-                    guard case .uint32(let id)? = reply.body.first else {
-                        return .failure(DBusError(.failed, "the notification server answered Notify without an id"))
-                    }
-                    return .success(id)
-                })
+    }
+
+    static func notificationID(_ result: Result<DBusMessage, DBusError>) -> Result<UInt32, DBusError> {
+        result.flatMap { reply in
+            guard case .uint32(let id)? = reply.body.first else {
+                return .failure(DBusError(.failed, "the notification server answered Notify without an id"))
+            }
+            return .success(id)
         }
     }
 
