@@ -141,35 +141,39 @@ struct PhraseErrorCase: Sendable, CustomStringConvertible {
     var description: String { phrase }
 }
 
-@Test(arguments: [
-    PhraseErrorCase(phrase: "", offset: 0, token: "", expectedContains: "'every'"),
-    PhraseErrorCase(phrase: "every", offset: 5, token: "", expectedContains: "a unit such as day"),
-    PhraseErrorCase(phrase: "every 0 days at 9:00", offset: 6, token: "0", expectedContains: "a number"),
-    PhraseErrorCase(
-        phrase: "every 99999999999999999999 days", offset: 6, token: "99999999999999999999",
-        expectedContains: "a number"),
-    PhraseErrorCase(phrase: "in 10 parsecs", offset: 6, token: "parsecs", expectedContains: "minutes, hours or days"),
-    PhraseErrorCase(phrase: "every day at 9:00 at 10:00", offset: 18, token: "at", expectedContains: "'for'"),
-    PhraseErrorCase(phrase: "every 2 hours at 9:00", offset: 14, token: "at", expectedContains: "'for'"),
-    PhraseErrorCase(phrase: "tomorrow at 9:00 for 3 days", offset: 17, token: "for", expectedContains: "'in'"),
-    PhraseErrorCase(
-        phrase: "every month on the fifth frday at 9:00", offset: 25, token: "frday", expectedContains: "a weekday"),
-    PhraseErrorCase(
-        phrase: "every week on the weekend middle day at 9:00", offset: 26, token: "middle",
-        expectedContains: "'start' or 'end'"),
-    PhraseErrorCase(phrase: "on 2026-02-30 at 9:00", offset: 3, token: "2026-02-30", expectedContains: "a date"),
-    PhraseErrorCase(
-        phrase: "every day at 9:00 until tomorrow", offset: 24, token: "tomorrow", expectedContains: "a date"),
-    PhraseErrorCase(
-        phrase: "every day at 9:00 starting someday", offset: 27, token: "someday", expectedContains: "next week"),
-    PhraseErrorCase(
-        phrase: "every year on the 15th at 9:00", offset: 23, token: "at", expectedContains: "'of' and a month"),
-    PhraseErrorCase(
-        phrase: "every month on the 32nd at 9:00", offset: 19, token: "32nd", expectedContains: "a day of the month"),
-    PhraseErrorCase(phrase: "every 2 hours for 1 month", offset: 20, token: "month", expectedContains: "fixed length"),
-    PhraseErrorCase(
-        phrase: "every month on the 1st, at 9:00", offset: 24, token: "at", expectedContains: "a day of the month"),
-])
+@Test(
+    arguments: [
+        PhraseErrorCase(phrase: "", offset: 0, token: "", expectedContains: "'every'"),
+        PhraseErrorCase(phrase: "every", offset: 5, token: "", expectedContains: "a unit such as day"),
+        PhraseErrorCase(phrase: "every 0 days at 9:00", offset: 6, token: "0", expectedContains: "a number"),
+        PhraseErrorCase(
+            phrase: "every 99999999999999999999 days", offset: 6, token: "99999999999999999999",
+            expectedContains: "a number"),
+        PhraseErrorCase(
+            phrase: "in 10 parsecs", offset: 6, token: "parsecs", expectedContains: "minutes, hours or days"),
+        PhraseErrorCase(phrase: "every day at 9:00 at 10:00", offset: 18, token: "at", expectedContains: "'for'"),
+        PhraseErrorCase(phrase: "every 2 hours at 9:00", offset: 14, token: "at", expectedContains: "'for'"),
+        PhraseErrorCase(phrase: "tomorrow at 9:00 for 3 days", offset: 17, token: "for", expectedContains: "'in'"),
+        PhraseErrorCase(
+            phrase: "every month on the fifth frday at 9:00", offset: 25, token: "frday", expectedContains: "a weekday"),
+        PhraseErrorCase(
+            phrase: "every week on the weekend middle day at 9:00", offset: 26, token: "middle",
+            expectedContains: "'start' or 'end'"),
+        PhraseErrorCase(phrase: "on 2026-02-30 at 9:00", offset: 3, token: "2026-02-30", expectedContains: "a date"),
+        PhraseErrorCase(
+            phrase: "every day at 9:00 until tomorrow", offset: 24, token: "tomorrow", expectedContains: "a date"),
+        PhraseErrorCase(
+            phrase: "every day at 9:00 starting someday", offset: 27, token: "someday", expectedContains: "next week"),
+        PhraseErrorCase(
+            phrase: "every year on the 15th at 9:00", offset: 23, token: "at", expectedContains: "'of' and a month"),
+        PhraseErrorCase(
+            phrase: "every month on the 32nd at 9:00", offset: 19, token: "32nd", expectedContains: "a day of the month"
+        ),
+        PhraseErrorCase(
+            phrase: "every 2 hours for 1 month", offset: 20, token: "month", expectedContains: "fixed length"),
+        PhraseErrorCase(
+            phrase: "every month on the 1st, at 9:00", offset: 24, token: "at", expectedContains: "a day of the month"),
+    ] + phraseCorpusErrors)
 func phraseErrors(_ c: PhraseErrorCase) throws {
     let error = try #require(throws: RuleSyntaxError.self) { try PhraseParser.parse(c.phrase) }
     #expect(error.grammar == "phrase")
