@@ -130,7 +130,7 @@ let package = Package(
             dependencies: ["ChimeCore"],
             exclude: [
                 "WallClock/oracle_wallclock.py", "DateBuilder/oracle_datebuilder.py", "Phrase/oracle_phrasedoc.py",
-                "Phrase/oracle_phrase_corpus.py",
+                "Phrase/oracle_phrase_corpus.py", "oracle_zones.py",
                 "RRule/oracle_rrule.py",
             ]
         ),

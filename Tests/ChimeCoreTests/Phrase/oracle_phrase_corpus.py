@@ -9,8 +9,12 @@
 #
 # Output, one line per phrase: <phrase>|<system zone>|<epoch> <epoch> … (the first SHOWN occurrences
 # strictly after the evaluation instant, fewer when the rule ends).
+import os
+import sys
 from datetime import datetime
 from zoneinfo import ZoneInfo
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import oracle_zones  # noqa: E402
 from dateutil.rrule import rrule, DAILY, WEEKLY, MONTHLY, YEARLY, MO, TU, WE, TH, FR, SA, SU
 
 SHOWN = 12
@@ -18,25 +22,8 @@ NY, BER, KOL, AKL, UTC = "America/New_York", "Europe/Berlin", "Asia/Kolkata", "P
 WEEKDAYS = (MO, TU, WE, TH, FR)
 
 
-def local(t, z):
-    return datetime.fromtimestamp(t, z).replace(tzinfo=None)
-
-
 def instant(wall, zone):
-    z = ZoneInfo(zone)
-    found = [int(wall.replace(tzinfo=z, fold=f).timestamp()) for f in (0, 1)]
-    found = [t for t in found if local(t, z) == wall]
-    if found:
-        return min(found)
-    a, b = (int(wall.replace(tzinfo=z, fold=f).timestamp()) for f in (0, 1))
-    lo, hi = min(a, b), max(a, b)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if local(mid, z) > wall:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return oracle_zones.instant(wall, ZoneInfo(zone))
 
 
 def now(zone):

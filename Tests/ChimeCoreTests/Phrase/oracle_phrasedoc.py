@@ -4,6 +4,11 @@
 # Prints one markdown example line per phrase, in the document's format.
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import oracle_zones  # noqa: E402
 from dateutil.rrule import rrule, DAILY, WEEKLY, MONTHLY, YEARLY, MO, TU, WE, TH, FR, SA, SU
 
 ZONE = "Europe/Berlin"
@@ -14,23 +19,11 @@ SHOWN = 3
 
 
 def local(t, zone=Z):
-    return datetime.fromtimestamp(t, zone).replace(tzinfo=None)
+    return oracle_zones.local(t, zone)
 
 
 def instant(wall, zone=Z):
-    found = [int(wall.replace(tzinfo=zone, fold=f).timestamp()) for f in (0, 1)]
-    found = [t for t in found if local(t, zone) == wall]
-    if found:
-        return min(found)
-    a, b = (int(wall.replace(tzinfo=zone, fold=f).timestamp()) for f in (0, 1))
-    lo, hi = min(a, b), max(a, b)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if local(mid, zone) > wall:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return oracle_zones.instant(wall, zone)
 
 
 def iso(t):
