@@ -135,7 +135,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
-        .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"]),
+        .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"], exclude: ["Databases/v10.sql"]),
         .testTarget(name: "ChimeConfigTests", dependencies: ["ChimeConfig"]),
         .testTarget(
             name: "ChimeDaemonTests",

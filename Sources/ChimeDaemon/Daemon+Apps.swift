@@ -51,7 +51,7 @@ extension Daemon {
     func checkQuota(_ caller: Caller, replacing key: GroupKey, with count: Int, bytes: Int) throws {
         guard !caller.isUser else { return }
         let items = scheduler.items(of: key)
-        let existingBytes = items.reduce(0) { $0 + $1.entry.content.byteSize }
+        let existingBytes = items.reduce(0) { $0 + $1.definition.contentBytes }
         try checkQuota(caller, adding: count - items.count, addingBytes: bytes - existingBytes)
     }
 

@@ -339,17 +339,19 @@ extension Daemon {
     public func pending(next: Int = 1, group: String? = nil, content: Bool = false) -> [PendingItem] {
         return scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
             // A fire date past the end date only waits for the end: it is not an occurrence.
-            let first = item.entry.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
+            let first = item.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
             let upcoming =
                 first
                 + item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+            // Decoded once: items hold their definitions encoded.
+            let entry = item.entry
             var rule: String?
-            if item.recurrence != nil, case .rule(let written, _) = item.entry.trigger { rule = written.text }
+            if item.repeats, case .rule(let written, _) = entry.trigger { rule = written.text }
             return PendingItem(
                 id: item.id, owner: item.owner, group: item.groupID,
-                entry: item.groupID == nil ? nil : item.entry.id, appName: item.content.appName,
-                summary: item.content.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
-                content: content ? item.content : nil, trigger: content ? TriggerWire(item.entry) : nil)
+                entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
+                summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
+                content: content ? entry.content.base : nil, trigger: content ? TriggerWire(entry) : nil)
         }
     }
 

@@ -185,7 +185,7 @@ extension Daemon {
         let item = scheduler.item(row.itemID)
         return ShownNotification(
             notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
-            entryID: item?.groupID == nil ? nil : item?.entry.id, category: actionCategory(of: row)?.id,
+            entryID: item?.groupID == nil ? nil : item?.entryID, category: actionCategory(of: row)?.id,
             content: row.content,
             occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now)
     }
@@ -236,7 +236,7 @@ extension Daemon {
         // Only the user's group files may have chimed run a program; a command stored from the bus by an
         // earlier version is not run.
         let mayRun = row.group.map { groupSources[$0] == .config } ?? false
-        let entryID = scheduler.item(row.itemID)?.entry.id ?? ""
+        let entryID = scheduler.item(row.itemID)?.entryID ?? ""
         let connection = self.connection
         let logger = self.logger
         Task {

@@ -24,7 +24,9 @@ extension Daemon {
             let ready = prepared.removeValue(forKey: due.item.id)
             if let occurrence = taken[due.item.id], occurrence == due.occurrence { continue }
             var state = due.item.state
-            let resolution = due.item.entry.content.resolve(
+            // Decoded once: items hold their definitions encoded.
+            let entry = due.item.entry
+            let resolution = entry.content.resolve(
                 occurrence: due.occurrence, number: due.number, timeZone: zone, state: &state, random: &random)
             if state != due.item.state {
                 scheduler.updateState(of: due.item.id, to: state)
@@ -38,19 +40,19 @@ extension Daemon {
             var row = OutboxRecord(
                 itemID: due.item.id, owner: due.item.owner, group: due.item.groupKey, occurrence: due.occurrence,
                 number: due.number,
-                late: due.late, content: nil, endDate: due.item.entry.endDate, category: due.item.entry.category,
+                late: due.late, content: nil, endDate: entry.endDate, category: entry.category,
                 replacesID: due.item.replacesID)
             switch resolution {
             case .ready(let content):
                 row.content = content
                 if let ready, ready.occurrence == due.occurrence { row.seq = ready.seq }
             case .runCommand, .askApp:
-                row.source = due.item.entry.content
+                row.source = entry.content
             }
             record.outbox.append(row)
             if due.late {
                 logger.info(
-                    "delivering \"\(due.item.content.summary)\" late (due \(Time.iso(due.occurrence)))",
+                    "delivering \"\(entry.content.base.summary)\" late (due \(Time.iso(due.occurrence)))",
                     metadata: ["item": "\(due.item.id)"])
             }
         }
@@ -118,7 +120,8 @@ extension Daemon {
         for item in items {
             let number = item.state.occurrences + 1
             let content: NotificationContent
-            switch item.entry.content {
+            let entry = item.entry
+            switch entry.content {
             case .fixed(let fixed):
                 content = fixed
             case .template(let template):
@@ -129,8 +132,8 @@ extension Daemon {
             rows.append(
                 OutboxRecord(
                     itemID: item.id, owner: item.owner, group: item.groupKey, occurrence: item.fireDate,
-                    number: number, late: false, content: content, endDate: item.entry.endDate,
-                    category: item.entry.category, replacesID: item.replacesID))
+                    number: number, late: false, content: content, endDate: entry.endDate,
+                    category: entry.category, replacesID: item.replacesID))
         }
         guard !rows.isEmpty else { return }
         let now = clock.now()

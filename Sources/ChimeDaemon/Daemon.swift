@@ -346,8 +346,9 @@ public actor Daemon {
         var taken: [UInt64: Date] = [:]
         let preparedRows = stored.filter(\.prepared)
         guard !preparedRows.isEmpty else { return (rows, taken) }
+        let wanted = Set(preparedRows.map(\.itemID))
         var waiting: [UInt64: Date] = [:]
-        for item in items where item.finished == nil { waiting[item.id] = item.fireDate }
+        for item in items where item.finished == nil && wanted.contains(item.id) { waiting[item.id] = item.fireDate }
         for var row in preparedRows where row.sentBeforeRestart || row.receivedID != nil {
             guard row.occurrence <= now, waiting[row.itemID] == row.occurrence else { continue }
             row.prepared = false

@@ -223,13 +223,14 @@ public final class ScheduleStore: Sendable {
                     settings: try Coding.decode(GroupSettings.self, row.decode(atIndex: 3)),
                     source: GroupSource(rawValue: try row.decode(atIndex: 4)) ?? .api)
             }
-            // By position (see `item(from:)`); `id` is the rowid.
+            // By position (see `item(from:)`); `id` is the rowid. In the order they were scheduled: one
+            // scan of the table, without sorting it (the scheduler orders them by their next occurrence).
             let items = try aside.rows(
                 db, "item",
                 sql: """
-                    SELECT \(Self.itemColumns) FROM item
+                    SELECT \(Self.itemColumns) FROM item NOT INDEXED
                     WHERE state = 'pending' OR (state = 'finished' AND groupID IS NOT NULL)
-                    ORDER BY fireAtUsec, id
+                    ORDER BY id
                     """, decode: Self.item(from:))
             let outbox = try aside.rows(
                 db, "outbox", sql: "SELECT rowid, * FROM outbox ORDER BY seq", decode: Self.outbox(from:))
@@ -752,7 +753,7 @@ public final class ScheduleStore: Sendable {
                 ])
             for item in plan.upserts {
                 try Self.save(item, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
-                switch kinds[item.entry.id] {
+                switch kinds[item.entryID] {
                 case .added?: try record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
                 case .changed?: try record(db, now, .changed, item, detail: "due \(Time.iso(item.fireDate))")
                 default: break
@@ -824,32 +825,114 @@ public final class ScheduleStore: Sendable {
     // MARK: - Rows
 
     /// The columns `item(from:)` reads, in the order it reads them.
-    static let itemColumns =
-        "id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID"
+    static let itemColumns = """
+        id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID, entryID,
+        endUsec, maxOccurrences, contentBytes, occurrences, lastFiredUsec, definitionCheck
+        """
 
     /// An item from a row of `itemColumns`, read by position: a read by name compares the names
     /// case-insensitively, column by column, which cost a start with a million items over a second.
-    /// Throws for a value chimed cannot use, so that the row is set aside.
+    ///
+    /// Nothing is decoded: the definition and the rule are kept as stored (`EntryDefinition`), and what
+    /// a step needs comes from columns. The row's checksum must match its definition columns, so a row
+    /// changed by anything but chimed is found here, not when it comes due. Throws for a value chimed
+    /// cannot use, so that the row is set aside.
     static func item(from row: Row) throws -> ScheduledItem {
+        let entry: String = try row.decode(atIndex: 4)
         let rule: String? = try row.decode(atIndex: 5)
+        let pool: String? = try row.decode(atIndex: 6)
         let reason: String? = try row.decode(atIndex: 7)
         let snoozeOf: Int64? = try row.decode(atIndex: 8)
         let replacesID: Int64? = try row.decode(atIndex: 9)
-        let item = ScheduledItem(
+        let entryID: String = try row.decode(atIndex: 10)
+        let end: Int64? = try row.decode(atIndex: 11)
+        let maximum: Int64? = try row.decode(atIndex: 12)
+        let bytes: Int64 = try row.decode(atIndex: 13)
+        let occurrences: Int64 = try row.decode(atIndex: 14)
+        let lastFired: Int64? = try row.decode(atIndex: 15)
+        let check: Int64? = try row.decode(atIndex: 16)
+        guard
+            check
+                == definitionCheck(
+                    entry: entry, recurrence: rule, entryID: entryID, end: end, maximum: maximum, bytes: bytes)
+        else { throw RowProblem("its definition does not match its checksum (definitionCheck)") }
+        var state = EntryState()
+        if let pool { state = try Coding.decode(EntryState.self, pool) }
+        guard let count = Int(exactly: occurrences), count >= 0 else {
+            throw RowProblem("occurrences is \(occurrences), below 0")
+        }
+        state.occurrences = count
+        state.lastFired = try lastFired.map { try storedDate($0, "lastFiredUsec") }
+        return ScheduledItem(
             id: try storedID(row.decode(atIndex: 0), "id"), owner: try row.decode(atIndex: 1),
             groupID: try row.decode(atIndex: 2),
-            entry: try Coding.decode(TimelineEntry.self, row.decode(atIndex: 4)),
-            recurrence: try rule.map { try Coding.decode(Recurrence.self, $0) },
-            fireDate: try storedDate(row.decode(atIndex: 3), "fireAtUsec"),
-            state: try Coding.decode(EntryState.self, row.decode(atIndex: 6)),
+            definition: EntryDefinition(
+                encoded: entry, id: entryID, endDate: try end.map { try storedDate($0, "endUsec") },
+                maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes)),
+            storedRecurrence: rule.map(StoredRecurrence.init(encoded:)),
+            fireDate: try storedDate(row.decode(atIndex: 3), "fireAtUsec"), state: state,
             finished: reason.flatMap(FinishReason.init(rawValue:)),
             snoozeOf: try snoozeOf.map { try storedID($0, "snoozeOf") },
             replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) })
-        // Dates inside the definition: each is turned into microseconds again when the item moves on.
-        try checkDate(item.entry.endDate, "the entry's end date")
-        if case .at(let date) = item.entry.trigger { try checkDate(date, "the entry's date") }
-        try checkDate(item.state.lastFired, "the entry's last occurrence")
-        return item
+    }
+
+    /// The checksum of a row's definition and of the columns kept beside it (FNV-1a, 64 bits).
+    static func definitionCheck(
+        entry: String, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64
+    ) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func add(_ byte: UInt8) {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        func add(_ text: String?) {
+            if var text {
+                // Native strings hand out their bytes at once; the loop then compiles to a tight one.
+                text.withUTF8 { bytes in
+                    for byte in bytes {
+                        hash ^= UInt64(byte)
+                        hash &*= 0x100_0000_01b3
+                    }
+                }
+            }
+            add(0)
+        }
+        func add(_ number: Int64?) {
+            guard let number else { return add(0) }
+            add(1)
+            for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: number >> shift)) }
+        }
+        add(entry)
+        add(recurrence)
+        add(entryID)
+        add(end)
+        add(maximum)
+        add(bytes)
+        return Int64(bitPattern: hash)
+    }
+
+    /// The definition columns of an item and of its state, in the order of `save`: entry, recurrence,
+    /// entryState (a pool's position, or NULL), endUsec, maxOccurrences, contentBytes, occurrences,
+    /// lastFiredUsec, definitionCheck.
+    static func definitionValues(_ item: ScheduledItem) -> StatementArguments {
+        let definition = item.definition
+        let end = definition.endDate.map(Time.usec)
+        let maximum = definition.maximumOccurrences.map { Int64(clamping: $0) }
+        let bytes = Int64(clamping: definition.contentBytes)
+        let rule = item.storedRecurrence?.encoded
+        return [
+            definition.encoded, rule, poolState(item.state), end, maximum, bytes,
+            Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
+            definitionCheck(
+                entry: definition.encoded, recurrence: rule, entryID: definition.id, end: end, maximum: maximum,
+                bytes: bytes),
+        ]
+    }
+
+    /// A pool's place in the state (`entryState`); nil for the state of every entry without a pool.
+    static func poolState(_ state: EntryState) -> String? {
+        guard state.poolPosition != 0 || !state.poolBag.isEmpty else { return nil }
+        return DefinitionCoding.encode(EntryState(poolPosition: state.poolPosition, poolBag: state.poolBag))
     }
 
     static func outbox(from row: Row) throws -> OutboxRecord {
@@ -918,21 +1001,23 @@ public final class ScheduleStore: Sendable {
     static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO item (id, owner, groupID, entryID, fireAtUsec, summary, entry, recurrence, entryState,
-                    state, finishReason, createdUsec, snoozeOf, replacesID)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO item (entry, recurrence, entryState, endUsec, maxOccurrences, contentBytes, occurrences,
+                    lastFiredUsec, definitionCheck, id, owner, groupID, entryID, fireAtUsec, summary, state,
+                    finishReason, createdUsec, snoozeOf, replacesID)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, groupID = excluded.groupID,
                     entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, summary = excluded.summary,
                     entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
+                    endUsec = excluded.endUsec, maxOccurrences = excluded.maxOccurrences,
+                    contentBytes = excluded.contentBytes, occurrences = excluded.occurrences,
+                    lastFiredUsec = excluded.lastFiredUsec, definitionCheck = excluded.definitionCheck,
                     state = excluded.state, finishReason = excluded.finishReason
                 """
         ).execute(
-            arguments: [
-                Int64(clamping: item.id), item.owner, item.groupID, item.entry.id, Time.usec(item.fireDate),
-                item.content.summary, try Coding.encode(item.entry),
-                try item.recurrence.map(Coding.encode), try Coding.encode(item.state), state,
-                item.finished?.rawValue, Time.usec(now), item.snoozeOf.map { Int64(clamping: $0) },
-                item.replacesID.map { Int64($0) },
+            arguments: definitionValues(item) + [
+                Int64(clamping: item.id), item.owner, item.groupID, item.entryID, Time.usec(item.fireDate),
+                item.content.summary, state, item.finished?.rawValue, Time.usec(now),
+                item.snoozeOf.map { Int64(clamping: $0) }, item.replacesID.map { Int64($0) },
             ])
     }
 
@@ -941,11 +1026,13 @@ public final class ScheduleStore: Sendable {
     static func saveProgress(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
-                UPDATE item SET fireAtUsec = ?, entryState = ?, state = ?, finishReason = ? WHERE id = ?
+                UPDATE item SET fireAtUsec = ?, occurrences = ?, lastFiredUsec = ?, entryState = ?, state = ?,
+                    finishReason = ?
+                WHERE id = ?
                 """
         ).execute(arguments: [
-            Time.usec(item.fireDate), try Coding.encode(item.state), state, item.finished?.rawValue,
-            Int64(clamping: item.id),
+            Time.usec(item.fireDate), Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
+            poolState(item.state), state, item.finished?.rawValue, Int64(clamping: item.id),
         ])
         if db.changesCount == 0 { try save(item, state: state, in: db, now: now) }
     }
@@ -956,12 +1043,13 @@ public final class ScheduleStore: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT summary FROM item WHERE id = ?)))
                 """
         ).execute(
             arguments: [
                 Int64(clamping: item.id), Time.usec(now), event.rawValue, detail, item.owner, item.groupID,
-                item.groupID == nil ? nil : item.entry.id, item.content.summary,
+                item.groupID == nil ? nil : item.entryID, item.definition.decodedEntry?.content.base.summary,
+                Int64(clamping: item.id),
             ])
         try recorded(db, now: now)
     }

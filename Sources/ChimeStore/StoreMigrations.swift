@@ -213,6 +213,43 @@ enum StoreMigrations {
             // moment it does; it becomes an ordinary row (0) when the step that made it due is stored.
             try db.alter(table: "outbox") { t in t.add(column: "prepared", .integer).notNull().defaults(to: 0) }
         }
+        migrator.registerMigration("v11: what a start needs in columns, definitions in canonical JSON") { db in
+            // A start reads these columns and copies the definitions as they are, without decoding them;
+            // `definitionCheck` lets it find a row changed by anything but chimed.
+            try db.alter(table: "item") { t in
+                t.add(column: "endUsec", .integer)
+                t.add(column: "maxOccurrences", .integer)
+                t.add(column: "contentBytes", .integer).notNull().defaults(to: 0)
+                t.add(column: "occurrences", .integer).notNull().defaults(to: 0)
+                t.add(column: "lastFiredUsec", .integer)
+                t.add(column: "definitionCheck", .integer)
+            }
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, entry, recurrence, entryState FROM item")
+            while let row = try rows.next() {
+                let id: Int64 = row[0]
+                // A row that does not decode keeps no checksum, and is set aside at the next start.
+                guard let text: String = row[1], let entry = try? Coding.decode(TimelineEntry.self, text),
+                    let state = try? Coding.decode(EntryState.self, row[3] ?? "{}")
+                else { continue }
+                let rule: String? = row[2]
+                var recurrence: String?
+                if let rule {
+                    guard let decoded = try? Coding.decode(Recurrence.self, rule) else { continue }
+                    recurrence = DefinitionCoding.encode(decoded)
+                }
+                let item = ScheduledItem(
+                    id: UInt64(id), owner: "", groupID: nil, definition: EntryDefinition(entry),
+                    storedRecurrence: recurrence.map(StoredRecurrence.init(encoded:)), fireDate: Date(), state: state,
+                    finished: nil, snoozeOf: nil, replacesID: nil)
+                try db.execute(
+                    sql: """
+                        UPDATE item SET entry = ?, recurrence = ?, entryState = ?, endUsec = ?, maxOccurrences = ?,
+                            contentBytes = ?, occurrences = ?, lastFiredUsec = ?, definitionCheck = ?
+                        WHERE id = ?
+                        """,
+                    arguments: ScheduleStore.definitionValues(item) + [id])
+            }
+        }
         return migrator
     }
 }

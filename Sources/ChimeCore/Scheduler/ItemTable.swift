@@ -1,29 +1,69 @@
 /// Items by id, with each owner's count and bytes kept as items come and go, so a quota check per call
 /// costs nothing however many items there are.
+///
+/// Items sit in one array of slots, found through an index of small slot numbers: a dictionary of the
+/// items themselves would grow to twice their count in slots of an item's whole size. Items are kept
+/// with their definitions compact (`EntryDefinition.compact`).
 struct ItemTable: Sendable {
-    private(set) var byID: [UInt64: ScheduledItem] = [:]
+    private var slots: [ScheduledItem?] = []
+    /// Slots emptied by removals, reused first.
+    private var free: [Int32] = []
+    private var index: [UInt64: Int32] = [:]
     private var perOwner: [String: Int] = [:]
     /// The bytes of each app's items (`ContentSource.byteSize`); the user's items are not counted.
     private var bytesPerOwner: [String: Int] = [:]
 
     subscript(id: UInt64) -> ScheduledItem? {
-        get { byID[id] }
+        get { index[id].flatMap { slots[Int($0)] } }
         set {
-            let old = newValue.map { byID.updateValue($0, forKey: id) } ?? byID.removeValue(forKey: id)
-            if let old { count(old, -1) }
-            if let newValue { count(newValue, 1) }
+            if let newValue {
+                var item = newValue
+                if item.definition.decodedEntry != nil { item.definition = item.definition.compact }
+                if let slot = index[id] {
+                    if let old = slots[Int(slot)] { count(old, -1) }
+                    count(item, 1)
+                    slots[Int(slot)] = item
+                } else {
+                    count(item, 1)
+                    if let slot = free.popLast() {
+                        slots[Int(slot)] = item
+                        index[id] = slot
+                    } else {
+                        index[id] = Int32(slots.count)
+                        slots.append(item)
+                    }
+                }
+            } else {
+                removeValue(forKey: id)
+            }
         }
     }
 
     @discardableResult
     mutating func removeValue(forKey id: UInt64) -> ScheduledItem? {
-        guard let old = byID.removeValue(forKey: id) else { return nil }
+        guard let slot = index.removeValue(forKey: id), let old = slots[Int(slot)] else { return nil }
+        slots[Int(slot)] = nil
+        free.append(slot)
         count(old, -1)
+        if slots.count >= 4096, free.count * 2 > slots.count { compact() }
         return old
     }
 
-    var values: Dictionary<UInt64, ScheduledItem>.Values { byID.values }
-    var count: Int { byID.count }
+    /// Moves the items to the front when most slots are empty, so the array shrinks with the items.
+    private mutating func compact() {
+        let items = slots.compactMap { $0 }
+        slots = items
+        free = []
+        index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, Int32($0)) })
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        slots.reserveCapacity(capacity)
+        index.reserveCapacity(capacity)
+    }
+
+    var values: some Sequence<ScheduledItem> { slots.lazy.compactMap { $0 } }
+    var count: Int { index.count }
 
     /// How many of the items `owner` has.
     func count(owner: String) -> Int { perOwner[owner] ?? 0 }
@@ -35,7 +75,7 @@ struct ItemTable: Sendable {
         let now = (perOwner[item.owner] ?? 0) + sign
         perOwner[item.owner] = now == 0 ? nil : now
         guard !item.owner.isEmpty else { return }
-        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.entry.content.byteSize
+        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.definition.contentBytes
         bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes
     }
 }

@@ -30,16 +30,20 @@ public enum FinishReason: String, Codable, Hashable, Sendable {
 
 /// One timeline entry as the scheduler keeps it: its definition, the rule parsed from it, when it is due
 /// next, and what it remembers between firings. There is one per entry, however often it repeats.
-public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
+///
+/// The definition and the rule are held encoded (`EntryDefinition`, `StoredRecurrence`) and decoded when
+/// read: `entry` and `recurrence` read and write them as values.
+public struct ScheduledItem: Hashable, Sendable, Identifiable {
     public var id: UInt64
     /// The owning app's id; empty for the user's own items.
     public var owner: String
     /// The group it belongs to; nil for an item scheduled on its own (`chime send`, `Schedule`).
     public var groupID: String?
-    public var entry: TimelineEntry
+    /// The entry, encoded, with what every step needs beside it.
+    public var definition: EntryDefinition
     /// The parsed rule of a repeating entry; nil for a one-off. Kept as parsed at scheduling time, so that
     /// relative words ("for 50 days") do not start again when a group is loaded again unchanged.
-    public var recurrence: Recurrence?
+    public var storedRecurrence: StoredRecurrence?
     /// When it is due next.
     public var fireDate: Date
     public var state: EntryState
@@ -55,17 +59,50 @@ public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
         fireDate: Date, state: EntryState = EntryState(), finished: FinishReason? = nil, snoozeOf: UInt64? = nil,
         replacesID: UInt32? = nil
     ) {
+        self.init(
+            id: id, owner: owner, groupID: groupID, definition: EntryDefinition(entry),
+            storedRecurrence: recurrence.map(StoredRecurrence.init), fireDate: fireDate, state: state,
+            finished: finished, snoozeOf: snoozeOf, replacesID: replacesID)
+    }
+
+    /// An item as stored: its definition and rule as encoded.
+    public init(
+        id: UInt64, owner: String, groupID: String?, definition: EntryDefinition,
+        storedRecurrence: StoredRecurrence?, fireDate: Date, state: EntryState, finished: FinishReason?,
+        snoozeOf: UInt64?, replacesID: UInt32?
+    ) {
         self.snoozeOf = snoozeOf
         self.replacesID = replacesID
         self.id = id
         self.owner = owner
         self.groupID = groupID
-        self.entry = entry
-        self.recurrence = recurrence
+        self.definition = definition
+        self.storedRecurrence = storedRecurrence
         self.fireDate = fireDate
         self.state = state
         self.finished = finished
     }
+
+    /// The entry, decoded from its definition; setting it encodes it.
+    public var entry: TimelineEntry {
+        get { definition.entry }
+        set { definition = EntryDefinition(newValue) }
+    }
+
+    /// The parsed rule, decoded; setting it encodes it.
+    public var recurrence: Recurrence? {
+        get { storedRecurrence?.value }
+        set { storedRecurrence = newValue.map(StoredRecurrence.init) }
+    }
+
+    /// Whether it repeats (it has a rule), known without decoding the rule.
+    public var repeats: Bool { storedRecurrence != nil }
+    /// The entry's id, without decoding the entry.
+    public var entryID: String { definition.id }
+    /// The entry's end date, without decoding the entry.
+    public var endDate: Date? { definition.endDate }
+    /// The entry's count, without decoding the entry.
+    public var maximumOccurrences: Int? { definition.maximumOccurrences }
 
     /// An item on its own with fixed content: once at `fireDate`, or at each occurrence of `recurrence`
     /// (written as `rule`) from `fireDate` on.
@@ -95,10 +132,10 @@ public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
     public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone) -> [Date] {
         var result: [Date] = []
         var cursor = fireDate
-        let left = entry.maximumOccurrences.map { $0 - state.occurrences - 1 } ?? Int.max
+        let left = maximumOccurrences.map { $0 - state.occurrences - 1 } ?? Int.max
         while result.count < min(count, left) {
             guard let next = nextOccurrence(after: cursor, systemTimeZone: systemTimeZone),
-                entry.endDate.map({ next <= $0 }) ?? true
+                endDate.map({ next <= $0 }) ?? true
             else { break }
             result.append(next)
             cursor = next
@@ -109,7 +146,9 @@ public struct ScheduledItem: Codable, Hashable, Sendable, Identifiable {
     /// The occurrence after `after` by its trigger alone (the end date and count are the scheduler's
     /// business); nil when there is none.
     func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
-        if let recurrence { return recurrence.nextOccurrence(after: after, systemTimeZone: systemTimeZone) }
+        if let recurrence = storedRecurrence?.value {
+            return recurrence.nextOccurrence(after: after, systemTimeZone: systemTimeZone)
+        }
         return fireDate > after ? fireDate : nil
     }
 }

@@ -50,6 +50,8 @@ public struct Scheduler: Sendable {
     public static let missedCountLimit = 100_000
 
     private var heap = Heap<Trigger>()
+    /// The triggers of the items `restore` puts back, while it does.
+    private var restored: [Trigger] = []
     /// Pending items.
     private(set) var items = ItemTable()
     /// Group items that are finished, or whose group is disabled: kept so a reschedule keeps their state.
@@ -153,7 +155,7 @@ public struct Scheduler: Sendable {
     public mutating func add(_ item: ScheduledItem, now: Date) -> SchedulerStep {
         nextID = max(nextID, item.id + 1)
         if let key = item.groupKey {
-            groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entry.id] = item.id
+            groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entryID] = item.id
         }
         place(item, now: now)
         return step(now: now)
@@ -165,17 +167,23 @@ public struct Scheduler: Sendable {
         groups storedGroups: [GroupKey: GroupSettings], items storedItems: [ScheduledItem], now: Date
     ) -> SchedulerStep {
         for (key, settings) in storedGroups { groups[key] = GroupRecord(settings: settings) }
+        items.reserveCapacity(items.count + storedItems.count)
+        liveSequence.reserveCapacity(liveSequence.count + storedItems.count)
+        restored.reserveCapacity(storedItems.count)
         for item in storedItems {
             nextID = max(nextID, item.id + 1)
             if let key = item.groupKey {
-                groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entry.id] = item.id
+                groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entryID] = item.id
             }
             if item.finished != nil || item.groupKey.flatMap({ groups[$0]?.settings.enabled }) == false {
                 retired[item.id] = item
             } else {
-                insert(item)
+                insert(item, intoHeap: false)
             }
         }
+        // One heap built from every trigger at once (linear), instead of an insertion per item.
+        heap = Heap(heap.unordered + restored)
+        restored = []
         return step(now: now)
     }
 
@@ -183,7 +191,7 @@ public struct Scheduler: Sendable {
     public mutating func cancel(_ id: UInt64, now: Date) -> (item: ScheduledItem?, step: SchedulerStep) {
         guard let item = items.removeValue(forKey: id) else { return (nil, step(now: now)) }
         liveSequence.removeValue(forKey: id)
-        if let key = item.groupKey { groups[key]?.entries.removeValue(forKey: item.entry.id) }
+        if let key = item.groupKey { groups[key]?.entries.removeValue(forKey: item.entryID) }
         return (item, step(now: now))
     }
 
@@ -281,7 +289,7 @@ public struct Scheduler: Sendable {
         guard zone != systemTimeZone else { return step(now: now) }
         systemTimeZone = zone
         var moved: [ScheduledItem] = []
-        for var item in items.values where item.recurrence != nil {
+        for var item in items.values where item.repeats {
             let before = item.fireDate
             guard advance(&item, after: max(now, item.state.lastFired ?? .distantPast), now: now) == nil,
                 item.fireDate != before
@@ -297,14 +305,14 @@ public struct Scheduler: Sendable {
     private mutating func fire(_ item: ScheduledItem, now: Date, into result: inout SchedulerStep) {
         var item = item
         // Every occurrence up to now, within the end date and the count.
-        let left = item.entry.maximumOccurrences.map { $0 - item.state.occurrences } ?? Int.max
+        let left = item.maximumOccurrences.map { $0 - item.state.occurrences } ?? Int.max
         var occurrences = [item.fireDate]
         var lowerBound = false
         var latest = item.fireDate
         var cursor = item.fireDate
         while occurrences.count < left,
             let next = item.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone), next <= now,
-            item.entry.endDate.map({ next <= $0 }) ?? true
+            item.endDate.map({ next <= $0 }) ?? true
         {
             guard occurrences.count < Self.missedCountLimit else {
                 lowerBound = true
@@ -377,16 +385,18 @@ public struct Scheduler: Sendable {
         insert(item)
     }
 
-    private mutating func insert(_ item: ScheduledItem) {
+    /// Makes an item pending; `intoHeap` false collects its trigger in `restored`, for `restore` to build
+    /// the heap from at once.
+    private mutating func insert(_ item: ScheduledItem, intoHeap: Bool = true) {
         items[item.id] = item
         let sequence = nextSequence
         nextSequence += 1
         liveSequence[item.id] = sequence
-        let endsFirst = item.entry.endDate.map { $0 < item.fireDate } ?? false
-        heap.insert(
-            Trigger(
-                date: endsFirst ? item.entry.endDate! : item.fireDate, sequence: sequence, itemID: item.id,
-                kind: endsFirst ? .end : .fire))
+        let endsFirst = item.endDate.map { $0 < item.fireDate } ?? false
+        let trigger = Trigger(
+            date: endsFirst ? item.endDate! : item.fireDate, sequence: sequence, itemID: item.id,
+            kind: endsFirst ? .end : .fire)
+        if intoHeap { heap.insert(trigger) } else { restored.append(trigger) }
     }
 
     private mutating func dropStale() {
@@ -410,11 +420,16 @@ public struct Scheduler: Sendable {
         for entry in group.entries {
             let old = existing[entry.id].flatMap { item($0) }
             let before = old.flatMap { items[$0.id] }?.fireDate
-            if let old, old.entry == entry {
+            let definition = EntryDefinition(entry)
+            // Equal encodings are equal entries; an encoding of an earlier chimed is compared decoded.
+            let oldEntry: TimelineEntry? = old.flatMap {
+                $0.definition == definition ? entry : try? $0.definition.decode()
+            }
+            if let old, oldEntry == entry {
                 // Unchanged; a group that is enabled again puts its waiting entries back.
                 let wasEnabled = groups[key]?.settings.enabled ?? true
                 if enabled, !wasEnabled, old.finished == nil {
-                    let revived = try revive(old, entry: entry, now: now)
+                    let revived = try revive(old, definition: definition, now: now)
                     upserts.append(revived)
                     changes.append(
                         EntryChange(entryID: entry.id, kind: .unchanged, before: nil, after: revived.fireDate))
@@ -428,16 +443,16 @@ public struct Scheduler: Sendable {
             var next: ScheduledItem
             if let old {
                 next = old
-                next.entry = entry
-                if old.entry.trigger != entry.trigger {
-                    next = try makeItem(entry, key: key, id: old.id, now: now)
+                next.definition = definition
+                if oldEntry?.trigger != entry.trigger {
+                    next = try makeItem(entry, key: key, id: old.id, now: now, definition: definition)
                     next.state.poolPosition = old.state.poolPosition
                     next.state.poolBag = old.state.poolBag
                 } else if old.finished != nil || items[old.id] == nil {
-                    next = try revive(old, entry: entry, now: now)
+                    next = try revive(old, definition: definition, now: now)
                 }
             } else {
-                next = try makeItem(entry, key: key, id: 0, now: now)
+                next = try makeItem(entry, key: key, id: 0, now: now, definition: definition)
             }
             settle(&next, now: now)
             upserts.append(next)
@@ -476,13 +491,13 @@ public struct Scheduler: Sendable {
             nextID = max(nextID, item.id + 1)
             // An occurrence may have fired while the plan was being stored: never fire it twice.
             if let current = items[item.id], let fired = current.state.lastFired,
-                item.fireDate <= fired, item.recurrence != nil
+                item.fireDate <= fired, item.repeats
             {
                 item.state.occurrences = max(item.state.occurrences, current.state.occurrences)
                 item.state.lastFired = fired
                 item.finished = advance(&item, after: fired, now: now)
             }
-            record.entries[item.entry.id] = item.id
+            record.entries[item.entryID] = item.id
             forget(item.id)
             if item.finished != nil || !plan.group.settings.enabled {
                 retired[item.id] = item
@@ -518,11 +533,16 @@ public struct Scheduler: Sendable {
 
     /// The item an entry starts as: its rule parsed, its first occurrence after `now`. A rule that cannot
     /// be read or never fires is refused (`TimelineError.Kind.rule`).
-    func makeItem(_ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date) throws(TimelineError) -> ScheduledItem {
+    /// `definition` is the entry's, when the caller made it already.
+    func makeItem(
+        _ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date, definition: EntryDefinition? = nil
+    ) throws(TimelineError) -> ScheduledItem {
+        let definition = definition ?? EntryDefinition(entry)
         switch entry.trigger {
         case .at(let date):
             return ScheduledItem(
-                id: id, owner: key.owner, groupID: key.id, entry: entry, recurrence: nil, fireDate: date)
+                id: id, owner: key.owner, groupID: key.id, definition: definition, storedRecurrence: nil,
+                fireDate: date, state: EntryState(), finished: nil, snoozeOf: nil, replacesID: nil)
         case .rule(let rule, let zone):
             let recurrence: Recurrence
             do {
@@ -538,18 +558,22 @@ public struct Scheduler: Sendable {
                     kind: .rule)
             }
             var item = ScheduledItem(
-                id: id, owner: key.owner, groupID: key.id, entry: entry, recurrence: recurrence, fireDate: now)
+                id: id, owner: key.owner, groupID: key.id, definition: definition,
+                storedRecurrence: StoredRecurrence(recurrence), fireDate: now, state: EntryState(), finished: nil,
+                snoozeOf: nil, replacesID: nil)
             item.finished = advance(&item, after: now, now: now)
             return item
         }
     }
 
     /// An entry that was finished or waiting in a disabled group, pending again from `now` on.
-    private func revive(_ old: ScheduledItem, entry: TimelineEntry, now: Date) throws(TimelineError) -> ScheduledItem {
+    private func revive(_ old: ScheduledItem, definition: EntryDefinition, now: Date) throws(TimelineError)
+        -> ScheduledItem
+    {
         var item = old
-        item.entry = entry
+        item.definition = definition
         item.finished = nil
-        if item.recurrence == nil {
+        if !item.repeats {
             // A one-off that already fired stays done; one still to come keeps its time.
             if old.state.occurrences > 0 { item.finished = .lastOccurrence }
             return item
@@ -562,11 +586,11 @@ public struct Scheduler: Sendable {
     /// item whose next occurrence lies past its end date stays pending until the end date, when a step
     /// removes it.
     private func advance(_ item: inout ScheduledItem, after: Date, now: Date) -> FinishReason? {
-        if let max = item.entry.maximumOccurrences, item.state.occurrences >= max { return .countReached }
+        if let max = item.maximumOccurrences, item.state.occurrences >= max { return .countReached }
         guard let next = item.nextOccurrence(after: after, systemTimeZone: systemTimeZone) else {
             return .lastOccurrence
         }
-        if let end = item.entry.endDate, next > end, end <= now { return .ended }
+        if let end = item.endDate, next > end, end <= now { return .ended }
         item.fireDate = next
         return nil
     }
@@ -574,9 +598,9 @@ public struct Scheduler: Sendable {
     /// Applies the end date and the count to an item about to be placed.
     private func settle(_ item: inout ScheduledItem, now: Date) {
         guard item.finished == nil else { return }
-        if let max = item.entry.maximumOccurrences, item.state.occurrences >= max {
+        if let max = item.maximumOccurrences, item.state.occurrences >= max {
             item.finished = .countReached
-        } else if let end = item.entry.endDate, end <= now {
+        } else if let end = item.endDate, end <= now {
             item.finished = .ended
         }
     }

@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// An entry's definition as the scheduler holds it: the encoded form the store keeps in the item's row,
+/// decoded only when something reads it (an occurrence is due, a listing, a reschedule that changed it).
+///
+/// What the scheduler needs at every step is kept beside it, decoded: the entry's id, its end date, its
+/// count and the size its content counts for in quotas. So an item loaded at start costs a copy of its
+/// row, not a decode, and holds its encoded bytes instead of the structures they decode to.
+public struct EntryDefinition: Hashable, Sendable {
+    /// The canonical encoding: JSON with sorted keys, so equal entries encode equally and a reschedule
+    /// can compare definitions by their bytes.
+    public let encoded: String
+    public let id: String
+    public let endDate: Date?
+    public let maximumOccurrences: Int?
+    /// `ContentSource.byteSize` of its content, as quotas count it.
+    public let contentBytes: Int
+    /// The entry it was made from, while a caller still holds it; the scheduler keeps items without it.
+    private let decoded: Decoded?
+
+    private final class Decoded: Sendable {
+        let entry: TimelineEntry
+        init(_ entry: TimelineEntry) { self.entry = entry }
+    }
+
+    public init(_ entry: TimelineEntry) {
+        self.encoded = Self.encode(entry)
+        self.id = entry.id
+        self.endDate = entry.endDate
+        self.maximumOccurrences = entry.maximumOccurrences
+        self.contentBytes = entry.content.byteSize
+        self.decoded = Decoded(entry)
+    }
+
+    /// A stored definition with the fields kept beside it as its row has them; nothing is decoded.
+    public init(encoded: String, id: String, endDate: Date?, maximumOccurrences: Int?, contentBytes: Int) {
+        self.encoded = encoded
+        self.id = id
+        self.endDate = endDate
+        self.maximumOccurrences = maximumOccurrences
+        self.contentBytes = contentBytes
+        self.decoded = nil
+    }
+
+    /// The entry. A stored encoding that no longer decodes (the store checks each row's checksum at
+    /// start, so only a row written by a chimed that encoded differently) reads as an entry that shows
+    /// its id, rather than stopping the daemon.
+    public var entry: TimelineEntry {
+        if let decoded { return decoded.entry }
+        if let entry = try? decode() { return entry }
+        return TimelineEntry(
+            id: id, trigger: .at(endDate ?? Date(timeIntervalSince1970: 0)),
+            content: .fixed(
+                NotificationContent(
+                    summary: "A reminder chimed cannot read",
+                    body: "Its stored definition (entry \(id)) is damaged; schedule it again.")),
+            endDate: endDate, maximumOccurrences: maximumOccurrences)
+    }
+
+    /// The decoded entry it carries, if it carries one (it was made from an entry, not read from a row).
+    public var decodedEntry: TimelineEntry? { decoded?.entry }
+
+    /// The entry decoded from its encoding.
+    public func decode() throws -> TimelineEntry {
+        if let decoded { return decoded.entry }
+        return try DefinitionCoding.decode(TimelineEntry.self, encoded)
+    }
+
+    /// The same definition without the decoded entry it may carry: what the scheduler keeps.
+    public var compact: EntryDefinition {
+        decoded == nil
+            ? self
+            : EntryDefinition(
+                encoded: encoded, id: id, endDate: endDate, maximumOccurrences: maximumOccurrences,
+                contentBytes: contentBytes)
+    }
+
+    public static func == (a: EntryDefinition, b: EntryDefinition) -> Bool { a.encoded == b.encoded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+
+    static func encode(_ entry: TimelineEntry) -> String { DefinitionCoding.encode(entry) }
+}
+
+/// A repeating item's parsed rule as the scheduler holds it: encoded as the store keeps it, decoded the
+/// first time the item needs its next occurrence and kept decoded after that.
+public final class StoredRecurrence: Hashable, Sendable {
+    public let encoded: String
+    private let decoded: Mutex<Recurrence?>
+
+    public init(_ recurrence: Recurrence) {
+        encoded = DefinitionCoding.encode(recurrence)
+        decoded = Mutex(recurrence)
+    }
+
+    /// A stored rule; decoded when it is first used.
+    public init(encoded: String) {
+        self.encoded = encoded
+        decoded = Mutex(nil)
+    }
+
+    /// The rule; nil only when a stored encoding no longer decodes (the item then fires once more, at
+    /// the occurrence it was waiting for).
+    public var value: Recurrence? {
+        decoded.withLock { value in
+            if let value { return value }
+            value = try? DefinitionCoding.decode(Recurrence.self, encoded)
+            return value
+        }
+    }
+
+    public static func == (a: StoredRecurrence, b: StoredRecurrence) -> Bool { a.encoded == b.encoded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+}
+
+/// The encoding of definitions: JSON, keys sorted so that equal values encode to equal bytes, and
+/// numbers JSON cannot hold (a hint's NaN) written as strings rather than refused.
+public enum DefinitionCoding {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return encoder
+    }()
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }()
+
+    /// Encodes a definition; the types it is used for encode without failing.
+    public static func encode<T: Encodable>(_ value: T) -> String {
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            preconditionFailure("a definition did not encode: \(error)")
+        }
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+        try decoder.decode(type, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,147 @@
+import ChimeCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import ChimeStore
+
+/// Items are read at start without decoding their definitions: what a step needs comes from columns,
+/// the definition is kept as stored, and a checksum finds rows changed by anything but chimed.
+@Suite struct StoredDefinitionTests {
+    let utc = TimeZone(identifier: "UTC")!
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func item(_ id: UInt64, _ summary: String, at offset: TimeInterval) -> ScheduledItem {
+        ScheduledItem(id: id, content: NotificationContent(summary: summary), fireDate: t0 + offset)
+    }
+
+    /// The rows of a database as the earlier version read them: plain JSON, decoded whole.
+    struct EarlierRow {
+        var id: UInt64
+        var fireAtUsec: Int64
+        var entry: TimelineEntry
+        var recurrence: Recurrence?
+        var state: EntryState
+        var finished: String?
+    }
+
+    func earlierRows(_ path: String) throws -> [EarlierRow] {
+        let decoder = JSONDecoder()
+        return try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, fireAtUsec, entry, recurrence, entryState, finishReason FROM item ORDER BY id"
+            ).map { row in
+                let rule: String? = row[3]
+                return EarlierRow(
+                    id: UInt64(row[0] as Int64), fireAtUsec: row[1],
+                    entry: try decoder.decode(TimelineEntry.self, from: Data((row[2] as String).utf8)),
+                    recurrence: try rule.map { try decoder.decode(Recurrence.self, from: Data($0.utf8)) },
+                    state: try decoder.decode(EntryState.self, from: Data((row[4] as String).utf8)), finished: row[5])
+            }
+        }
+    }
+
+    /// A database written by the previous version (schema v10, its rows' definitions and states as JSON)
+    /// opens, and every item keeps its definition, rule, state and next occurrences.
+    @Test func aVersionTenDatabaseIsMigratedWithNothingLost() throws {
+        let path = ScheduleStoreTests.temporaryPath()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let dump = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("Databases/v10.sql"), encoding: .utf8)
+        try DatabaseQueue(path: path).inDatabase { try $0.execute(sql: dump) }
+        let before = try earlierRows(path)
+        // The fixture has what the migration must carry: repeating and one-off items, a pool's place, a
+        // count, an end date, a finished entry.
+        #expect(before.count == 11)
+        #expect(before.contains { !$0.state.poolBag.isEmpty && $0.state.occurrences > 1 })
+        #expect(before.contains { $0.finished == "count-reached" })
+        #expect(before.contains { $0.entry.endDate != nil } && before.contains { $0.entry.maximumOccurrences != nil })
+
+        let store = try ScheduleStore(path: path)
+        let state = try store.load()
+        #expect(state.setAside == 0)
+        #expect(state.outbox.count == 7)
+        let items = state.items.sorted { $0.id < $1.id }
+        #expect(items.map(\.id) == before.map(\.id))
+        for (item, old) in zip(items, before) {
+            #expect(item.entry == old.entry, "item \(old.id)")
+            #expect(item.recurrence == old.recurrence, "item \(old.id)")
+            #expect(item.state == old.state, "item \(old.id)")
+            #expect(item.finished?.rawValue == old.finished, "item \(old.id)")
+            #expect(Time.usec(item.fireDate) == old.fireAtUsec, "item \(old.id)")
+            #expect(item.entryID == old.entry.id && item.endDate == old.entry.endDate)
+            #expect(item.maximumOccurrences == old.entry.maximumOccurrences)
+            #expect(item.definition.contentBytes == old.entry.content.byteSize)
+            // The same next occurrences as the item the earlier version read.
+            let earlier = ScheduledItem(
+                id: old.id, entry: old.entry, recurrence: old.recurrence, fireDate: item.fireDate, state: old.state)
+            #expect(
+                item.occurrencesAfterPending(count: 20, systemTimeZone: utc)
+                    == earlier.occurrencesAfterPending(count: 20, systemTimeZone: utc), "item \(old.id)")
+        }
+        // The migrated rows are read the same way again, and the history still names each item.
+        #expect(try ScheduleStore(path: path).load().items == state.items)
+        #expect(try store.history(HistoryQuery()).allSatisfy { !$0.summary.isEmpty })
+    }
+
+    /// A row whose definition was edited by hand, still valid JSON, no longer matches its checksum: it is
+    /// set aside at start instead of delivering something chimed did not store.
+    @Test func aDefinitionChangedOutsideChimedIsSetAside() throws {
+        let path = ScheduleStoreTests.temporaryPath()
+        let store = try ScheduleStore(path: path)
+        for id: UInt64 in 1...3 { try store.insert(item(id, "n\(id)", at: 60), now: t0) }
+        try store.write { db in
+            try db.execute(sql: "UPDATE item SET entry = replace(entry, 'n2', 'edited') WHERE id = 2")
+            try db.execute(sql: "UPDATE item SET endUsec = 1 WHERE id = 3")
+        }
+        let state = try store.load()
+        #expect(state.items.map(\.id) == [1])
+        #expect(state.setAsideNow.count == 2)
+        #expect(state.setAsideNow.allSatisfy { $0.contains("checksum") })
+    }
+
+    /// An item read from the store holds its definition as stored and reads as the item stored.
+    @Test func aStoredItemReadsAsTheItemStoredWithoutCarryingItDecoded() throws {
+        let store = try ScheduleStore(path: ScheduleStoreTests.temporaryPath())
+        var stored = try ScheduleStoreTests().groupItem(7, entry: "quote")
+        stored.state = EntryState(occurrences: 3, lastFired: t0, poolPosition: 2, poolBag: [4, 1])
+        try store.insert(stored, now: t0)
+        let loaded = try #require(try store.load().items.first)
+        #expect(loaded.definition.decodedEntry == nil)
+        #expect(loaded == stored)
+        #expect(loaded.entry == stored.entry && loaded.recurrence == stored.recurrence)
+        #expect(loaded.state == stored.state)
+    }
+
+    /// Equal entries encode to equal bytes, whatever order their dictionaries were filled in, so a
+    /// reschedule compares definitions without decoding them.
+    @Test func equalEntriesEncodeEqually() {
+        var a = NotificationContent(summary: "s")
+        var b = NotificationContent(summary: "s")
+        let keys = (0..<50).map { "key\($0)" }
+        for key in keys { a.userInfo[key] = .string(key) }
+        for key in keys.reversed() { b.userInfo[key] = .string(key) }
+        for key in keys { a.hints[key] = .int(1) }
+        for key in keys.shuffled() { b.hints[key] = .int(1) }
+        let first = EntryDefinition(TimelineEntry(id: "e", trigger: .at(t0), content: .fixed(a)))
+        let second = EntryDefinition(TimelineEntry(id: "e", trigger: .at(t0), content: .fixed(b)))
+        #expect(first.encoded == second.encoded)
+        #expect(first.compact == second)
+    }
+
+    /// A hint NaN or infinite, which JSON cannot hold, is stored and read back rather than refused.
+    @Test func numbersJSONCannotHoldAreKept() throws {
+        var content = NotificationContent(summary: "s")
+        content.hints["x-nan"] = .double(.nan)
+        content.hints["x-inf"] = .double(.infinity)
+        let definition = EntryDefinition(TimelineEntry(id: "e", trigger: .at(t0), content: .fixed(content)))
+        let read = try definition.compact.decode().content.base.hints
+        guard case .double(let nan)? = read["x-nan"], case .double(let infinity)? = read["x-inf"] else {
+            Issue.record("hints lost: \(read)")
+            return
+        }
+        #expect(nan.isNaN && infinity == .infinity)
+    }
+}
