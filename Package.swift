@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "chimed",
             dependencies: [
-                "ChimeConfig", "ChimeDaemon",
+                "ChimeConfig", "ChimeDaemon", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

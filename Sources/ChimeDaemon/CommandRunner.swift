@@ -70,7 +70,9 @@ enum CommandRunner {
             timedOut.set()
             kill(-pid, SIGKILL)
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        // Not a global queue: its threads are the ones libdispatch watches with a timer for as long as
+        // the process lives (see GlobalExecutor.c in CLinux).
+        DispatchQueue(label: "chimed.command-timeout").asyncAfter(deadline: .now() + timeout, execute: killer)
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

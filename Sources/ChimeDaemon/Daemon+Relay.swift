@@ -33,7 +33,10 @@ extension Daemon {
         logger.notice(
             "waiting for the notification relay of the previous chimed to store the answers it is waiting for")
         let locked = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: flock(descriptor, LOCK_EX) == 0) }
+            // A queue of its own for the blocking wait; not a global queue (see GlobalExecutor.c in CLinux).
+            DispatchQueue(label: "chimed.relay-lock").async {
+                continuation.resume(returning: flock(descriptor, LOCK_EX) == 0)
+            }
         }
         guard locked else {
             close(descriptor)

@@ -81,9 +81,10 @@ public final class DBusConnection: @unchecked Sendable {
         _ address: Address, queue: DispatchQueue? = nil, label: String = "DBusKit.connection"
     ) async throws(DBusError) -> DBusConnection {
         let result: Result<(UInt, String?), DBusError> = await withCheckedContinuation { continuation in
-            // libdbus connects and authenticates with blocking I/O: do it on a global queue, never on
-            // the connection's (or any caller's) serial queue.
-            DispatchQueue.global().async {
+            // libdbus connects and authenticates with blocking I/O: do it on a queue of its own, never on
+            // the connection's (or any caller's) serial queue. (Not on a global queue: a serial queue
+            // runs on libdispatch's overcommit threads, which it does not watch with a timer.)
+            DispatchQueue(label: "DBusKit.connect").async {
                 continuation.resume(returning: openBlocking(address))
             }
         }

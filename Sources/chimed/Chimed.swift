@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import ChimeConfig
 import ChimeDaemon
 import ChimeStore
@@ -85,6 +86,23 @@ struct Chimed: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
                 "'\(logLevel)' is not a log level; use trace, debug, info, notice, warning, error or critical")
+        }
+    }
+
+    /// Takes over Swift's global executor before any task runs on it (see GlobalExecutor.c: an idle
+    /// chimed must not wake every second), then parses the arguments and runs as
+    /// `AsyncParsableCommand.main` does.
+    static func main() async {
+        CLinux_runGlobalJobsOnOvercommitThreads()
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
         }
     }
 

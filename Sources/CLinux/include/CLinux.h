@@ -54,4 +54,9 @@ static const uint32_t CLinux_IN_MASK_ADD = IN_MASK_ADD;
 // the name starts at this offset from the start of each event.
 static const size_t CLinux_INOTIFY_EVENT_NAME_OFFSET = offsetof(struct inotify_event, name);
 
+// Makes Swift's global concurrent executor run its jobs on libdispatch's overcommit threads, which
+// libdispatch does not watch with its once-a-second timer (GlobalExecutor.c). Call it first thing in
+// main, before any task runs.
+void CLinux_runGlobalJobsOnOvercommitThreads(void);
+
 #endif
