@@ -19,19 +19,17 @@ struct ItemTable: Sendable {
             if let newValue {
                 var item = newValue
                 if item.definition.decodedEntry != nil { item.definition = item.definition.compact }
-                if let slot = index[id] {
+                // One lookup for a new item: its slot is offered, and taken back if the item had one.
+                let offered = free.last ?? Int32(slots.count)
+                count(item, 1)
+                if let slot = index.updateValue(offered, forKey: id) {
+                    index[id] = slot
                     if let old = slots[Int(slot)] { count(old, -1) }
-                    count(item, 1)
                     slots[Int(slot)] = item
+                } else if free.popLast() != nil {
+                    slots[Int(offered)] = item
                 } else {
-                    count(item, 1)
-                    if let slot = free.popLast() {
-                        slots[Int(slot)] = item
-                        index[id] = slot
-                    } else {
-                        index[id] = Int32(slots.count)
-                        slots.append(item)
-                    }
+                    slots.append(item)
                 }
             } else {
                 removeValue(forKey: id)

@@ -39,8 +39,9 @@ public struct Scheduler: Sendable {
 
     struct GroupRecord: Sendable {
         var settings: GroupSettings
-        /// Entry id → item id, for live and retired items.
-        var entries: [String: UInt64] = [:]
+        /// Its items, live and retired, by id. (Entry ids are looked up only when the group is
+        /// rescheduled: keeping them here cost every item of every group a hashed string at start.)
+        var items: Set<UInt64> = []
     }
 
     /// An occurrence later than this after its due time counts as missed (the timer itself is late by
@@ -106,7 +107,7 @@ public struct Scheduler: Sendable {
 
     /// The items of a group, pending and retired, in no particular order.
     public func items(of key: GroupKey) -> [ScheduledItem] {
-        groups[key]?.entries.values.compactMap { item($0) } ?? []
+        groups[key]?.items.compactMap { item($0) } ?? []
     }
 
     /// The earliest live deadline: a trigger or a popup to close.
@@ -155,7 +156,7 @@ public struct Scheduler: Sendable {
     public mutating func add(_ item: ScheduledItem, now: Date) -> SchedulerStep {
         nextID = max(nextID, item.id + 1)
         if let key = item.groupKey {
-            groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entryID] = item.id
+            groups[key, default: GroupRecord(settings: GroupSettings())].items.insert(item.id)
         }
         place(item, now: now)
         return step(now: now)
@@ -170,17 +171,33 @@ public struct Scheduler: Sendable {
         items.reserveCapacity(items.count + storedItems.count)
         liveSequence.reserveCapacity(liveSequence.count + storedItems.count)
         restored.reserveCapacity(storedItems.count)
+        // A group's items come one after the other (they are stored together): the group is looked up
+        // once per run of its items, not once per item.
+        var run: (key: GroupKey, enabled: Bool, ids: [UInt64])?
+        func endRun() {
+            guard let (key, _, ids) = run else { return }
+            groups[key, default: GroupRecord(settings: GroupSettings())].items.formUnion(ids)
+            run = nil
+        }
         for item in storedItems {
             nextID = max(nextID, item.id + 1)
-            if let key = item.groupKey {
-                groups[key, default: GroupRecord(settings: GroupSettings())].entries[item.entryID] = item.id
+            var enabled = true
+            if let groupID = item.groupID {
+                if run?.key.id != groupID || run?.key.owner != item.owner {
+                    endRun()
+                    let key = GroupKey(owner: item.owner, id: groupID)
+                    run = (key, groups[key]?.settings.enabled ?? true, [])
+                }
+                run!.ids.append(item.id)
+                enabled = run!.enabled
             }
-            if item.finished != nil || item.groupKey.flatMap({ groups[$0]?.settings.enabled }) == false {
+            if item.finished != nil || !enabled {
                 retired[item.id] = item
             } else {
                 insert(item, intoHeap: false)
             }
         }
+        endRun()
         // One heap built from every trigger at once (linear), instead of an insertion per item.
         heap = Heap(heap.unordered + restored)
         restored = []
@@ -191,7 +208,7 @@ public struct Scheduler: Sendable {
     public mutating func cancel(_ id: UInt64, now: Date) -> (item: ScheduledItem?, step: SchedulerStep) {
         guard let item = items.removeValue(forKey: id) else { return (nil, step(now: now)) }
         liveSequence.removeValue(forKey: id)
-        if let key = item.groupKey { groups[key]?.entries.removeValue(forKey: item.entryID) }
+        if let key = item.groupKey { groups[key]?.items.remove(item.id) }
         return (item, step(now: now))
     }
 
@@ -412,7 +429,7 @@ public struct Scheduler: Sendable {
     public func planReschedule(_ group: TimelineGroup, now: Date) throws(TimelineError) -> ReschedulePlan {
         try group.validate()
         let key = GroupKey(owner: group.owner, id: group.id)
-        let existing = groups[key]?.entries ?? [:]
+        let existing = entryIndex(of: key)
         var changes: [EntryChange] = []
         var upserts: [ScheduledItem] = []
         var removed: [UInt64] = []
@@ -469,6 +486,14 @@ public struct Scheduler: Sendable {
         return ReschedulePlan(group: group, changes: changes, upserts: upserts, removed: removed)
     }
 
+    /// A group's items by entry id. Two items with one entry id (a database edited by hand) resolve to
+    /// the later one.
+    private func entryIndex(of key: GroupKey) -> [String: UInt64] {
+        guard let record = groups[key] else { return [:] }
+        return Dictionary(
+            record.items.compactMap { id in item(id).map { ($0.entryID, id) } }, uniquingKeysWith: { max($0, $1) })
+    }
+
     /// Gives the plan's new items their ids.
     public mutating func assignIDs(_ plan: inout ReschedulePlan) {
         for index in plan.upserts.indices where plan.upserts[index].id == 0 {
@@ -484,7 +509,7 @@ public struct Scheduler: Sendable {
         record.settings = plan.group.settings
         for id in plan.removed {
             forget(id)
-            record.entries = record.entries.filter { $0.value != id }
+            record.items.remove(id)
         }
         for var item in plan.upserts {
             precondition(item.id != 0, "assignIDs(_:) gives new items their ids before apply")
@@ -497,7 +522,7 @@ public struct Scheduler: Sendable {
                 item.state.lastFired = fired
                 item.finished = advance(&item, after: fired, now: now)
             }
-            record.entries[item.entryID] = item.id
+            record.items.insert(item.id)
             forget(item.id)
             if item.finished != nil || !plan.group.settings.enabled {
                 retired[item.id] = item
@@ -506,7 +531,7 @@ public struct Scheduler: Sendable {
             }
         }
         if !plan.group.settings.enabled {
-            for id in record.entries.values {
+            for id in record.items {
                 if let item = items.removeValue(forKey: id) {
                     liveSequence.removeValue(forKey: id)
                     retired[id] = item
@@ -520,7 +545,7 @@ public struct Scheduler: Sendable {
     /// Removes a group and all its items; returns the ids of the items it had.
     public mutating func removeGroup(_ key: GroupKey, now: Date) -> (removed: [UInt64], step: SchedulerStep)? {
         guard let record = groups.removeValue(forKey: key) else { return nil }
-        let ids = record.entries.values.sorted()
+        let ids = record.items.sorted()
         for id in ids { forget(id) }
         return (ids, step(now: now))
     }
