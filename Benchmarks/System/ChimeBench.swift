@@ -100,6 +100,15 @@ struct ChimeBench: AsyncParsableCommand {
                     "load \(sizes.activeEntries) entries (Reschedule, 10k per group)",
                     String(format: "%.2f s", report.loadSeconds!)))
             if measures(.idle) {
+                // Idle means after the load's last work: its writes, and libdispatch's threads retiring
+                // (5 s after their last job). Wait, at most 10 s, for a second without a context switch.
+                var settled = chimed!.activity
+                for _ in 0..<10 {
+                    try await Task.sleep(for: .seconds(1))
+                    let now = chimed!.activity
+                    if now.since(settled).contextSwitches == 0 { break }
+                    settled = now
+                }
                 let before = chimed!.activity
                 try await Task.sleep(for: .seconds(sizes.idleSeconds))
                 let idle = chimed!.activity.since(before)
