@@ -2,35 +2,18 @@
 # to instants with the default DST policy (gap: fire at the transition; overlap: first instant).
 # Input lines:  <zone>|<DTSTART yyyymmddThhmmss>|<RRULE>|<after epoch>|<limit>
 # Output lines: <epoch> <epoch> ... | <next epoch after `after`, or none>
+import os
 import sys
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
-from dateutil.rrule import rrulestr
-
-
-def local(t, z):
-    return datetime.fromtimestamp(t, z).replace(tzinfo=None)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import oracle_zones  # noqa: E402
+from oracle_zones import local  # noqa: E402
+from dateutil.rrule import rrulestr  # noqa: E402
 
 
 def instant(zone, wall):
-    z = ZoneInfo(zone)
-    found = []
-    for fold in (0, 1):
-        t = int(wall.replace(tzinfo=z, fold=fold).timestamp())
-        if local(t, z) == wall:
-            found.append(t)
-    if found:
-        return min(found)
-    a = int(wall.replace(tzinfo=z, fold=0).timestamp())
-    b = int(wall.replace(tzinfo=z, fold=1).timestamp())
-    lo, hi = min(a, b), max(a, b)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if local(mid, z) > wall:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return oracle_zones.instant(wall, ZoneInfo(zone))
 
 
 for line in sys.stdin:
