@@ -151,7 +151,9 @@ extension Daemon {
     /// Brings a shown notification back at `until`, with the same actions (its category's too),
     /// replacing its own popup.
     func snooze(_ shown: ShownNotification, until: Date, target: UInt64) {
-        let content = shown.content ?? scheduler.item(shown.itemID)?.content ?? NotificationContent(summary: "")
+        let content =
+            shown.content ?? scheduler.item(shown.itemID).flatMap { entry(of: $0)?.content.base }
+            ?? NotificationContent(summary: "")
         let id = scheduler.allocateID()
         var snooze = ScheduledItem(id: id, content: content, fireDate: until, owner: shown.owner)
         snooze.entry.category = shown.category
@@ -190,7 +192,8 @@ extension Daemon {
         }
         // A one-off that fired is known only by its popup; a pending item by the scheduler.
         let item = scheduler.item(itemID)
-        guard let content = latest?.content ?? item?.content, let owner = item?.owner ?? latest?.owner else {
+        let itemEntry = item.flatMap { entry(of: $0) }
+        guard let content = latest?.content ?? itemEntry?.content.base, let owner = item?.owner ?? latest?.owner else {
             throw DBusError(
                 name: ChimeBus.ErrorName.notFound,
                 message: "no item \(itemID) pending or shown lately; list them with `chime pending` or `chime history`")
@@ -201,7 +204,7 @@ extension Daemon {
         var snooze = ScheduledItem(
             id: scheduler.allocateID(), content: content, fireDate: clock.now().addingTimeInterval(seconds),
             owner: owner)
-        snooze.entry.category = latest?.category ?? item?.entry.category
+        snooze.entry.category = latest?.category ?? itemEntry?.category
         snooze.snoozeOf = item?.snoozeOf ?? itemID
         snooze.replacesID = latest?.notificationID
         // A snooze is one more item of the app's: within its limits like any other.

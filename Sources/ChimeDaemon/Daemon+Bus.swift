@@ -337,14 +337,16 @@ extension Daemon {
     /// The pending items, soonest first, each with its next `next` occurrences, and with `content` also
     /// its content and trigger.
     public func pending(next: Int = 1, group: String? = nil, content: Bool = false) -> [PendingItem] {
-        return scheduler.pending.filter { group == nil || $0.groupID == group }.map { item in
+        let items = scheduler.pending.filter { group == nil || $0.groupID == group }
+        let entries = entries(of: items)
+        return items.compactMap { item in
             // A fire date past the end date only waits for the end: it is not an occurrence.
             let first = item.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
             let upcoming =
                 first
                 + item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
-            // Decoded once: items hold their definitions encoded.
-            let entry = item.entry
+            // Read from the store: items hold only their definitions' fingerprints.
+            guard let entry = entries[item.id] else { return nil }
             var rule: String?
             if item.repeats, case .rule(let written, _) = entry.trigger { rule = written.text }
             return PendingItem(
@@ -437,7 +439,7 @@ extension Daemon {
 
     /// The system zone, the phrases' times of day and group `key`'s entries, read together.
     private func zoneAndEntries(of key: GroupKey) -> (TimeZone, PhraseDefaults, [TimelineEntry]) {
-        (scheduler.systemTimeZone, scheduler.phraseDefaults, scheduler.items(of: key).map(\.entry))
+        (scheduler.systemTimeZone, scheduler.phraseDefaults, entries(ofGroup: key))
     }
 
     /// Refuses a `replaces-id` that is not a popup of the caller's own items: an app must not take over

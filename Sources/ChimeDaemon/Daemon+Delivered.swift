@@ -28,7 +28,7 @@ extension Daemon {
                 DeliveredNotification(
                     notificationID: shown.notificationID, itemID: shown.itemID, group: shown.group,
                     entry: shown.entryID, deliveredAt: shown.shownAt ?? shown.occurrence,
-                    content: shown.content ?? scheduler.item(shown.itemID)?.content
+                    content: shown.content ?? scheduler.item(shown.itemID).flatMap { entry(of: $0)?.content.base }
                         ?? NotificationContent(summary: ""))
             }
     }

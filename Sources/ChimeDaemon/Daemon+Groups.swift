@@ -36,7 +36,7 @@ extension Daemon {
         let group = try timeline(&scheduler)
         var plan: ReschedulePlan
         do throws(TimelineError) {
-            plan = try scheduler.planReschedule(group, now: clock.now())
+            plan = try scheduler.planReschedule(group, now: clock.now()) { self.entry(of: $0) }
             prepare(&plan)
         } catch {
             let name = error.kind == .rule ? ChimeBus.ErrorName.invalidRule : ChimeBus.ErrorName.invalidArgument

@@ -204,7 +204,7 @@ extension Daemon {
         }
         guard var settings = scheduler.groupSettings[key] else { return }
         settings.enabled = enabled
-        let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
+        let entries = entries(ofGroup: key)
         let group = TimelineGroup(id: key.id, owner: key.owner, settings: settings, entries: entries)
         _ = try await reschedule(group, dryRun: false, source: groupSources[key] ?? .api)
     }

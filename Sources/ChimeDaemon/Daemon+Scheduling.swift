@@ -20,12 +20,24 @@ extension Daemon {
         closePopups(step.closePopups)
         var record = StepRecord(updated: step.updated, finished: step.finished, missed: step.missed)
         let zone = scheduler.systemTimeZone
+        // Read from the store in one go, unless read when prepared (and unchanged since): items hold only
+        // their definitions' fingerprints.
+        var known: [UInt64: TimelineEntry] = [:]
+        for due in step.due {
+            if let read = preparedEntries[due.item.id], read.fingerprint == due.item.definition.fingerprint {
+                known[due.item.id] = read.entry
+            }
+        }
+        let entries = entries(of: step.due.map(\.item) + step.missed.map(\.item), known: known)
         for due in step.due {
             let ready = prepared.removeValue(forKey: due.item.id)
             if let occurrence = taken[due.item.id], occurrence == due.occurrence { continue }
             var state = due.item.state
-            // Decoded once: items hold their definitions encoded.
-            let entry = due.item.entry
+            guard let entry = entries[due.item.id] else {
+                // Its row went meanwhile: it is being cancelled.
+                logger.debug("not delivering a cancelled item", metadata: ["item": "\(due.item.id)"])
+                continue
+            }
             let resolution = entry.content.resolve(
                 occurrence: due.occurrence, number: due.number, timeZone: zone, state: &state, random: &random)
             if state != due.item.state {
@@ -57,12 +69,13 @@ extension Daemon {
             }
         }
         for (group, missed) in step.coalesced {
-            record.outbox.append(missedDigest(group: group, missed: missed))
+            record.outbox.append(missedDigest(group: group, missed: missed, entries: entries))
         }
         for missed in step.missed where missed.handling != .coalesced {
             let plural = missed.count == 1 ? "" : "s"
+            let summary = entries[missed.item.id]?.content.base.summary ?? "an item cancelled meanwhile"
             logger.notice(
-                "missed \(missed.count) occurrence\(plural) of \"\(missed.item.content.summary)\" (\(missed.handling.rawValue))",
+                "missed \(missed.count) occurrence\(plural) of \"\(summary)\" (\(missed.handling.rawValue))",
                 metadata: ["item": "\(missed.item.id)"])
         }
         statusChanged()
@@ -112,15 +125,18 @@ extension Daemon {
         guard deadline != preparedDeadline else { return }
         preparedDeadline = deadline
         prepared = [:]
+        preparedEntries = [:]
         preparedCalls = [:]
         preparation += 1
         guard let deadline, let items = scheduler.items(dueAt: deadline, limit: Self.preparedLimit) else { return }
         let zone = scheduler.systemTimeZone
+        let entries = entries(of: items)
         var rows: [OutboxRecord] = []
         for item in items {
             let number = item.state.occurrences + 1
             let content: NotificationContent
-            let entry = item.entry
+            guard let entry = entries[item.id] else { continue }
+            preparedEntries[item.id] = (item.definition.fingerprint, entry)
             switch entry.content {
             case .fixed(let fixed):
                 content = fixed
@@ -164,9 +180,11 @@ extension Daemon {
     }
 
     /// One notification for a group's missed occurrences under the `coalesce` policy.
-    func missedDigest(group: GroupKey?, missed: [MissedOccurrences]) -> OutboxRecord {
+    func missedDigest(group: GroupKey?, missed: [MissedOccurrences], entries: [UInt64: TimelineEntry])
+        -> OutboxRecord
+    {
         let entries = missed.map { m in
-            var content = m.item.content
+            var content = entries[m.item.id]?.content.base ?? NotificationContent(summary: "(cancelled meanwhile)")
             if m.count > 1 { content.summary += " ×\(m.count)\(m.countIsLowerBound ? "+" : "")" }
             return OutboxEntry(seq: 0, itemID: m.item.id, groupID: group?.id, occurrence: m.last, content: content)
         }
@@ -177,6 +195,46 @@ extension Daemon {
         return OutboxRecord(
             kind: .missedDigest, itemID: 0, group: group, occurrence: clock.now(), number: 0, late: true,
             content: content)
+    }
+
+    // MARK: - Definitions
+
+    /// The entries of items: decoded from the definitions they hold, read from their rows for those the
+    /// store holds (`Scheduler.definitionsInStore`), in one read. An item without a row (cancelled
+    /// meanwhile) has no entry; one the store cannot read shows `EntryDefinition.unreadable`. `known`
+    /// gives entries read already.
+    func entries(of items: [ScheduledItem], known: [UInt64: TimelineEntry] = [:]) -> [UInt64: TimelineEntry] {
+        var result = known
+        var stored: [UInt64] = []
+        for item in items where result[item.id] == nil {
+            if item.definition.isResident {
+                result[item.id] = item.definition.entry
+            } else {
+                stored.append(item.id)
+            }
+        }
+        guard !stored.isEmpty else { return result }
+        do {
+            result.merge(try store.entries(of: stored)) { old, _ in old }
+        } catch {
+            logger.error("cannot read \(stored.count) definitions from the store: \(error)")
+            for item in items where result[item.id] == nil {
+                result[item.id] = EntryDefinition.unreadable(
+                    id: item.entryID, endDate: item.endDate, maximumOccurrences: item.maximumOccurrences)
+            }
+        }
+        return result
+    }
+
+    /// The entry of one item (`entries(of:)`); nil when its row went meanwhile.
+    func entry(of item: ScheduledItem) -> TimelineEntry? { entries(of: [item])[item.id] }
+
+    /// The entries of a group, pending and retired, in the order they were added (by item id); an entry
+    /// whose row went meanwhile is left out. `scheduler` is the daemon's unless given.
+    func entries(ofGroup key: GroupKey, in scheduler: Scheduler? = nil) -> [TimelineEntry] {
+        let items = (scheduler ?? self.scheduler).items(of: key).sorted { $0.id < $1.id }
+        let entries = entries(of: items)
+        return items.compactMap { entries[$0.id] }
     }
 
     /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name. The
@@ -316,13 +374,14 @@ extension Daemon {
                 let entry = TimelineEntry(
                     id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
                     category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count)
-                let entries = scheduler.items(of: key).sorted { $0.id < $1.id }.map(\.entry)
+                // From the scheduler given: the daemon's own is being changed (exclusive access).
+                let entries = entries(ofGroup: key, in: scheduler)
                 return TimelineGroup(
                     id: key.id, owner: key.owner, settings: scheduler.groupSettings[key] ?? GroupSettings(),
                     entries: entries + [entry])
             },
             prepare: { plan in
-                for index in plan.upserts.indices where plan.upserts[index].entry.id == "item-\(id)" {
+                for index in plan.upserts.indices where plan.upserts[index].entryID == "item-\(id)" {
                     plan.upserts[index].id = id
                     plan.upserts[index].replacesID = trigger.replacesID
                 }

@@ -119,6 +119,9 @@ public actor Daemon {
     /// The rows stored for what comes due at `preparedDeadline`, by item (`prepareNext`); `preparation`
     /// counts the deadlines prepared, so that a late answer of the store for an earlier one is ignored.
     var prepared: [UInt64: OutboxRecord] = [:]
+    /// The entries of what comes due at `preparedDeadline`, read from the store ahead of it, with the
+    /// fingerprints of the definitions they were read for.
+    var preparedEntries: [UInt64: (fingerprint: UInt64, entry: TimelineEntry)] = [:]
     var preparedDeadline: Date?
     var preparation = 0
     /// Their Notify calls, made ready (`prepareCalls`), by row.
@@ -290,6 +293,9 @@ public actor Daemon {
         let zone = SystemZone.current(localtime: configuration.localtimePath)
         setAsideRows = state.setAside
         scheduler = Scheduler(systemTimeZone: zone)
+        // Every item the scheduler gets is stored first: it keeps their definitions' fingerprints, and
+        // the daemon reads a definition from its row when it needs it (`entries(of:)`).
+        scheduler.definitionsInStore = true
         scheduler.defaultMissedPolicy = settings.missedPolicy
         scheduler.phraseDefaults = settings.phraseDefaults
         scheduler.reserveIDs(through: state.largestItemID)
@@ -443,6 +449,11 @@ public actor Daemon {
     /// The service manager's part: READY, the watchdog and the signals trapped at start.
     private func startSupervision() async {
         notifier.ready(status: statusLine())
+        // What a start need not wait for, after READY.
+        let now = clock.now()
+        persist({ try $0.upkeep(now: now) }) { daemon, result in
+            if case .failure(let error) = result { daemon.logger.error("cannot prune the history: \(error)") }
+        }
         startWatchdog()
         let trapped = signals
         signalTask = Task { if let trapped { await handleSignals(trapped) } }

@@ -90,7 +90,8 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Opens the file with chimed's settings, migrates it and prunes what outgrew its limits.
+    /// Opens the file with chimed's settings and migrates it. History outgrown its limits is pruned later
+    /// (`upkeep`), once chimed is ready.
     private static func openPool(path: String, historyLimits: HistoryLimits) throws -> DatabasePool {
         // Created here, private, before SQLite creates it with 0644 less the umask: SQLite gives the
         // -wal and -shm files the mode of the database file.
@@ -118,7 +119,7 @@ public final class ScheduleStore: Sendable {
         try StoreMigrations.migrator.migrate(writer)
         try convertToIncrementalVacuum(writer)
         try writer.write { db in
-            try pruneHistory(db, limits: historyLimits, now: Date())
+            // Popups are read at start (`load`): the ones that need no closing are trimmed first.
             try db.execute(
                 sql: """
                     DELETE FROM shown WHERE untilUsec IS NULL AND notificationID NOT IN
@@ -833,12 +834,18 @@ public final class ScheduleStore: Sendable {
     /// An item from a row of `itemColumns`, read by position: a read by name compares the names
     /// case-insensitively, column by column, which cost a start with a million items over a second.
     ///
-    /// Nothing is decoded: the definition and the rule are kept as stored (`EntryDefinition`), and what
-    /// a step needs comes from columns. The row's checksum must match its definition columns, so a row
-    /// changed by anything but chimed is found here, not when it comes due. Throws for a value chimed
-    /// cannot use, so that the row is set aside.
+    /// Nothing is decoded, and the definition is not copied: the item holds its fingerprint
+    /// (`EntryDefinition.released`), and the daemon reads the definition from the row when it needs it
+    /// (`entries(of:)`). The rule is kept as stored (`StoredRecurrence`), and what a step needs comes from
+    /// columns. The row's checksum must match its definition columns, so a row changed by anything but
+    /// chimed is found here, not when it comes due. Throws for a value chimed cannot use, so that the row
+    /// is set aside.
     static func item(from row: Row) throws -> ScheduledItem {
-        let entry: String = try row.decode(atIndex: 4)
+        // Hashed where SQLite holds it: the fingerprint is the checksum's state after the entry's bytes.
+        let fingerprint = try row.withUnsafeData(atIndex: 4) { data -> UInt64 in
+            guard let data else { throw RowProblem("entry is NULL") }
+            return data.withUnsafeBytes { EntryDefinition.fingerprint(of: $0) }
+        }
         let rule: String? = try row.decode(atIndex: 5)
         let pool: String? = try row.decode(atIndex: 6)
         let reason: String? = try row.decode(atIndex: 7)
@@ -854,7 +861,8 @@ public final class ScheduleStore: Sendable {
         guard
             check
                 == definitionCheck(
-                    entry: entry, recurrence: rule, entryID: entryID, end: end, maximum: maximum, bytes: bytes)
+                    entryFingerprint: fingerprint, recurrence: rule, entryID: entryID, end: end, maximum: maximum,
+                    bytes: bytes)
         else { throw RowProblem("its definition does not match its checksum (definitionCheck)") }
         var state = EntryState()
         if let pool { state = try Coding.decode(EntryState.self, pool) }
@@ -867,7 +875,8 @@ public final class ScheduleStore: Sendable {
             id: try storedID(row.decode(atIndex: 0), "id"), owner: try row.decode(atIndex: 1),
             groupID: try row.decode(atIndex: 2),
             definition: EntryDefinition(
-                encoded: entry, id: entryID, endDate: try end.map { try storedDate($0, "endUsec") },
+                encoded: nil, fingerprint: fingerprint, id: entryID,
+                endDate: try end.map { try storedDate($0, "endUsec") },
                 maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes)),
             storedRecurrence: rule.map(StoredRecurrence.init(encoded:)),
             fireDate: try storedDate(row.decode(atIndex: 3), "fireAtUsec"), state: state,
@@ -876,24 +885,65 @@ public final class ScheduleStore: Sendable {
             replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) })
     }
 
-    /// The checksum of a row's definition and of the columns kept beside it (FNV-1a, 64 bits).
+    /// The entries of items, read from their rows: what the daemon reads when an occurrence is due or a
+    /// listing asks, since the scheduler holds definitions released (`EntryDefinition.released`). An id
+    /// without a row (cancelled meanwhile) has no entry in the result. A row whose definition does not
+    /// match its checksum or does not decode reads as `EntryDefinition.unreadable`, so that chimed goes on.
+    public func entries(of ids: some Collection<UInt64>) throws -> [UInt64: TimelineEntry] {
+        var result: [UInt64: TimelineEntry] = [:]
+        result.reserveCapacity(ids.count)
+        let keys = ids.map { Int64(clamping: $0) }
+        try read { db in
+            for start in stride(from: 0, to: keys.count, by: Self.idsPerStatement) {
+                let chunk = keys[start..<min(start + Self.idsPerStatement, keys.count)]
+                let marks = repeatElement("?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT id, entry, recurrence, entryID, endUsec, maxOccurrences, contentBytes, definitionCheck
+                        FROM item WHERE id IN (\(marks))
+                        """, arguments: StatementArguments(Array(chunk)))
+                while let row = try rows.next() {
+                    let id = UInt64(clamping: row[0] as Int64)
+                    let entry: String = row[1]
+                    let entryID: String = row[3]
+                    let end: Int64? = row[4]
+                    let maximum: Int64? = row[5]
+                    let check: Int64? = row[7]
+                    let intact =
+                        check
+                        == Self.definitionCheck(
+                            entryFingerprint: EntryDefinition.fingerprint(of: entry), recurrence: row[2],
+                            entryID: entryID, end: end, maximum: maximum, bytes: row[6])
+                    if intact, let decoded = try? DefinitionCoding.decode(TimelineEntry.self, entry) {
+                        result[id] = decoded
+                    } else {
+                        result[id] = EntryDefinition.unreadable(
+                            id: entryID, endDate: end.map(Time.date),
+                            maximumOccurrences: maximum.map { Int(clamping: $0) })
+                    }
+                }
+            }
+        }
+        return result
+    }
+
+    /// The most ids one statement binds (SQLite allows 32,766).
+    static let idsPerStatement = 500
+
+    /// The checksum of a row's definition and of the columns kept beside it (FNV-1a, 64 bits): over the
+    /// entry's bytes (its fingerprint is the hash after them), a zero byte, then the other columns.
     static func definitionCheck(
-        entry: String, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64
+        entryFingerprint: UInt64, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64
     ) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = entryFingerprint
         func add(_ byte: UInt8) {
             hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
+            hash &*= EntryDefinition.fnvPrime
         }
         func add(_ text: String?) {
             if var text {
-                // Native strings hand out their bytes at once; the loop then compiles to a tight one.
-                text.withUTF8 { bytes in
-                    for byte in bytes {
-                        hash ^= UInt64(byte)
-                        hash &*= 0x100_0000_01b3
-                    }
-                }
+                text.withUTF8 { hash = EntryDefinition.fingerprint(of: UnsafeRawBufferPointer($0), from: hash) }
             }
             add(0)
         }
@@ -902,7 +952,7 @@ public final class ScheduleStore: Sendable {
             add(1)
             for shift in stride(from: 0, to: 64, by: 8) { add(UInt8(truncatingIfNeeded: number >> shift)) }
         }
-        add(entry)
+        add(0)
         add(recurrence)
         add(entryID)
         add(end)
@@ -914,18 +964,18 @@ public final class ScheduleStore: Sendable {
     /// The definition columns of an item and of its state, in the order of `save`: entry, recurrence,
     /// entryState (a pool's position, or NULL), endUsec, maxOccurrences, contentBytes, occurrences,
     /// lastFiredUsec, definitionCheck.
-    static func definitionValues(_ item: ScheduledItem) -> StatementArguments {
+    static func definitionValues(_ item: ScheduledItem, encoded: String) -> StatementArguments {
         let definition = item.definition
         let end = definition.endDate.map(Time.usec)
         let maximum = definition.maximumOccurrences.map { Int64(clamping: $0) }
         let bytes = Int64(clamping: definition.contentBytes)
         let rule = item.storedRecurrence?.encoded
         return [
-            definition.encoded, rule, poolState(item.state), end, maximum, bytes,
+            encoded, rule, poolState(item.state), end, maximum, bytes,
             Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
             definitionCheck(
-                entry: definition.encoded, recurrence: rule, entryID: definition.id, end: end, maximum: maximum,
-                bytes: bytes),
+                entryFingerprint: definition.fingerprint, recurrence: rule, entryID: definition.id, end: end,
+                maximum: maximum, bytes: bytes),
         ]
     }
 
@@ -998,7 +1048,12 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Stores an item whole. An item whose definition the store holds already (`EntryDefinition.released`:
+    /// one the scheduler had) is stored as `saveProgress` stores it.
     static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
+        guard let encoded = item.definition.encoded else {
+            return try saveProgress(item, state: state, in: db, now: now)
+        }
         try db.cachedStatement(
             sql: """
                 INSERT INTO item (entry, recurrence, entryState, endUsec, maxOccurrences, contentBytes, occurrences,
@@ -1014,7 +1069,7 @@ public final class ScheduleStore: Sendable {
                     state = excluded.state, finishReason = excluded.finishReason
                 """
         ).execute(
-            arguments: definitionValues(item) + [
+            arguments: definitionValues(item, encoded: encoded) + [
                 Int64(clamping: item.id), item.owner, item.groupID, item.entryID, Time.usec(item.fireDate),
                 item.content.summary, state, item.finished?.rawValue, Time.usec(now),
                 item.snoozeOf.map { Int64(clamping: $0) }, item.replacesID.map { Int64($0) },
@@ -1022,7 +1077,9 @@ public final class ScheduleStore: Sendable {
     }
 
     /// Stores how an item moved on (its fire date, state and end), its definition being unchanged: the
-    /// columns that change, without encoding the definition again. An item not stored yet is stored whole.
+    /// columns that change, without encoding the definition again. An item not stored yet is stored whole,
+    /// unless the store was to hold its definition: then its row was deleted meanwhile (it was cancelled),
+    /// and it stays deleted.
     static func saveProgress(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
         try db.cachedStatement(
             sql: """
@@ -1034,7 +1091,7 @@ public final class ScheduleStore: Sendable {
             Time.usec(item.fireDate), Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
             poolState(item.state), state, item.finished?.rawValue, Int64(clamping: item.id),
         ])
-        if db.changesCount == 0 { try save(item, state: state, in: db, now: now) }
+        if db.changesCount == 0, item.definition.isResident { try save(item, state: state, in: db, now: now) }
     }
 
     func record(

@@ -237,8 +237,9 @@ enum StoreMigrations {
                     guard let decoded = try? Coding.decode(Recurrence.self, rule) else { continue }
                     recurrence = DefinitionCoding.encode(decoded)
                 }
+                let definition = EntryDefinition(entry)
                 let item = ScheduledItem(
-                    id: UInt64(id), owner: "", groupID: nil, definition: EntryDefinition(entry),
+                    id: UInt64(id), owner: "", groupID: nil, definition: definition,
                     storedRecurrence: recurrence.map(StoredRecurrence.init(encoded:)), fireDate: Date(), state: state,
                     finished: nil, snoozeOf: nil, replacesID: nil)
                 try db.execute(
@@ -247,7 +248,7 @@ enum StoreMigrations {
                             contentBytes = ?, occurrences = ?, lastFiredUsec = ?, definitionCheck = ?
                         WHERE id = ?
                         """,
-                    arguments: ScheduleStore.definitionValues(item) + [id])
+                    arguments: ScheduleStore.definitionValues(item, encoded: definition.encoded ?? "") + [id])
             }
         }
         return migrator

@@ -252,6 +252,13 @@ extension ScheduleStore {
         try giveBackSpace(db)
     }
 
+    /// The upkeep left out of a start, so that it does not delay one: history pruned to `historyLimits`
+    /// (as records grow it is pruned every thousand records). chimed runs it once it has told the service
+    /// manager it is ready.
+    public func upkeep(now: Date) throws {
+        try pruneHistory(now: now)
+    }
+
     /// Prunes history to `historyLimits` now (chimed calls it when the limits change).
     public func pruneHistory(now: Date) throws {
         let limits = historyLimits

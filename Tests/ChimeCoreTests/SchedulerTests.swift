@@ -401,6 +401,41 @@ extension SchedulerStep {
         #expect(s.pending[0].fireDate == t0 + 33 * 3600)
     }
 
+    /// With the store holding definitions, items keep only fingerprints; a reschedule still tells an
+    /// unchanged entry (same fingerprint) from a changed one, and reads the old entry through
+    /// `storedEntry` to keep the state of an entry whose content changed but whose trigger did not.
+    @Test func definitionsLeftToTheStoreAreComparedByFingerprintAndReadWhenChanged() throws {
+        var s = Scheduler(systemTimeZone: berlin)
+        s.definitionsInStore = true
+        let first = try apply(&s, [entry("a", "every day at 9:00"), entry("b", "every day at 10:00")], now: t0)
+        #expect(s.pending.allSatisfy { !$0.definition.isResident && $0.definition.decodedEntry == nil })
+        // The entries as the store would have them.
+        let stored = Dictionary(uniqueKeysWithValues: first.upserts.map { ($0.id, $0.entry) })
+        var read: [String] = []
+        _ = s.step(now: t0 + 9 * 3600)
+        let plan = try s.planReschedule(
+            TimelineGroup(
+                id: "g",
+                entries: [
+                    entry("a", "every day at 9:00"), entry("b", "every day at 10:00", summary: "b, reworded"),
+                ]), now: t0 + 9 * 3600 + 1
+        ) { item in
+            read.append(item.entryID)
+            return stored[item.id]
+        }
+        #expect(plan.changes.map(\.kind) == [.unchanged, .changed])
+        #expect(read == ["b"])
+        // "b" keeps its next occurrence: its trigger did not change.
+        #expect(plan.changes[1].before == t0 + 10 * 3600 && plan.changes[1].after == t0 + 10 * 3600)
+        // Without the stored entry, a changed definition counts as a changed trigger: it starts again.
+        let blind = try s.planReschedule(
+            TimelineGroup(
+                id: "g", entries: [entry("a", "every day at 9:00", summary: "a, reworded")]),
+            now: t0 + 9 * 3600 + 1)
+        #expect(blind.changes.first?.kind == .changed)
+        #expect(blind.upserts.first?.state.occurrences == 0)
+    }
+
     @Test func aDryRunReportsTheDiffAndChangesNothing() throws {
         var s = Scheduler(systemTimeZone: berlin)
         _ = try apply(

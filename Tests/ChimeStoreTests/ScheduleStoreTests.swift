@@ -407,7 +407,10 @@ import Testing
         }
         let store = try ScheduleStore(path: path)
         let state = try store.load()
-        #expect(state.items.map(\.content) == [NotificationContent(appName: "app", summary: "pending one", body: "b")])
+        let entries = try store.entries(of: state.items.map(\.id))
+        #expect(
+            state.items.map { entries[$0.id]?.content.base }
+                == [NotificationContent(appName: "app", summary: "pending one", body: "b")])
         #expect(state.items.map(\.fireDate) == [t0 + 60])
         #expect(state.largestItemID == 2)
         let history = try store.history(HistoryQuery())

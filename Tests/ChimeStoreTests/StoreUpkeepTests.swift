@@ -114,7 +114,8 @@ extension ScheduleStoreTests {
         #expect(kept.allSatisfy { $0.date >= t0 - 86_400 })
     }
 
-    @Test func historyOlderThanItsMaximumAgeIsPrunedAtOpen() throws {
+    /// Not at open, which would delay a start: by the upkeep chimed runs once it is ready.
+    @Test func historyOlderThanItsMaximumAgeIsPrunedByTheUpkeepAfterStart() throws {
         let path = Self.temporaryPath()
         let now = Date()
         do {
@@ -123,8 +124,11 @@ extension ScheduleStoreTests {
             try store.recordAction(itemID: 1, key: "recent", outcome: "ok", now: now - 86_400)
         }
         let reopened = try ScheduleStore(path: path)
+        #expect(try reopened.history(HistoryQuery()).count == 2)
+        try reopened.upkeep(now: now)
         #expect(try reopened.history(HistoryQuery()).map(\.detail) == ["recent: ok"])
         let shorter = try ScheduleStore(path: path, historyLimits: HistoryLimits(maximumAge: 3600))
+        try shorter.upkeep(now: now)
         #expect(try shorter.history(HistoryQuery()).isEmpty)
     }
 

@@ -65,8 +65,12 @@ import Testing
         #expect(state.outbox.count == 7)
         let items = state.items.sorted { $0.id < $1.id }
         #expect(items.map(\.id) == before.map(\.id))
+        // Items are held without their definitions (`EntryDefinition.released`), read from their rows.
+        #expect(items.allSatisfy { !$0.definition.isResident })
+        let entries = try store.entries(of: items.map(\.id))
         for (item, old) in zip(items, before) {
-            #expect(item.entry == old.entry, "item \(old.id)")
+            #expect(entries[item.id] == old.entry, "item \(old.id)")
+            #expect(item.definition.fingerprint == EntryDefinition(old.entry).fingerprint, "item \(old.id)")
             #expect(item.recurrence == old.recurrence, "item \(old.id)")
             #expect(item.state == old.state, "item \(old.id)")
             #expect(item.finished?.rawValue == old.finished, "item \(old.id)")
@@ -102,16 +106,25 @@ import Testing
         #expect(state.setAsideNow.allSatisfy { $0.contains("checksum") })
     }
 
-    /// An item read from the store holds its definition as stored and reads as the item stored.
-    @Test func aStoredItemReadsAsTheItemStoredWithoutCarryingItDecoded() throws {
+    /// An item read from the store holds its definition's fingerprint, not the definition, and equals the
+    /// item stored; its entry is read from its row.
+    @Test func aStoredItemReadsAsTheItemStoredWithoutCarryingItsDefinition() throws {
         let store = try ScheduleStore(path: ScheduleStoreTests.temporaryPath())
         var stored = try ScheduleStoreTests().groupItem(7, entry: "quote")
         stored.state = EntryState(occurrences: 3, lastFired: t0, poolPosition: 2, poolBag: [4, 1])
         try store.insert(stored, now: t0)
         let loaded = try #require(try store.load().items.first)
-        #expect(loaded.definition.decodedEntry == nil)
+        #expect(loaded.definition.decodedEntry == nil && loaded.definition.encoded == nil)
         #expect(loaded == stored)
-        #expect(loaded.entry == stored.entry && loaded.recurrence == stored.recurrence)
+        #expect(try store.entries(of: [7]) == [7: stored.entry] && loaded.recurrence == stored.recurrence)
+        // A row that went has no entry; a row edited after start reads as unreadable, not as the edit.
+        #expect(try store.entries(of: [8]).isEmpty)
+        try store.write { db in
+            try db.execute(sql: "UPDATE item SET entry = replace(entry, 'quote', 'edited') WHERE id = 7")
+        }
+        #expect(
+            try store.entries(of: [7])[7]?.content.base.summary
+                == EntryDefinition.unreadable(id: "", endDate: nil, maximumOccurrences: nil).content.base.summary)
         #expect(loaded.state == stored.state)
     }
 

@@ -5,12 +5,16 @@ import Synchronization
 /// decoded only when something reads it (an occurrence is due, a listing, a reschedule that changed it).
 ///
 /// What the scheduler needs at every step is kept beside it, decoded: the entry's id, its end date, its
-/// count and the size its content counts for in quotas. So an item loaded at start costs a copy of its
-/// row, not a decode, and holds its encoded bytes instead of the structures they decode to.
+/// count, the size its content counts for in quotas, and a fingerprint of its encoding. The encoding
+/// itself may be left to the store (`released`): the daemon reads it from the item's row when an
+/// occurrence is due or a listing asks, and a reschedule compares fingerprints. So an item loaded at start
+/// costs a few fields, not a decode nor a copy of its content.
 public struct EntryDefinition: Hashable, Sendable {
     /// The canonical encoding: JSON with sorted keys, so equal entries encode equally and a reschedule
-    /// can compare definitions by their bytes.
-    public let encoded: String
+    /// can compare definitions by their bytes. Nil when only the store holds it (`released`).
+    public let encoded: String?
+    /// FNV-1a (64 bits) of the encoding: equal for equal encodings, kept when the encoding is released.
+    public let fingerprint: UInt64
     public let id: String
     public let endDate: Date?
     public let maximumOccurrences: Int?
@@ -25,7 +29,9 @@ public struct EntryDefinition: Hashable, Sendable {
     }
 
     public init(_ entry: TimelineEntry) {
-        self.encoded = Self.encode(entry)
+        let encoded = Self.encode(entry)
+        self.encoded = encoded
+        self.fingerprint = Self.fingerprint(of: encoded)
         self.id = entry.id
         self.endDate = entry.endDate
         self.maximumOccurrences = entry.maximumOccurrences
@@ -33,9 +39,15 @@ public struct EntryDefinition: Hashable, Sendable {
         self.decoded = Decoded(entry)
     }
 
-    /// A stored definition with the fields kept beside it as its row has them; nothing is decoded.
-    public init(encoded: String, id: String, endDate: Date?, maximumOccurrences: Int?, contentBytes: Int) {
+    /// A stored definition with the fields kept beside it as its row has them; nothing is decoded. A nil
+    /// `encoded` leaves the encoding in the store; `fingerprint` must then be given.
+    public init(
+        encoded: String?, fingerprint: UInt64? = nil, id: String, endDate: Date?, maximumOccurrences: Int?,
+        contentBytes: Int
+    ) {
+        precondition(encoded != nil || fingerprint != nil, "a released definition needs its fingerprint")
         self.encoded = encoded
+        self.fingerprint = fingerprint ?? Self.fingerprint(of: encoded ?? "")
         self.id = id
         self.endDate = endDate
         self.maximumOccurrences = maximumOccurrences
@@ -43,13 +55,22 @@ public struct EntryDefinition: Hashable, Sendable {
         self.decoded = nil
     }
 
+    /// Whether the encoding is held here (not `released`).
+    public var isResident: Bool { encoded != nil }
+
     /// The entry. A stored encoding that no longer decodes (the store checks each row's checksum at
-    /// start, so only a row written by a chimed that encoded differently) reads as an entry that shows
-    /// its id, rather than stopping the daemon.
+    /// start, so only a row written by a chimed that encoded differently), or one released to the store
+    /// (a caller that should have read it from there), reads as an entry that shows its id, rather than
+    /// stopping the daemon.
     public var entry: TimelineEntry {
         if let decoded { return decoded.entry }
         if let entry = try? decode() { return entry }
-        return TimelineEntry(
+        return Self.unreadable(id: id, endDate: endDate, maximumOccurrences: maximumOccurrences)
+    }
+
+    /// What an entry whose definition cannot be read shows.
+    public static func unreadable(id: String, endDate: Date?, maximumOccurrences: Int?) -> TimelineEntry {
+        TimelineEntry(
             id: id, trigger: .at(endDate ?? Date(timeIntervalSince1970: 0)),
             content: .fixed(
                 NotificationContent(
@@ -64,6 +85,7 @@ public struct EntryDefinition: Hashable, Sendable {
     /// The entry decoded from its encoding.
     public func decode() throws -> TimelineEntry {
         if let decoded { return decoded.entry }
+        guard let encoded else { throw DefinitionCoding.Released(id: id) }
         return try DefinitionCoding.decode(TimelineEntry.self, encoded)
     }
 
@@ -72,14 +94,49 @@ public struct EntryDefinition: Hashable, Sendable {
         decoded == nil
             ? self
             : EntryDefinition(
-                encoded: encoded, id: id, endDate: endDate, maximumOccurrences: maximumOccurrences,
-                contentBytes: contentBytes)
+                encoded: encoded, fingerprint: fingerprint, id: id, endDate: endDate,
+                maximumOccurrences: maximumOccurrences, contentBytes: contentBytes)
     }
 
-    public static func == (a: EntryDefinition, b: EntryDefinition) -> Bool { a.encoded == b.encoded }
-    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+    /// The same definition with its encoding left to the store: the fields kept beside it and its
+    /// fingerprint.
+    public var released: EntryDefinition {
+        encoded == nil
+            ? self
+            : EntryDefinition(
+                encoded: nil, fingerprint: fingerprint, id: id, endDate: endDate,
+                maximumOccurrences: maximumOccurrences, contentBytes: contentBytes)
+    }
+
+    /// Equal encodings; when one of them is released, equal fingerprints.
+    public static func == (a: EntryDefinition, b: EntryDefinition) -> Bool {
+        guard a.fingerprint == b.fingerprint else { return false }
+        guard let x = a.encoded, let y = b.encoded else { return true }
+        return x == y
+    }
+    public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
     static func encode(_ entry: TimelineEntry) -> String { DefinitionCoding.encode(entry) }
+
+    /// FNV-1a, 64 bits, of the text's UTF-8 bytes: the fingerprint of an encoding.
+    public static func fingerprint(of text: String) -> UInt64 {
+        var text = text
+        return text.withUTF8 { fingerprint(of: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// FNV-1a, 64 bits, of bytes (continuing from `hash`: the store's row checksum starts with the
+    /// encoding's bytes, so the fingerprint is the checksum's state after them).
+    public static func fingerprint(of bytes: UnsafeRawBufferPointer, from hash: UInt64 = fnvBasis) -> UInt64 {
+        var hash = hash
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash &*= fnvPrime
+        }
+        return hash
+    }
+
+    public static let fnvBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    public static let fnvPrime: UInt64 = 0x100_0000_01b3
 }
 
 /// A repeating item's parsed rule as the scheduler holds it: encoded as the store keeps it, decoded the
@@ -141,5 +198,11 @@ public enum DefinitionCoding {
 
     public static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try decoder.decode(type, from: Data(text.utf8))
+    }
+
+    /// A definition was read that is held only by the store: a caller that should have read it there.
+    public struct Released: Error, CustomStringConvertible {
+        public var id: String
+        public var description: String { "the definition of entry \(id) is in the store, not in memory" }
     }
 }

@@ -3,8 +3,10 @@
 ///
 /// Items sit in one array of slots, found through an index of small slot numbers: a dictionary of the
 /// items themselves would grow to twice their count in slots of an item's whole size. Items are kept
-/// with their definitions compact (`EntryDefinition.compact`).
+/// with their definitions compact (`EntryDefinition.compact`), or without their encodings when the store
+/// holds them (`releasesDefinitions`, `EntryDefinition.released`).
 struct ItemTable: Sendable {
+    var releasesDefinitions = false
     private var slots: [ScheduledItem?] = []
     /// Slots emptied by removals, reused first.
     private var free: [Int32] = []
@@ -18,7 +20,11 @@ struct ItemTable: Sendable {
         set {
             if let newValue {
                 var item = newValue
-                if item.definition.decodedEntry != nil { item.definition = item.definition.compact }
+                if releasesDefinitions {
+                    if item.definition.isResident { item.definition = item.definition.released }
+                } else if item.definition.decodedEntry != nil {
+                    item.definition = item.definition.compact
+                }
                 // One lookup for a new item: its slot is offered, and taken back if the item had one.
                 let offered = free.last ?? Int32(slots.count)
                 count(item, 1)

@@ -71,6 +71,16 @@ public struct Scheduler: Sendable {
     public var defaultMissedPolicy = MissedPolicy.default
     /// The times phrases' parts of the day mean (chime.toml's `[phrases]`), for rules scheduled from now on.
     public var phraseDefaults = PhraseDefaults.standard
+    /// Whether items are kept without their definitions' encodings, because the store holds them: the
+    /// daemon then reads an entry from its item's row, and `planReschedule` gets old entries from its
+    /// `storedEntry`. Set before any item is added; every item given to the scheduler must be stored by
+    /// then.
+    public var definitionsInStore = false {
+        didSet {
+            items.releasesDefinitions = definitionsInStore
+            retired.releasesDefinitions = definitionsInStore
+        }
+    }
 
     public init(systemTimeZone: TimeZone = TimeZone(identifier: "UTC")!) {
         self.systemTimeZone = systemTimeZone
@@ -425,8 +435,12 @@ public struct Scheduler: Sendable {
 
     /// Computes what replacing a group's timeline changes, without changing anything: the diff a dry run
     /// reports. Entries are matched by id; an entry whose trigger is unchanged keeps its next occurrence
-    /// and its state.
-    public func planReschedule(_ group: TimelineGroup, now: Date) throws(TimelineError) -> ReschedulePlan {
+    /// and its state. `storedEntry` reads an entry whose definition changed, to compare its trigger: it
+    /// decodes the definition the item holds unless the store holds it (`definitionsInStore`).
+    public func planReschedule(
+        _ group: TimelineGroup, now: Date,
+        storedEntry: (ScheduledItem) -> TimelineEntry? = { try? $0.definition.decode() }
+    ) throws(TimelineError) -> ReschedulePlan {
         try group.validate()
         let key = GroupKey(owner: group.owner, id: group.id)
         let existing = entryIndex(of: key)
@@ -438,9 +452,10 @@ public struct Scheduler: Sendable {
             let old = existing[entry.id].flatMap { item($0) }
             let before = old.flatMap { items[$0.id] }?.fireDate
             let definition = EntryDefinition(entry)
-            // Equal encodings are equal entries; an encoding of an earlier chimed is compared decoded.
+            // Equal encodings (or fingerprints, for a definition the store holds) are equal entries; others
+            // are compared decoded.
             let oldEntry: TimelineEntry? = old.flatMap {
-                $0.definition == definition ? entry : try? $0.definition.decode()
+                $0.definition == definition ? entry : storedEntry($0)
             }
             if let old, oldEntry == entry {
                 // Unchanged; a group that is enabled again puts its waiting entries back.
