@@ -10,33 +10,55 @@ import Synchronization
 /// occurrence is due or a listing asks, and a reschedule compares fingerprints. So an item loaded at start
 /// costs a few fields, not a decode nor a copy of its content.
 public struct EntryDefinition: Hashable, Sendable {
-    /// The canonical encoding: JSON with sorted keys, so equal entries encode equally and a reschedule
-    /// can compare definitions by their bytes. Nil when only the store holds it (`released`).
-    public let encoded: String?
+    /// The encoding and the entry it was made from, while held here; nil once only the store holds them.
+    /// (One reference for both, and the optional fields below without their optionals' padding: the
+    /// scheduler keeps one of these per item.)
+    private var resident: Resident?
     /// FNV-1a (64 bits) of the encoding: equal for equal encodings, kept when the encoding is released.
     public let fingerprint: UInt64
     public let id: String
-    public let endDate: Date?
-    public let maximumOccurrences: Int?
-    /// `ContentSource.byteSize` of its content, as quotas count it.
-    public let contentBytes: Int
-    /// The entry it was made from, while a caller still holds it; the scheduler keeps items without it.
-    private let decoded: Decoded?
+    /// The end date in seconds since 1970; NaN for none.
+    private let endSeconds: Double
+    /// The count; below 0 for none.
+    private let maximum: Int
+    private let bytes: UInt32
 
-    private final class Decoded: Sendable {
-        let entry: TimelineEntry
-        init(_ entry: TimelineEntry) { self.entry = entry }
+    private final class Resident: Sendable {
+        let encoded: String
+        /// The entry it was made from, while a caller still holds it; the scheduler keeps items without it.
+        let entry: TimelineEntry?
+        init(_ encoded: String, _ entry: TimelineEntry?) {
+            self.encoded = encoded
+            self.entry = entry
+        }
+    }
+
+    /// The canonical encoding: JSON with sorted keys, so equal entries encode equally and a reschedule
+    /// can compare definitions by their bytes. Nil when only the store holds it (`released`).
+    public var encoded: String? { resident?.encoded }
+    public var endDate: Date? { endSeconds.isNaN ? nil : Date(timeIntervalSince1970: endSeconds) }
+    public var maximumOccurrences: Int? { maximum < 0 ? nil : maximum }
+    /// `ContentSource.byteSize` of its content, as quotas count it.
+    public var contentBytes: Int { Int(bytes) }
+
+    private init(
+        resident: Resident?, fingerprint: UInt64, id: String, endDate: Date?, maximumOccurrences: Int?,
+        contentBytes: Int
+    ) {
+        self.resident = resident
+        self.fingerprint = fingerprint
+        self.id = id
+        self.endSeconds = endDate?.timeIntervalSince1970 ?? .nan
+        self.maximum = maximumOccurrences.map { max(0, $0) } ?? -1
+        self.bytes = UInt32(clamping: contentBytes)
     }
 
     public init(_ entry: TimelineEntry) {
         let encoded = Self.encode(entry)
-        self.encoded = encoded
-        self.fingerprint = Self.fingerprint(of: encoded)
-        self.id = entry.id
-        self.endDate = entry.endDate
-        self.maximumOccurrences = entry.maximumOccurrences
-        self.contentBytes = entry.content.byteSize
-        self.decoded = Decoded(entry)
+        self.init(
+            resident: Resident(encoded, entry), fingerprint: Self.fingerprint(of: encoded), id: entry.id,
+            endDate: entry.endDate, maximumOccurrences: entry.maximumOccurrences,
+            contentBytes: entry.content.byteSize)
     }
 
     /// A stored definition with the fields kept beside it as its row has them; nothing is decoded. A nil
@@ -46,24 +68,21 @@ public struct EntryDefinition: Hashable, Sendable {
         contentBytes: Int
     ) {
         precondition(encoded != nil || fingerprint != nil, "a released definition needs its fingerprint")
-        self.encoded = encoded
-        self.fingerprint = fingerprint ?? Self.fingerprint(of: encoded ?? "")
-        self.id = id
-        self.endDate = endDate
-        self.maximumOccurrences = maximumOccurrences
-        self.contentBytes = contentBytes
-        self.decoded = nil
+        self.init(
+            resident: encoded.map { Resident($0, nil) },
+            fingerprint: fingerprint ?? Self.fingerprint(of: encoded ?? ""),
+            id: id, endDate: endDate, maximumOccurrences: maximumOccurrences, contentBytes: contentBytes)
     }
 
     /// Whether the encoding is held here (not `released`).
-    public var isResident: Bool { encoded != nil }
+    public var isResident: Bool { resident != nil }
 
     /// The entry. A stored encoding that no longer decodes (the store checks each row's checksum at
     /// start, so only a row written by a chimed that encoded differently), or one released to the store
     /// (a caller that should have read it from there), reads as an entry that shows its id, rather than
     /// stopping the daemon.
     public var entry: TimelineEntry {
-        if let decoded { return decoded.entry }
+        if let decoded = resident?.entry { return decoded }
         if let entry = try? decode() { return entry }
         return Self.unreadable(id: id, endDate: endDate, maximumOccurrences: maximumOccurrences)
     }
@@ -80,32 +99,29 @@ public struct EntryDefinition: Hashable, Sendable {
     }
 
     /// The decoded entry it carries, if it carries one (it was made from an entry, not read from a row).
-    public var decodedEntry: TimelineEntry? { decoded?.entry }
+    public var decodedEntry: TimelineEntry? { resident?.entry }
 
     /// The entry decoded from its encoding.
     public func decode() throws -> TimelineEntry {
-        if let decoded { return decoded.entry }
-        guard let encoded else { throw DefinitionCoding.Released(id: id) }
-        return try DefinitionCoding.decode(TimelineEntry.self, encoded)
+        guard let resident else { throw DefinitionCoding.Released(id: id) }
+        if let decoded = resident.entry { return decoded }
+        return try DefinitionCoding.decode(TimelineEntry.self, resident.encoded)
     }
 
     /// The same definition without the decoded entry it may carry: what the scheduler keeps.
     public var compact: EntryDefinition {
-        decoded == nil
-            ? self
-            : EntryDefinition(
-                encoded: encoded, fingerprint: fingerprint, id: id, endDate: endDate,
-                maximumOccurrences: maximumOccurrences, contentBytes: contentBytes)
+        guard let resident, resident.entry != nil else { return self }
+        var compact = self
+        compact.resident = Resident(resident.encoded, nil)
+        return compact
     }
 
     /// The same definition with its encoding left to the store: the fields kept beside it and its
     /// fingerprint.
     public var released: EntryDefinition {
-        encoded == nil
-            ? self
-            : EntryDefinition(
-                encoded: nil, fingerprint: fingerprint, id: id, endDate: endDate,
-                maximumOccurrences: maximumOccurrences, contentBytes: contentBytes)
+        var released = self
+        released.resident = nil
+        return released
     }
 
     /// Equal encodings; when one of them is released, equal fingerprints.

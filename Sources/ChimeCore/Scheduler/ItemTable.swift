@@ -8,6 +8,10 @@
 struct ItemTable: Sendable {
     var releasesDefinitions = false
     private var slots: [ScheduledItem?] = []
+    /// Beside each slot, the sequence number of its item's current trigger (`Scheduler.Trigger.sequence`):
+    /// heap entries with another are stale. An array beside the slots costs 8 bytes an item, where a
+    /// dictionary by id cost about 32.
+    private var sequences: [UInt64] = []
     /// Slots emptied by removals, reused first.
     private var free: [Int32] = []
     private var index: [UInt64: Int32] = [:]
@@ -29,13 +33,16 @@ struct ItemTable: Sendable {
                 let offered = free.last ?? Int32(slots.count)
                 count(item, 1)
                 if let slot = index.updateValue(offered, forKey: id) {
+                    // Replaced in place: its trigger's sequence stays.
                     index[id] = slot
                     if let old = slots[Int(slot)] { count(old, -1) }
                     slots[Int(slot)] = item
                 } else if free.popLast() != nil {
                     slots[Int(offered)] = item
+                    sequences[Int(offered)] = Self.noSequence
                 } else {
                     slots.append(item)
+                    sequences.append(Self.noSequence)
                 }
             } else {
                 removeValue(forKey: id)
@@ -55,15 +62,32 @@ struct ItemTable: Sendable {
 
     /// Moves the items to the front when most slots are empty, so the array shrinks with the items.
     private mutating func compact() {
-        let items = slots.compactMap { $0 }
-        slots = items
+        let kept = slots.indices.filter { slots[$0] != nil }
+        sequences = kept.map { sequences[$0] }
+        slots = kept.map { slots[$0] }
         free = []
-        index = Dictionary(uniqueKeysWithValues: items.enumerated().map { ($1.id, Int32($0)) })
+        index = Dictionary(uniqueKeysWithValues: slots.enumerated().map { ($1!.id, Int32($0)) })
     }
 
     mutating func reserveCapacity(_ capacity: Int) {
         slots.reserveCapacity(capacity)
+        sequences.reserveCapacity(capacity)
         index.reserveCapacity(capacity)
+    }
+
+    private static let noSequence = UInt64.max
+
+    /// The sequence number of the trigger of item `id`; nil when it has none, or there is no such item.
+    func sequence(of id: UInt64) -> UInt64? {
+        guard let slot = index[id] else { return nil }
+        let sequence = sequences[Int(slot)]
+        return sequence == Self.noSequence ? nil : sequence
+    }
+
+    /// Sets the sequence number of the trigger of item `id`, which must be in the table.
+    mutating func setSequence(_ sequence: UInt64, of id: UInt64) {
+        guard let slot = index[id] else { preconditionFailure("item \(id) has no slot") }
+        sequences[Int(slot)] = sequence
     }
 
     var values: some Sequence<ScheduledItem> { slots.lazy.compactMap { $0 } }

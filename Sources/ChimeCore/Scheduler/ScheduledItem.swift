@@ -39,20 +39,22 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
     public var owner: String
     /// The group it belongs to; nil for an item scheduled on its own (`chime send`, `Schedule`).
     public var groupID: String?
+    // The fields are in the order that packs them tightest (the scheduler keeps one item per entry):
+    // the small ones fill what the definition leaves before the next 8-byte boundary.
     /// The entry, encoded, with what every step needs beside it.
     public var definition: EntryDefinition
+    /// The notification this item's popup replaces (a snooze replaces the popup it came from).
+    public var replacesID: UInt32?
+    /// Set once it is done; a finished group item is kept so that a reschedule knows not to start it again.
+    public var finished: FinishReason?
     /// The parsed rule of a repeating entry; nil for a one-off. Kept as parsed at scheduling time, so that
     /// relative words ("for 50 days") do not start again when a group is loaded again unchanged.
     public var storedRecurrence: StoredRecurrence?
     /// When it is due next.
     public var fireDate: Date
-    public var state: EntryState
-    /// Set once it is done; a finished group item is kept so that a reschedule knows not to start it again.
-    public var finished: FinishReason?
     /// A snooze: the item it brings back.
     public var snoozeOf: UInt64?
-    /// The notification this item's popup replaces (a snooze replaces the popup it came from).
-    public var replacesID: UInt32?
+    public var state: EntryState
 
     public init(
         id: UInt64, owner: String = "", groupID: String? = nil, entry: TimelineEntry, recurrence: Recurrence?,

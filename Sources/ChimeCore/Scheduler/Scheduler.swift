@@ -58,8 +58,6 @@ public struct Scheduler: Sendable {
     /// Group items that are finished, or whose group is disabled: kept so a reschedule keeps their state.
     private(set) var retired = ItemTable()
     private var groups: [GroupKey: GroupRecord] = [:]
-    /// The sequence number of each pending item's current trigger; heap entries with another are stale.
-    private var liveSequence: [UInt64: UInt64] = [:]
     private var popups = Heap<PopupTrigger>()
     private var livePopups: [UInt32: ShownPopup] = [:]
     private var nextSequence: UInt64 = 0
@@ -137,7 +135,7 @@ public struct Scheduler: Sendable {
         while let top = heap.min, top.date <= date {
             heap.removeMin()
             // A stale trigger is dropped, as `step` would drop it.
-            guard liveSequence[top.itemID] == top.sequence, let item = items[top.itemID] else { continue }
+            guard items.sequence(of: top.itemID) == top.sequence, let item = items[top.itemID] else { continue }
             looked.append(top)
             guard top.date == date, top.kind == .fire, looked.count <= limit else {
                 found = nil
@@ -179,7 +177,6 @@ public struct Scheduler: Sendable {
     ) -> SchedulerStep {
         for (key, settings) in storedGroups { groups[key] = GroupRecord(settings: settings) }
         items.reserveCapacity(items.count + storedItems.count)
-        liveSequence.reserveCapacity(liveSequence.count + storedItems.count)
         restored.reserveCapacity(storedItems.count)
         // A group's items come one after the other (they are stored together): the group is looked up
         // once per run of its items, not once per item.
@@ -217,7 +214,6 @@ public struct Scheduler: Sendable {
     /// Removes a pending item; returns it (nil when it is not pending) with the step to perform.
     public mutating func cancel(_ id: UInt64, now: Date) -> (item: ScheduledItem?, step: SchedulerStep) {
         guard let item = items.removeValue(forKey: id) else { return (nil, step(now: now)) }
-        liveSequence.removeValue(forKey: id)
         if let key = item.groupKey { groups[key]?.items.remove(item.id) }
         return (item, step(now: now))
     }
@@ -225,7 +221,6 @@ public struct Scheduler: Sendable {
     /// Ends a pending item's repeats (Stop Repeat): it is finished as `stopped`; nil when it is not pending.
     public mutating func stop(_ id: UInt64, now: Date) -> SchedulerStep? {
         guard let item = items.removeValue(forKey: id) else { return nil }
-        liveSequence.removeValue(forKey: id)
         var result = step(now: now)
         finish(item, .stopped, into: &result)
         return result
@@ -241,7 +236,6 @@ public struct Scheduler: Sendable {
         var result = SchedulerStep()
         result.missed.append(MissedOccurrences(item: item, first: skipped, last: skipped, count: 1, handling: .skipped))
         items.removeValue(forKey: id)
-        liveSequence.removeValue(forKey: id)
         if let reason = advance(&item, after: max(now, skipped), now: now) {
             finish(item, reason, into: &result)
         } else {
@@ -286,14 +280,13 @@ public struct Scheduler: Sendable {
     public mutating func step(now: Date) -> SchedulerStep {
         var result = SchedulerStep()
         while let top = heap.min {
-            guard liveSequence[top.itemID] == top.sequence, let item = items[top.itemID] else {
+            guard items.sequence(of: top.itemID) == top.sequence, let item = items[top.itemID] else {
                 heap.removeMin()
                 continue
             }
             guard top.date <= now else { break }
             heap.removeMin()
             items.removeValue(forKey: top.itemID)
-            liveSequence.removeValue(forKey: top.itemID)
             switch top.kind {
             case .end: finish(item, .ended, into: &result)
             case .fire: fire(item, now: now, into: &result)
@@ -418,7 +411,7 @@ public struct Scheduler: Sendable {
         items[item.id] = item
         let sequence = nextSequence
         nextSequence += 1
-        liveSequence[item.id] = sequence
+        items.setSequence(sequence, of: item.id)
         let endsFirst = item.endDate.map { $0 < item.fireDate } ?? false
         let trigger = Trigger(
             date: endsFirst ? item.endDate! : item.fireDate, sequence: sequence, itemID: item.id,
@@ -427,7 +420,7 @@ public struct Scheduler: Sendable {
     }
 
     private mutating func dropStale() {
-        while let top = heap.min, liveSequence[top.itemID] != top.sequence { heap.removeMin() }
+        while let top = heap.min, items.sequence(of: top.itemID) != top.sequence { heap.removeMin() }
         while let top = popups.min, livePopups[top.popup.notificationID] != top.popup { popups.removeMin() }
     }
 
@@ -548,7 +541,6 @@ public struct Scheduler: Sendable {
         if !plan.group.settings.enabled {
             for id in record.items {
                 if let item = items.removeValue(forKey: id) {
-                    liveSequence.removeValue(forKey: id)
                     retired[id] = item
                 }
             }
@@ -567,7 +559,6 @@ public struct Scheduler: Sendable {
 
     private mutating func forget(_ id: UInt64) {
         items.removeValue(forKey: id)
-        liveSequence.removeValue(forKey: id)
         retired.removeValue(forKey: id)
     }
 

@@ -186,12 +186,13 @@ public struct CallbackSource: Codable, Hashable, Sendable {
 public struct EntryState: Codable, Hashable, Sendable {
     /// How many times it fired (delivered, coalesced or missed).
     public var occurrences: Int
-    /// The occurrence date of the last firing.
-    public var lastFired: Date?
     /// `in-order` pools: the index of the next item to consider.
     public var poolPosition: Int
     /// `shuffled` pools: the indices not yet shown in this round.
     public var poolBag: [Int]
+    /// The occurrence date of the last firing. (Last: the fields that follow it in an item take its
+    /// optional's padding.)
+    public var lastFired: Date?
 
     public init(occurrences: Int = 0, lastFired: Date? = nil, poolPosition: Int = 0, poolBag: [Int] = []) {
         self.occurrences = occurrences
