@@ -162,7 +162,10 @@ struct RRuleExpander: Sendable {
             end = start + 1
         }
         kept.removeAll(keepingCapacity: true)
-        if rule.freq == 0, let months = rule.bymonth {
+        if rule.freq <= 1, let candidates = info.candidateDays {
+            // Only the days of the rule's sparsest filter can pass: the same result as checking every day.
+            for i in candidates where i >= start && i < end && !info.isFiltered(i) { kept.append(i) }
+        } else if rule.freq == 0, let months = rule.bymonth {
             // Days outside BYMONTH are filtered anyway; checking only the allowed months is the same result.
             for m in months {
                 for i in info.monthStart[m - 1]..<info.monthStart[m] where !info.isFiltered(i) { kept.append(i) }

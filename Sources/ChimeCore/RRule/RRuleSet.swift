@@ -128,6 +128,7 @@ public struct RRuleSet: Codable, Hashable, Sendable {
     public func occurrences(after: LocalDateTime? = nil, inclusive: Bool = false, limit: Int) -> [LocalDateTime] {
         var iterator = makeIterator(after: after, inclusive: inclusive)
         var result: [LocalDateTime] = []
+        result.reserveCapacity(min(max(limit, 0), 1024))
         while result.count < limit, let next = iterator.next() { result.append(next) }
         return result
     }

@@ -44,8 +44,29 @@ struct RRuleYearInfo: Sendable {
     private(set) var monthStart: [Int] = RRuleYearInfo.monthStart365
     private(set) var weekNoMask: [Bool]?
     private(set) var nthWeekdayMask: [Bool]?
+    /// BYYEARDAY for this year: whether each day index (and the 7 days after the year) is one of them.
+    private(set) var yearDayMask: [Bool]?
+    /// For a yearly or monthly rule with BYYEARDAY, BYDAY with an ordinal, BYWEEKNO or BYMONTHDAY: the
+    /// day indices of the current period (the year's allowed months, or the month) that filter lets
+    /// through, in order; every kept day is one of them.
+    private(set) var candidateDays: [Int]?
 
-    init(rule: RRuleCompiled) { self.rule = rule }
+    // The rule's day filters as plain values, so that `isFiltered`, the expander's innermost check, reads
+    // no array and copies no reference of the rule.
+    private let monthMask: UInt16
+    private let weekdayMask: UInt8
+    private let monthDayMask: UInt64
+    private let negativeMonthDayMask: UInt64
+    private let hasMonthDay: Bool
+
+    init(rule: RRuleCompiled) {
+        self.rule = rule
+        monthMask = rule.bymonth == nil ? UInt16.max : rule.bymonthMask
+        weekdayMask = rule.byweekdayMask ?? UInt8.max
+        monthDayMask = rule.bymonthdayMask
+        negativeMonthDayMask = rule.bynmonthdayMask
+        hasMonthDay = rule.hasMonthDay
+    }
 
     /// Weekday (0 = Monday) of a day index; valid for any index, unlike dateutil's finite table.
     @inline(__always) func weekday(_ i: Int) -> Int { (yearWeekday + i) % 7 }
@@ -62,6 +83,7 @@ struct RRuleYearInfo: Sendable {
             negDayOf = leap ? RRuleYearInfo.negDayOf366 : RRuleYearInfo.negDayOf365
             monthStart = leap ? RRuleYearInfo.monthStart366 : RRuleYearInfo.monthStart365
             weekNoMask = rule.byweekno.map { buildWeekNoMask(year: year, weeks: $0) }
+            yearDayMask = rule.byyearday.map { buildYearDayMask(days: $0) }
         }
         if let ordinals = rule.bynweekday, month != lastMonth || year != lastYear {
             var ranges: [(Int, Int)] = []
@@ -91,6 +113,26 @@ struct RRuleYearInfo: Sendable {
                     }
                 }
                 nthWeekdayMask = mask
+            }
+        }
+        if rule.freq <= 1, year != lastYear || month != lastMonth {
+            // A yearly or monthly rule's days can only be among those its sparsest filter lets through:
+            // the expander looks at those instead of every day of the period.
+            let ranges: [Range<Int>] =
+                rule.freq == 1
+                ? [monthStart[month - 1]..<monthStart[month]]
+                : rule.bymonth.map { $0.map { monthStart[$0 - 1]..<monthStart[$0] } } ?? [0..<yearLength]
+            if let mask = yearDayMask ?? nthWeekdayMask ?? weekNoMask {
+                candidateDays = ranges.flatMap { $0.filter { $0 < mask.count && mask[$0] } }
+            } else if hasMonthDay {
+                candidateDays = ranges.flatMap { range in
+                    range.filter {
+                        monthDayMask & (1 << UInt64(dayOf[$0])) != 0
+                            || negativeMonthDayMask & (1 << UInt64(-negDayOf[$0])) != 0
+                    }
+                }
+            } else {
+                candidateDays = nil
             }
         }
         lastYear = year
@@ -166,25 +208,30 @@ struct RRuleYearInfo: Sendable {
 
     /// dateutil's per-day filter: true when day index `i` of the current year is excluded by a BYxxx part.
     func isFiltered(_ i: Int) -> Bool {
-        let r = rule
-        if r.bymonth != nil, r.bymonthMask & (1 << UInt16(monthOf[i])) == 0 { return true }
+        if monthMask & (1 << UInt16(monthOf[i])) == 0 { return true }
         if let mask = weekNoMask, !mask[i] { return true }
-        if let w = r.byweekdayMask, w & (1 << UInt8(weekday(i))) == 0 { return true }
+        if weekdayMask & (1 << UInt8(weekday(i))) == 0 { return true }
         if let mask = nthWeekdayMask, !(i < mask.count && mask[i]) { return true }
-        if r.hasMonthDay, r.bymonthdayMask & (1 << UInt64(dayOf[i])) == 0,
-            r.bynmonthdayMask & (1 << UInt64(-negDayOf[i])) == 0
+        if hasMonthDay, monthDayMask & (1 << UInt64(dayOf[i])) == 0,
+            negativeMonthDayMask & (1 << UInt64(-negDayOf[i])) == 0
         {
             return true
         }
-        if let days = r.byyearday {
-            if i < yearLength {
-                if !days.contains(i + 1) && !days.contains(-yearLength + i) { return true }
-            } else {
-                if !days.contains(i + 1 - yearLength) && !days.contains(-nextYearLength + i - yearLength) {
-                    return true
-                }
-            }
-        }
+        if let mask = yearDayMask, !mask[i] { return true }
         return false
+    }
+
+    /// BYYEARDAY as a mask of this year's day indices and the 7 after it: day i of the year is kept when
+    /// its number from the start (i + 1) or from the end (i - length) is listed; a day past the year is
+    /// counted in the next one, as dateutil does.
+    private func buildYearDayMask(days: Set<Int>) -> [Bool] {
+        var mask = [Bool](repeating: false, count: yearLength + 7)
+        for d in days {
+            let inYear = d > 0 ? d - 1 : yearLength + d
+            if inYear >= 0 && inYear < yearLength { mask[inYear] = true }
+            let after = d > 0 ? yearLength + d - 1 : yearLength + nextYearLength + d
+            if after >= yearLength && after < mask.count { mask[after] = true }
+        }
+        return mask
     }
 }
