@@ -105,7 +105,7 @@ import Testing
             #expect(sent.status == 0, "\(sent.stderr)")
             let id = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             try await s.delivered.wait("delivered") { $0.contains { $0.item == id } }
-            let call = s.server!.notifyCalls.elements[0]
+            let call = (try await s.server!.notifyCalls.element(0))
             #expect(call.appName == "myapp" && call.summary == "S" && call.body == "B")
             #expect(call.arguments[2].unwrappingVariant == .string("dialog-information"))
             #expect(call.expireTimeout == 5000 && call.replacesID == 41 && call.actions == ["ok", "OK"])
@@ -127,7 +127,7 @@ import Testing
             #expect(sent.status == 0, "\(sent.stderr)")
             let id = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             try await s.delivered.wait("delivered") { $0.contains { $0.item == id } }
-            let call = s.server!.notifyCalls.elements[0]
+            let call = (try await s.server!.notifyCalls.element(0))
             #expect(call.appName == "other" && call.summary == "Mail")
             #expect(call.arguments[2].unwrappingVariant == .string("mail-unread"))
             #expect(call.expireTimeout == 0 && call.replacesID == 7 && call.actions == ["0", "Open"])

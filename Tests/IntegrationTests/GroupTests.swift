@@ -420,7 +420,7 @@ import Testing
                     .array(element: .variant, [.variant(.boolean(false))]),
                 ])
             try await s.server!.notifyCalls.wait(forCount: 1, timeout: .seconds(10))
-            #expect(s.server!.notifyCalls.elements[0].summary == "after the nap")
+            #expect((try await s.server!.notifyCalls.element(0)).summary == "after the nap")
             #expect(s.chimed!.stderr.contains("resumed from suspend"))
         }
     }

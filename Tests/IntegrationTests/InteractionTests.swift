@@ -400,7 +400,7 @@ import Testing
             """
         try await Session.run(groups: ["friday.toml": file]) { s in
             try await s.awaitDelivered(notification: 1)
-            #expect(s.server!.notifyCalls.elements[0].actions == ["order", "Order"])
+            #expect((try await s.server!.notifyCalls.element(0)).actions == ["order", "Order"])
             try await s.choose("order", on: 1)
             try await s.chimed!.waitForStderr(containing: "order: ran touch")
             #expect(FileManager.default.fileExists(atPath: marker.path))
@@ -457,7 +457,7 @@ import Testing
             try await app.reschedule(
                 oneEntry(group: "chat", entry: "ping", in: 0.5, summary: "Sam: lunch?", category: "message"))
             try await s.awaitDelivered(notification: 1)
-            let call = s.server!.notifyCalls.elements[0]
+            let call = (try await s.server!.notifyCalls.element(0))
             #expect(call.actions == ["inline-reply", "Reply"])
             #expect(call.hints["x-kde-reply-placeholder-text"] == .string("Reply"))
             try await s.serverEmits("NotificationReplied", "us", [.uint32(1), .string("yes, 12:30")])
@@ -485,7 +485,7 @@ import Testing
             try await app.reschedule(
                 oneEntry(group: "chat", entry: "ping", in: 0.5, summary: "Sam: dinner?", category: "message"))
             try await s.awaitDelivered(notification: 2)
-            #expect(s.server!.notifyCalls.elements[1].actions == ["read", "Mark read"])
+            #expect((try await s.server!.notifyCalls.element(1)).actions == ["read", "Mark read"])
             let history = try await s.chimeJSON(["history", "--group", "org.example.Chat/chat"])
             let delivered = try #require(history.first { $0["event"] as? String == "delivered" })
             #expect((delivered["detail"] as? String)?.contains("Reply: the server takes no typed reply") == true)
@@ -597,7 +597,9 @@ import Testing
                     ]))
             _ = id
             try await s.awaitDelivered(notification: 1)
-            #expect(s.server!.notifyCalls.elements[0].hints["desktop-entry"] == .string("org.example.PizzaDesktop"))
+            #expect(
+                (try await s.server!.notifyCalls.element(0)).hints["desktop-entry"]
+                    == .string("org.example.PizzaDesktop"))
             app.close()
             try await InteractionTests.awaitListing(s, ["apps"], "the app gone") { apps in
                 apps.contains { $0["app"] as? String == "org.example.Pizza" && $0["connected"] as? Bool == false }
@@ -657,7 +659,7 @@ import Testing
             try await app.reschedule(
                 oneEntry(group: "inbox", entry: "new", in: 0.5, summary: "New mail", category: "mail"))
             try await s.awaitDelivered(notification: 1)
-            #expect(s.server!.notifyCalls.elements[0].actions == ["archive", "Archive"])
+            #expect((try await s.server!.notifyCalls.element(0)).actions == ["archive", "Archive"])
         }
     }
 
@@ -675,7 +677,9 @@ import Testing
             #expect(try await s.chime(["app", "reset", "org.example.Nag"]).status == 0)
             async let asked = nag.schedule(ChimeCore.NotificationContent(summary: "Buy now"))
             try await s.server!.notifyCalls.wait(forCount: 1)
-            #expect(s.server!.notifyCalls.elements[0].summary == "org.example.Nag wants to schedule notifications")
+            #expect(
+                (try await s.server!.notifyCalls.element(0)).summary
+                    == "org.example.Nag wants to schedule notifications")
             try await s.chimed!.waitForStderr(containing: "asking \"org.example.Nag wants")
             try await s.choose("deny", on: 1)
             do {

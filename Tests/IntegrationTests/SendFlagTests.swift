@@ -14,7 +14,7 @@ import Testing
             ])
             #expect(sent.status == 0, "\(sent.stderr)")
             try await s.awaitDelivered(notification: 1)
-            let call = s.server!.notifyCalls.elements[0]
+            let call = (try await s.server!.notifyCalls.element(0))
             #expect(call.appName == "myapp" && call.summary == "S" && call.body == "B")
             #expect(call.arguments[2].unwrappingVariant == .string("dialog-information"))
             #expect(call.expireTimeout == 5000)
@@ -34,7 +34,7 @@ import Testing
             #expect(sent.status == 0, "\(sent.stderr)")
             let id = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             try await s.delivered.wait("delivered") { $0.contains { $0.item == id } }
-            let call = s.server!.notifyCalls.elements[0]
+            let call = (try await s.server!.notifyCalls.element(0))
             #expect(call.replacesID == 41)
             #expect(call.hints["transient"] == .boolean(true))
             #expect(call.hints["value"] == .int32(50))
@@ -52,7 +52,7 @@ import Testing
             ])
             #expect(sent.status == 0, "\(sent.stderr)")
             try await s.awaitDelivered(notification: 1)
-            let hints = s.server!.notifyCalls.elements[0].hints
+            let hints = (try await s.server!.notifyCalls.element(0)).hints
             #expect(hints["desktop-entry"] == .string("org.gnome.Calendar"))
             #expect(hints["sound-name"] == .string("message-new-instant"))
             #expect(hints["urgency"] == .byte(0) && hints["category"] == .string("x.first"))
@@ -61,7 +61,7 @@ import Testing
             ])
             #expect(both.status == 0, "\(both.stderr)")
             try await s.awaitDelivered(notification: 2)
-            let second = s.server!.notifyCalls.elements[1].hints
+            let second = (try await s.server!.notifyCalls.element(1)).hints
             #expect(second["urgency"] == .byte(2) && second["category"] == .string("b"))
         }
     }
@@ -150,6 +150,7 @@ import Testing
             #expect(sent.status == 0, "\(sent.stderr)")
             let id = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
             try await s.delivered.wait("delivered") { $0.contains { $0.item == id } }
+            try await s.server!.notifyCalls.wait(forCount: 1)
             #expect(s.server!.notifyCalls.elements.map(\.summary) == ["Tea is ready"])
             let history = try await s.chimeJSON(["history", "--group", "tea"])
             #expect(
@@ -230,7 +231,7 @@ import Testing
         try await Session.run(groups: ["menu.toml": menu]) { s in
             #expect(try await s.chime(["send", "-c", "pizza", "-A", "later=Later", "Pizza Time"]).status == 0)
             try await s.awaitDelivered(notification: 1)
-            let call = s.server!.notifyCalls.elements[0]
+            let call = (try await s.server!.notifyCalls.element(0))
             #expect(
                 call.actions == ["default", "Order", "later", "Later", "order", "Order", "stop-repeat", "Stop Repeat"])
             #expect(call.hints["category"] == .string("pizza"))
@@ -240,7 +241,7 @@ import Testing
             // Without such a category it is the hint alone.
             #expect(try await s.chime(["send", "-c", "email.arrived", "Mail"]).status == 0)
             try await s.awaitDelivered(notification: 2)
-            let plain = s.server!.notifyCalls.elements[1]
+            let plain = (try await s.server!.notifyCalls.element(1))
             #expect(plain.actions.isEmpty && plain.hints["category"] == .string("email.arrived"))
         }
     }
@@ -257,7 +258,7 @@ import Testing
             content.category = "pizza"
             let id = try await app.schedule(content, trigger: TriggerWire())
             try await s.awaitDelivered(notification: 1)
-            #expect(s.server!.notifyCalls.elements[0].actions == ["order", "Order now"])
+            #expect((try await s.server!.notifyCalls.element(0)).actions == ["order", "Order now"])
             try await s.choose("order", on: 1)
             var iterator = events.makeAsyncIterator()
             let event = try #require(await iterator.next())

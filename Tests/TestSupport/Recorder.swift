@@ -64,4 +64,11 @@ public final class Recorder<Element: Sendable>: @unchecked Sendable {
     public func wait(forCount count: Int, timeout: Duration = .seconds(20)) async throws {
         try await wait("\(count) events arrived", timeout: timeout) { $0.count >= count }
     }
+
+    /// The element at `index` (0-based), once it arrived: what happened elsewhere (chimed's log of a
+    /// delivery) may be seen before the event it caused is recorded here.
+    public func element(_ index: Int, timeout: Duration = .seconds(20)) async throws -> Element {
+        try await wait(forCount: index + 1, timeout: timeout)
+        return elements[index]
+    }
 }
