@@ -125,12 +125,7 @@ struct RRuleYearInfo: Sendable {
             if let mask = yearDayMask ?? nthWeekdayMask ?? weekNoMask {
                 candidateDays = ranges.flatMap { $0.filter { $0 < mask.count && mask[$0] } }
             } else if hasMonthDay {
-                candidateDays = ranges.flatMap { range in
-                    range.filter {
-                        monthDayMask & (1 << UInt64(dayOf[$0])) != 0
-                            || negativeMonthDayMask & (1 << UInt64(-negDayOf[$0])) != 0
-                    }
-                }
+                candidateDays = ranges.flatMap { $0.filter(isListedMonthDay) }
             } else {
                 candidateDays = nil
             }
@@ -212,13 +207,14 @@ struct RRuleYearInfo: Sendable {
         if let mask = weekNoMask, !mask[i] { return true }
         if weekdayMask & (1 << UInt8(weekday(i))) == 0 { return true }
         if let mask = nthWeekdayMask, !(i < mask.count && mask[i]) { return true }
-        if hasMonthDay, monthDayMask & (1 << UInt64(dayOf[i])) == 0,
-            negativeMonthDayMask & (1 << UInt64(-negDayOf[i])) == 0
-        {
-            return true
-        }
+        if hasMonthDay, !isListedMonthDay(i) { return true }
         if let mask = yearDayMask, !mask[i] { return true }
         return false
+    }
+
+    /// Whether BYMONTHDAY lists day index `i`'s day of the month, counted from the start or from the end.
+    private func isListedMonthDay(_ i: Int) -> Bool {
+        monthDayMask & (1 << UInt64(dayOf[i])) != 0 || negativeMonthDayMask & (1 << UInt64(-negDayOf[i])) != 0
     }
 
     /// BYYEARDAY as a mask of this year's day indices and the 7 after it: day i of the year is kept when
