@@ -46,7 +46,7 @@ private let brokenFiles: [(text: String, expected: String)] = [
         entryStart + "every = \"every friyay at 9:00\"\nsummary = \"s\"",
         "g.toml:3: every: invalid phrase at position 7 (\"friyay\"): expected a unit such as day, week, month, "
             + "year or hours, a weekday such as friday, a day of the month such as the 15th or the last friday, or a "
-            + "date such as january 27"
+            + "date such as january 27; did you mean 'friday'?"
     ),
     (
         entryStart + "on-calendar = \"Mon *-*-* 25:00\"\nsummary = \"s\"",

@@ -85,9 +85,11 @@ struct PhraseCursor {
             grammar: PhraseParser.grammar, input: input, offset: input.count, token: "", expected: expected)
     }
 
+    /// An error at `token`, with the known word it is probably a slip for.
     func error(at token: PhraseToken, _ expected: String) -> RuleSyntaxError {
         RuleSyntaxError(
-            grammar: PhraseParser.grammar, input: input, offset: token.offset, token: token.text, expected: expected)
+            grammar: PhraseParser.grammar, input: input, offset: token.offset, token: token.text, expected: expected,
+            suggestion: Suggestion.nearest(to: token.word, in: PhraseVocabulary.allWords))
     }
 }
 

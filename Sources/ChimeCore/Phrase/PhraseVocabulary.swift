@@ -67,4 +67,18 @@ enum PhraseVocabulary {
         guard word.allSatisfy(\.isASCII), let n = Int(word), n > 0 else { return nil }
         return n
     }
+
+    /// The grammar's own words (docs/rule-phrases.md), besides the tables above.
+    static let keywords: [String] = [
+        "a", "am", "an", "and", "annually", "at", "between", "daily", "each", "end", "every", "everyday",
+        "for", "from", "hourly", "in", "midnight", "monthly", "next", "noon", "of", "on", "other", "pm",
+        "random", "start", "starting", "the", "this", "time", "today", "tomorrow", "tonight", "until",
+        "weekend", "weekends", "weekly", "yearly", "morning", "afternoon", "evening", "night",
+    ]
+
+    /// Every word a phrase may contain, for "did you mean" (the words, not their meanings).
+    static let allWords: [String] = Array(
+        Set(keywords).union(weekdays.keys).union(months.keys).union(ordinals.keys).union(workdays)
+            .union(calendarUnits.keys).union(clockUnits.keys)
+    ).sorted()
 }

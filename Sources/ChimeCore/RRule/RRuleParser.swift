@@ -48,9 +48,10 @@ struct RRuleScanner {
     func text(_ from: Int, _ to: Int) -> String { from < to ? String(chars[from..<to]) : "" }
     func upper(_ from: Int, _ to: Int) -> String { text(from, to).uppercased() }
 
-    func error(at from: Int, to: Int, expected: String) -> RuleSyntaxError {
+    func error(at from: Int, to: Int, expected: String, suggestingFrom words: [String] = []) -> RuleSyntaxError {
         RuleSyntaxError(
-            grammar: RRuleScanner.grammar, input: input, offset: from, token: text(from, to), expected: expected)
+            grammar: RRuleScanner.grammar, input: input, offset: from, token: text(from, to), expected: expected,
+            suggestion: Suggestion.nearest(to: text(from, to), in: words))
     }
 
     /// Splits `[from, to)` at every `separator`, returning the pieces as offset ranges.
@@ -94,7 +95,8 @@ struct RRuleScanner {
             guard RRuleScanner.partNames.contains(name) else {
                 throw error(
                     at: partStart, to: eq,
-                    expected: "a rule part name: " + RRuleScanner.partNames.joined(separator: ", "))
+                    expected: "a rule part name: " + RRuleScanner.partNames.joined(separator: ", "),
+                    suggestingFrom: RRuleScanner.partNames)
             }
             if let earlier = nameOffsets[name] {
                 throw error(
@@ -109,7 +111,8 @@ struct RRuleScanner {
                 guard let f = RRule.Frequency(rawValue: upper(valueStart, partEnd)) else {
                     throw error(
                         at: valueStart, to: partEnd,
-                        expected: "a frequency: YEARLY, MONTHLY, WEEKLY, DAILY, HOURLY, MINUTELY or SECONDLY")
+                        expected: "a frequency: YEARLY, MONTHLY, WEEKLY, DAILY, HOURLY, MINUTELY or SECONDLY",
+                        suggestingFrom: RRule.Frequency.allCases.map(\.rawValue))
                 }
                 rule.frequency = f
                 haveFrequency = true

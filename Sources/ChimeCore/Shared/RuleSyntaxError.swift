@@ -13,18 +13,25 @@ public struct RuleSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public var token: String
     /// What would have been valid there, as a phrase: "a weekday such as MO or 2FR".
     public var expected: String
+    /// A known word the token is probably a slip for (`febuary` → `february`), or nil.
+    public var suggestion: String?
 
-    public init(grammar: String, input: String, offset: Int, token: String, expected: String) {
+    public init(
+        grammar: String, input: String, offset: Int, token: String, expected: String, suggestion: String? = nil
+    ) {
         self.grammar = grammar
         self.input = input
         self.offset = offset
         self.token = token
         self.expected = expected
+        self.suggestion = suggestion
     }
 
-    /// One line: `invalid RRULE at position 12 ("XX"): expected a weekday such as MO or 2FR`.
+    /// One line: `invalid RRULE at position 12 ("XX"): expected a weekday such as MO or 2FR`, then
+    /// `; did you mean 'MO'?` when the token looks like a slip for a known word.
     public var description: String {
         let what = token.isEmpty ? "end of input" : "\"\(token)\""
-        return "invalid \(grammar) at position \(offset + 1) (\(what)): expected \(expected)"
+        let hint = suggestion.map { "; did you mean '\($0)'?" } ?? ""
+        return "invalid \(grammar) at position \(offset + 1) (\(what)): expected \(expected)\(hint)"
     }
 }

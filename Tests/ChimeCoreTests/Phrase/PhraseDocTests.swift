@@ -73,7 +73,8 @@ enum PhraseDoc {
         return nil
     }
 
-    /// `error at offset N ("token"): expected TEXT` or `error at offset N (end of input): expected TEXT`.
+    /// `error at offset N ("token"): expected TEXT` or `error at offset N (end of input): expected TEXT`,
+    /// optionally followed by `; did you mean 'WORD'?`.
     static func checkError(_ phrase: String, _ claim: String) -> String? {
         let rest = claim.dropFirst("error at offset ".count)
         guard let space = rest.firstIndex(of: " "), let offset = Int(rest[..<space]),
@@ -81,13 +82,20 @@ enum PhraseDoc {
         else { return "malformed error claim: \(claim)" }
         var token = String(rest[rest.index(after: space)..<close.lowerBound]).dropFirst()  // drop "("
         if token == "end of input" { token = "" } else { token = token.dropFirst().dropLast() }
-        let expected = String(rest[close.upperBound...])
+        var expected = String(rest[close.upperBound...])
+        var suggestion: String?
+        // `…; did you mean 'friday'?`
+        if let hint = expected.range(of: "; did you mean '"), expected.hasSuffix("'?") {
+            suggestion = String(expected[hint.upperBound...].dropLast(2))
+            expected = String(expected[..<hint.lowerBound])
+        }
         do {
             _ = try PhraseParser.parse(phrase)
             return "`\(phrase)`: parsed, but the document says it is an error"
         } catch let error as RuleSyntaxError {
             let want = RuleSyntaxError(
-                grammar: "phrase", input: phrase, offset: offset, token: String(token), expected: expected)
+                grammar: "phrase", input: phrase, offset: offset, token: String(token), expected: expected,
+                suggestion: suggestion)
             return error == want ? nil : "`\(phrase)`: expected \(want), got \(error)"
         } catch {
             return "`\(phrase)`: unexpected \(error)"
