@@ -11,8 +11,9 @@ public enum Recurrence: Codable, Hashable, Sendable {
     case dateRule(DateRule)
 
     /// Parses a written rule, resolving relative words against `now`. `timeZone` is the zone the caller
-    /// asked for (`--tz`, a group file's `tz`): a rule that names its own zone (a phrase's `in ZONE`, a
-    /// DateBuilder rule built with `.in(timeZone:)`) keeps it; a floating rule takes `timeZone`.
+    /// asked for (`--tz`, a group file's `tz`): a rule that names its own zone (a phrase's `in ZONE`, an
+    /// RRULE's `DTSTART;TZID=…` or UTC DTSTART, a DateBuilder rule built with `.in(timeZone:)`) keeps it;
+    /// a floating rule takes `timeZone`.
     /// `phraseDefaults` gives the times of the named parts of the day and of a phrase without a time.
     public static func parse(
         _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone,
@@ -22,7 +23,9 @@ public enum Recurrence: Codable, Hashable, Sendable {
         switch rule {
         case .rrule(let text, let dtstart):
             let start = dtstart ?? WallClock.localDateTime(for: now, in: zone)
-            return .rrule(try RRuleSet.parse(text, dtstart: start, timeZone: zone), timeZone: timeZone)
+            let set = try RRuleSet.parse(text, dtstart: start, timeZone: zone)
+            // `DTSTART;TZID=…` (or a UTC DTSTART) names the rule's own zone, which is kept.
+            return .rrule(set, timeZone: set.timeZoneIdentifier.map { .named($0) } ?? timeZone)
         case .onCalendar(let text):
             return .onCalendar(try CalendarSpec.parse(text))
         case .phrase(let text):
