@@ -32,14 +32,7 @@ public enum RulePreview {
         _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int,
         phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> RulePreviewResult {
-        // For RRULE without --dtstart, DTSTART is `after` itself (to the second), as the option documents.
-        var written = rule
-        if case .rrule(let text, nil) = rule {
-            written = .rrule(text, dtstart: WallClock.localDateTime(for: after, in: timeZone))
-        }
-        let recurrence = try Recurrence.parse(
-            written, now: now, timeZone: .named(timeZone.identifier), systemTimeZone: timeZone,
-            phraseDefaults: phraseDefaults)
+        let recurrence = try parse(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults)
         if recurrence.neverFires(systemTimeZone: timeZone) { return .neverFires }
         var result: [Date] = []
         var cursor = after
@@ -48,5 +41,26 @@ public enum RulePreview {
             cursor = next
         }
         return .occurrences(result)
+    }
+
+    /// What `next` reads the rule as: in plain words, and as an equivalent RRULE where there is one.
+    public static func explain(
+        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, phraseDefaults: PhraseDefaults = .standard
+    ) throws(RuleSyntaxError) -> RuleExplanation {
+        try parse(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults)
+            .explanation(after: after, systemTimeZone: timeZone)
+    }
+
+    static func parse(
+        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, phraseDefaults: PhraseDefaults
+    ) throws(RuleSyntaxError) -> Recurrence {
+        // For RRULE without --dtstart, DTSTART is `after` itself (to the second), as the option documents.
+        var written = rule
+        if case .rrule(let text, nil) = rule {
+            written = .rrule(text, dtstart: WallClock.localDateTime(for: after, in: timeZone))
+        }
+        return try Recurrence.parse(
+            written, now: now, timeZone: .named(timeZone.identifier), systemTimeZone: timeZone,
+            phraseDefaults: phraseDefaults)
     }
 }

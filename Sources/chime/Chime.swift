@@ -111,7 +111,8 @@ struct Send: AsyncParsableCommand {
             TIME is a local time: 2026-12-01T09:00:00, or 09:00 (the next time the clock shows it). \
             DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now. \
             With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
-            (preview one with `chime next`). With --group it becomes one entry (item-ID) of that group's \
+            (preview one with `chime next`); once chimed has it, what the rule was understood as, in \
+            words and as an equivalent RRULE, goes to standard error. With --group it becomes one entry (item-ID) of that group's \
             timeline: `chime pending --group`, `chime groups` and `chime remove` include it, and a later \
             `chime reschedule` of the group replaces it with the rest of the timeline. -c names the \
             freedesktop category and, when a group file declares a category of actions with that id, \
@@ -239,17 +240,20 @@ struct Send: AsyncParsableCommand {
             trigger.count = count
         }
         if wait {
-            try await scheduleAndWait(content, trigger: trigger)
+            try await scheduleAndWait(content, trigger: trigger, rule: rule)
             return
         }
         let id = try await withClient { (client) throws(ChimeError) in
             try await client.schedule(content, trigger: trigger)
         }
         if printID { print(id) }
+        if let rule { explainSent(rule, timeZone: tz, until: trigger.until, count: trigger.count) }
     }
 
     /// notify-send's `--wait`: the events are subscribed to before the item exists, so none is missed.
-    func scheduleAndWait(_ content: ChimeCore.NotificationContent, trigger: TriggerWire) async throws {
+    func scheduleAndWait(_ content: ChimeCore.NotificationContent, trigger: TriggerWire, rule: WrittenRule?)
+        async throws
+    {
         let client = try await connectedClient()
         defer { client.close() }
         do {
@@ -258,6 +262,7 @@ struct Send: AsyncParsableCommand {
             // Each line goes out at once, also into a pipe or a file: a script reads them as they come.
             func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             if printID { emit(String(id)) }
+            if let rule { explainSent(rule, timeZone: tz, until: trigger.until, count: trigger.count) }
             for await event in events {
                 switch event {
                 case .action(let action) where action.itemID == id: emit(action.action)

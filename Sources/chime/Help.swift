@@ -86,7 +86,9 @@ enum HelpTopic: String, CaseIterable {
         --count N fires it at most N times. At a spring-forward gap a time inside the
         gap fires when the gap ends; at a fall-back overlap it fires once, the first
         time. A rule that never fires is refused by chime send (exit status 2); chime
-        next reports it with exit status 3.
+        next reports it with exit status 3. Both print on standard error what the
+        rule was understood as, in words and as an equivalent RRULE; a misspelt word
+        is answered with its position and the word it is probably a slip for.
         """
 
     /// The grammar is docs/rule-phrases.md's, word for word (a test compares them).

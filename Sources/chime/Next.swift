@@ -9,9 +9,11 @@ struct Next: ParsableCommand {
         discussion: """
             Give exactly one rule: --rrule (RFC 5545), --on-calendar (systemd.time(7)) or --every (a phrase \
             such as "every month on the first friday at 20:15"; see docs/rule-phrases.md). Prints one \
-            occurrence per line as local ISO 8601 time with its offset, e.g. 2026-12-04T20:15:00+01:00. \
-            A rule that can never fire is reported as such (exit status 3); bad input names the offending \
-            token and its position (exit status 2).
+            occurrence per line as local ISO 8601 time with its offset, e.g. 2026-12-04T20:15:00+01:00, \
+            and on standard error what the rule was understood as, in words and as an equivalent RRULE \
+            (--json: an object with "occurrences", "understood" and "rrule"). A rule that can never fire \
+            is reported as such (exit status 3); bad input names the offending token and its position, \
+            with the word it is probably a slip for (exit status 2).
             """)
 
     @Option(help: ArgumentHelp("An RFC 5545 recurrence rule, e.g. FREQ=MONTHLY;BYDAY=1FR.", valueName: "RULE"))
@@ -38,7 +40,7 @@ struct Next: ParsableCommand {
     @Option(help: "How many occurrences to print.")
     var count: Int = 10
 
-    @Flag(help: "Print a JSON array of the same strings.")
+    @Flag(help: "Print a JSON object: the occurrences, what the rule was understood as, and its RRULE.")
     var json = false
 
     func run() throws {
@@ -83,15 +85,27 @@ struct Next: ParsableCommand {
         } catch {
             throw fail(error.description, .badInput)
         }
+        let explanation = try? RulePreview.explain(
+            rule, after: start, now: now, timeZone: zone, phraseDefaults: phrases)
         switch result {
         case .neverFires:
+            if let explanation, !json { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
             throw fail("this rule never fires: no date matches it; check its dates and months", .notFound)
         case .occurrences(let dates):
             let lines = dates.map { WallClock.iso8601($0, in: zone) }
             if json {
-                let data = try JSONSerialization.data(withJSONObject: lines, options: [.withoutEscapingSlashes])
+                var object: [String: Any] = ["occurrences": lines]
+                if let explanation {
+                    object["understood"] = explanation.words
+                    object["rrule"] = explanation.rruleText ?? NSNull()
+                    if let reason = explanation.noRRule { object["noRRule"] = reason }
+                    if let note = explanation.note { object["note"] = note }
+                }
+                let data = try JSONSerialization.data(
+                    withJSONObject: object, options: [.withoutEscapingSlashes, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
+                if let explanation { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
                 for line in lines { print(line) }
                 if dates.isEmpty {
                     FileHandle.standardError.write(
@@ -119,4 +133,41 @@ struct Next: ParsableCommand {
         // A local time in a gap or overlap: the first instant it can mean.
         return WallClock.instants(for: local, in: zone, policy: DSTPolicy(gap: .endOfGap, overlap: .first)).first
     }
+}
+
+extension RuleExplanation {
+    /// The explanation as `chime next` and `chime send` print it on standard error:
+    ///
+    ///     understood: every month on the first Friday at 20:15
+    ///     as RRULE:   DTSTART:20261204T201500
+    ///                 RRULE:FREQ=MONTHLY;BYDAY=1FR;BYHOUR=20;BYMINUTE=15;BYSECOND=0
+    func lines() -> String {
+        var text = "understood: \(words)\n"
+        if let rule = rruleText {
+            text += "as RRULE:   " + rule.replacingOccurrences(of: "\n", with: "\n            ") + "\n"
+        } else if let noRRule {
+            text += "as RRULE:   none (\(noRRule))\n"
+        }
+        if let note { text += "note:       \(note)\n" }
+        return text
+    }
+}
+
+/// What `chime send` prints on standard error for a repeating notification: the rule as chimed reads it
+/// (a floating rule on this system's zone, unless --tz names one), with --until and --count. Nothing when
+/// the rule cannot be read here (chimed has accepted it, so its own settings differ).
+func explainSent(_ rule: WrittenRule, timeZone: String?, until: Date?, count: Int?) {
+    let now = Date()
+    guard let settings = try? DaemonSettings.load(path: DaemonSettings.defaultPath()),
+        let recurrence = try? Recurrence.parse(
+            rule, now: now, timeZone: timeZone.map { .named($0) } ?? .floating, systemTimeZone: .current,
+            phraseDefaults: settings.phraseDefaults)
+    else { return }
+    var text = recurrence.explanation(after: now, systemTimeZone: .current).lines()
+    // --count and --until end the entry, whatever its rule says.
+    var ends: [String] = []
+    if let count { ends.append(count == 1 ? "after one occurrence" : "after \(count) occurrences") }
+    if let until { ends.append("after \(WallClock.iso8601(until, in: .current))") }
+    if !ends.isEmpty { text += "ends:       " + ends.joined(separator: ", or ") + "\n" }
+    FileHandle.standardError.write(Data(text.utf8))
 }

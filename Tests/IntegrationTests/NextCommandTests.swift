@@ -26,8 +26,49 @@ import Testing
             "Europe/Berlin", "--after", "2026-11-22T00:00:00", "--json",
         ])
         #expect(r.status == 0)
-        let dates = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String]
-        #expect(dates == ["2026-12-25T09:00:00+01:00", "2027-01-29T09:00:00+01:00", "2027-02-26T09:00:00+01:00"])
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(
+            object?["occurrences"] as? [String]
+                == ["2026-12-25T09:00:00+01:00", "2027-01-29T09:00:00+01:00", "2027-02-26T09:00:00+01:00"])
+        #expect(
+            object?["understood"] as? String
+                == "every month on the last Friday at 09:00 from 2026-12-01, 3 times (Europe/Berlin)")
+        #expect(object?["rrule"] as? String == "DTSTART:20261201T090000\nRRULE:FREQ=MONTHLY;COUNT=3;BYDAY=-1FR")
+    }
+
+    /// What a phrase was understood as goes to standard error, in words and as RRULE; the occurrences stay
+    /// alone on standard output, for scripts.
+    @Test func aPhraseIsExplainedBackInWordsAndAsRRule() async throws {
+        let r = try await chime([
+            "next", "--every", "every weekday at 9:00 in America/New_York", "--tz", "Europe/Berlin", "--count", "2",
+            "--after", "2026-11-26T00:00:00",
+        ])
+        #expect(r.status == 0)
+        // 09:00 in New York is 15:00 in Berlin.
+        #expect(r.stdout == "2026-11-26T15:00:00+01:00\n2026-11-27T15:00:00+01:00\n")
+        #expect(r.stderr.contains("understood: every weekday at 09:00 (America/New_York)\n"), "stderr: \(r.stderr)")
+        #expect(r.stderr.contains("as RRULE:   DTSTART;TZID=America/New_York:"), "stderr: \(r.stderr)")
+        #expect(r.stderr.contains("RRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0;BYSECOND=0\n"))
+    }
+
+    /// The RRULE printed for a phrase, given back to `chime next --rrule`, names the same occurrences.
+    @Test(arguments: [
+        "every month on the first friday at 20:15", "every 2 weeks on monday and thursday at 8:30",
+        "every last day at 18:00 until 2027-06-30", "every 1st and last friday at 17:00 for 6 months",
+        "every jan 27th", "every 90 minutes",
+    ])
+    func thePrintedRRuleFiresAsThePhraseDoes(phrase: String) async throws {
+        let common = ["--tz", "Europe/Berlin", "--count", "12", "--after", "2026-11-26T00:00:00"]
+        let r = try await chime(["next", "--every", phrase, "--json"] + common)
+        #expect(r.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let rrule = try #require(object["rrule"] as? String)
+        let again = try await chime(["next", "--rrule", rrule, "--json"] + common)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        let other = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+        let occurrences = try #require(object["occurrences"] as? [String])
+        #expect(!occurrences.isEmpty)
+        #expect(other?["occurrences"] as? [String] == occurrences, "\(phrase) as \(rrule)")
     }
 
     @Test func onCalendarWithItsOwnZoneAndTheDSTChange() async throws {
@@ -60,6 +101,9 @@ import Testing
         (["--rrule", "FREQ=DAILY;BYDAY=XX"], "position 18 (\"XX\")"),
         (["--on-calendar", "Mon..Fro"], "position 6 (\"Fro\")"),
         (["--every", "every blursday"], "position 7 (\"blursday\")"),
+        (["--every", "every febuary 3"], "position 7 (\"febuary\"): expected a unit such as day"),
+        (["--every", "every febuary 3"], "; did you mean 'february'?"),
+        (["--rrule", "FREQ=MONTLY"], "did you mean 'MONTHLY'?"),
         (["--every", "every year on february 30"], "expected a day that exists in that month"),
         (["--every", "every day", "--tz", "Nowhere/Zone"], "unknown time zone"),
         (["--every", "every day", "--after", "yesterday"], "--after: cannot read"),

@@ -1,32 +1,47 @@
 extension DateRule {
     /// The rule in words, for listings: `every month on the first Friday at 20:15, 12 times`,
-    /// `every 2 weeks on Monday, Friday at 09:00 from 2026-12-03`, `every 90 seconds`.
+    /// `every 2 weeks on Monday and Friday at 09:00 from 2026-12-03`, `every weekday at 09:00`,
+    /// `every year on January 27th at 09:00`, `every 90 minutes`.
     public var summary: String {
         var text: String
         switch pattern {
         case .days(let start, let stride, let offsets):
             if stride % 7 == 0 {
                 let days = Set(offsets.map { LocalDateTime(daysSinceEpoch: start + $0).isoWeekday }).sorted()
-                text = Self.every(stride / 7, "week") + " on " + days.map(Self.weekdayName).joined(separator: ", ")
+                let named =
+                    days == [1, 2, 3, 4, 5]
+                    ? (stride == 7 ? "weekday" : "weekdays")
+                    : RRuleWords.list(days.map(Self.weekdayName))
+                text = stride == 7 ? "every \(named)" : Self.every(stride / 7, "week") + " on " + named
             } else {
                 text = Self.every(stride, "day")
                 if offsets != [0] { text += " (days \(offsets.map { "+\($0)" }.joined(separator: ", ")))" }
             }
             text += " at \(Self.describe(time))"
         case .months(let start, let stride, let monthOffsets, let days, let dayOffset):
+            let described = RRuleWords.list(days.map(Self.describe))
             if stride % 12 == 0 {
                 let months = Set(monthOffsets.map { DateBuilderMath.floorMod(start + $0, 12) }).sorted()
-                text =
-                    Self.every(stride / 12, "year") + " in "
-                    + months.map { Self.monthNames[$0] }.joined(separator: ", ")
+                text = Self.every(stride / 12, "year")
+                if months.count == 1, dayOffset == 0, case .day(let n) = days.first, days.count == 1 {
+                    // `every year on January 27th`
+                    text += " on \(Self.monthNames[months[0]]) \(RRuleWords.ordinal(n))"
+                } else {
+                    text += " in " + RRuleWords.list(months.map { Self.monthNames[$0] }) + " on " + described
+                }
             } else {
-                text = Self.every(stride, "month")
+                text = Self.every(stride, "month") + " on " + described
             }
-            text += " on " + days.map(Self.describe).joined(separator: ", ")
             if dayOffset != 0 { text += " \(dayOffset > 0 ? "+" : "")\(dayOffset) days" }
             text += " at \(Self.describe(time))"
         case .interval(_, let seconds):
-            text = Self.every(seconds, "second")
+            if seconds % 3600 == 0 {
+                text = Self.every(seconds / 3600, "hour")
+            } else if seconds % 60 == 0 {
+                text = Self.every(seconds / 60, "minute")
+            } else {
+                text = Self.every(seconds, "second")
+            }
         }
         if let from { text += " from \(from.description.prefix(10))" }
         if let count { text += count == 1 ? ", once" : ", \(count) times" }
@@ -50,7 +65,7 @@ extension DateRule {
         switch day {
         case .firstDay: return "the first day"
         case .lastDay: return "the last day"
-        case .day(let n): return "day \(n)"
+        case .day(let n): return "the \(RRuleWords.ordinal(n))"
         case .weekday(let ordinal, let weekday):
             let names = [1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"]
             return "the \(names[ordinal.rawValue] ?? "\(ordinal.rawValue)th") \(weekdayName(weekday.rawValue))"
