@@ -51,6 +51,16 @@ public enum RulePreview {
             .explanation(after: after, systemTimeZone: timeZone)
     }
 
+    /// For each of `dates` (occurrences `next` gave for the same rule), what daylight saving did to it, or
+    /// nil: a time moved out of a spring-forward gap, or one of the two instants of a fall-back overlap.
+    public static func daylightSavingNotes(
+        _ rule: WrittenRule, for dates: [Date], after: Date, now: Date, timeZone: TimeZone,
+        phraseDefaults: PhraseDefaults = .standard
+    ) throws(RuleSyntaxError) -> [String?] {
+        let recurrence = try parse(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults)
+        return dates.map { recurrence.daylightSavingNote(for: $0, systemTimeZone: timeZone) }
+    }
+
     static func parse(
         _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, phraseDefaults: PhraseDefaults
     ) throws(RuleSyntaxError) -> Recurrence {

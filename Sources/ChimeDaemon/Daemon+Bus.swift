@@ -352,7 +352,9 @@ extension Daemon {
             return PendingItem(
                 id: item.id, owner: item.owner, group: item.groupID,
                 entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
-                summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming, rule: rule,
+                summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming,
+                nextNotes: upcoming.map { item.daylightSavingNote(for: $0, systemTimeZone: scheduler.systemTimeZone) },
+                rule: rule,
                 content: content ? entry.content.base : nil, trigger: content ? TriggerWire(entry) : nil)
         }
     }

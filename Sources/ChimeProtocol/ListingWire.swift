@@ -16,6 +16,8 @@ public struct PendingItem: Hashable, Sendable {
     public var summary: String
     public var fireDate: Date
     public var next: [Date]
+    /// For each of `next`, what daylight saving did to it (`02:30 does not exist on …: moved to 03:00`), or nil.
+    public var nextNotes: [String?]
     public var rule: String?
     /// The item's content (its fixed part, user info included), when the listing was asked for it.
     public var content: NotificationContent?
@@ -25,9 +27,10 @@ public struct PendingItem: Hashable, Sendable {
 
     public init(
         id: UInt64, owner: String = "", group: String? = nil, entry: String? = nil, appName: String, summary: String,
-        fireDate: Date, next: [Date], rule: String? = nil, content: NotificationContent? = nil,
-        trigger: TriggerWire? = nil
+        fireDate: Date, next: [Date], nextNotes: [String?] = [], rule: String? = nil,
+        content: NotificationContent? = nil, trigger: TriggerWire? = nil
     ) {
+        self.nextNotes = nextNotes
         self.content = content
         self.trigger = trigger
         self.id = id
@@ -51,6 +54,9 @@ public struct PendingItem: Hashable, Sendable {
         record.set("summary", summary)
         record.set("fire-at", fireDate)
         record.set("next", .array(element: .int64, next.map { .int64(WireTime.microseconds($0)) }))
+        if nextNotes.contains(where: { $0 != nil }) {
+            record.set("next-notes", .array(element: .string, nextNotes.map { .string($0 ?? "") }))
+        }
         record.set("rule", rule)
         if let content { record.set("content", ContentWire.encode(content)) }
         if let trigger { record.set("trigger", trigger.encoded) }
@@ -65,10 +71,15 @@ public struct PendingItem: Hashable, Sendable {
         if case .array(_, let values)? = try fields.value("next", .array(.int64)) {
             next = values.compactMap { if case .int64(let v) = $0 { WireTime.date(microseconds: v) } else { nil } }
         }
+        // One note (or "") per next occurrence; extra ones are dropped.
+        var nextNotes: [String?] = []
+        if case .array(_, let values)? = try fields.value("next-notes", .array(.string)) {
+            nextNotes = values.prefix(next.count).map { if case .string(let v) = $0, !v.isEmpty { v } else { nil } }
+        }
         self.init(
             id: id, owner: try fields.string("owner") ?? "", group: try fields.string("group"),
             entry: try fields.string("entry"), appName: try fields.string("app-name") ?? "",
-            summary: try fields.string("summary") ?? "", fireDate: fireDate, next: next,
+            summary: try fields.string("summary") ?? "", fireDate: fireDate, next: next, nextNotes: nextNotes,
             rule: try fields.string("rule"),
             content: try fields.value("content", WireRecord.type).map { (value) throws(DBusError) in
                 try ContentWire.decode(value, what: "pending item \(id) content")

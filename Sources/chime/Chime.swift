@@ -361,7 +361,11 @@ struct Send: AsyncParsableCommand {
 struct Pending: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List the notifications waiting to be shown, soonest first.",
-        discussion: "Each line: item id, next time, group/entry (or -), summary, and the rule of a repeating item.")
+        discussion: """
+            Each line: item id, next time, group/entry (or -), summary, and the rule of a repeating item; \
+            with --next, one more line for each further occurrence. An occurrence that daylight saving moved \
+            out of a gap, or that falls in an overlap, ends with a note in parentheses saying so.
+            """)
 
     @Option(help: ArgumentHelp("Show the next N occurrences of each item (1 to 100).", valueName: "N"))
     var next = 1
@@ -387,6 +391,10 @@ struct Pending: AsyncParsableCommand {
                     if let group = item.group { object["group"] = group }
                     if let entry = item.entry { object["entry"] = entry }
                     if let rule = item.rule { object["rule"] = rule }
+                    let marked = zip(item.next, item.nextNotes).compactMap { date, note in
+                        note.map { ["occurrence": iso(date), "note": $0] }
+                    }
+                    if !marked.isEmpty { object["daylightSaving"] = marked }
                     return object
                 })
             return
@@ -395,8 +403,11 @@ struct Pending: AsyncParsableCommand {
             let place = item.group.map { "\($0)/\(item.entry ?? "")" } ?? "-"
             var line = "\(item.id)\t\(iso(item.fireDate))\t\(place)\t\(item.summary)"
             if let rule = item.rule { line += "\t(\(rule))" }
-            print(line)
-            for date in item.next.dropFirst() { print("\t\(iso(date))") }
+            func note(_ index: Int) -> String {
+                index < item.nextNotes.count ? item.nextNotes[index].map { "\t(\($0))" } ?? "" : ""
+            }
+            print(line + note(0))
+            for (index, date) in item.next.enumerated().dropFirst() { print("\t\(iso(date))" + note(index)) }
         }
     }
 }

@@ -9,9 +9,11 @@ struct Next: ParsableCommand {
         discussion: """
             Give exactly one rule: --rrule (RFC 5545), --on-calendar (systemd.time(7)) or --every (a phrase \
             such as "every month on the first friday at 20:15"; see docs/rule-phrases.md). Prints one \
-            occurrence per line as local ISO 8601 time with its offset, e.g. 2026-12-04T20:15:00+01:00, \
-            and on standard error what the rule was understood as, in words and as an equivalent RRULE \
-            (--json: an object with "occurrences", "understood" and "rrule"). A rule that can never fire \
+            occurrence per line as local ISO 8601 time with its offset, e.g. 2026-12-04T20:15:00+01:00 \
+            (one that daylight saving moved, or met twice, has a second, tab-separated column saying so), \
+            and on standard error what the rule was understood as, in words and as an equivalent RRULE, and \
+            the periods it skips (--json: an object with "occurrences", "understood", "rrule", "skips" and \
+            "daylightSaving"). A rule that can never fire \
             is reported as such (exit status 3); bad input names the offending token and its position, \
             with the word it is probably a slip for (exit status 2).
             """)
@@ -93,20 +95,32 @@ struct Next: ParsableCommand {
             throw fail("this rule never fires: no date matches it; check its dates and months", .notFound)
         case .occurrences(let dates):
             let lines = dates.map { WallClock.iso8601($0, in: zone) }
+            let notes =
+                (try? RulePreview.daylightSavingNotes(
+                    rule, for: dates, after: start, now: now, timeZone: zone, phraseDefaults: phrases))
+                ?? []
+            let marked = zip(lines, notes).compactMap { line, note in note.map { (line, $0) } }
             if json {
                 var object: [String: Any] = ["occurrences": lines]
+                if !marked.isEmpty {
+                    object["daylightSaving"] = marked.map { ["occurrence": $0.0, "note": $0.1] }
+                }
                 if let explanation {
                     object["understood"] = explanation.words
                     object["rrule"] = explanation.rruleText ?? NSNull()
                     if let reason = explanation.noRRule { object["noRRule"] = reason }
                     if let note = explanation.note { object["note"] = note }
+                    if let skips = explanation.skips { object["skips"] = skips }
                 }
                 let data = try JSONSerialization.data(
                     withJSONObject: object, options: [.withoutEscapingSlashes, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
                 if let explanation { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
-                for line in lines { print(line) }
+                // An occurrence daylight saving moved or met twice says so in a second, tab-separated column.
+                for (index, line) in lines.enumerated() {
+                    if index < notes.count, let note = notes[index] { print("\(line)\t(\(note))") } else { print(line) }
+                }
                 if dates.isEmpty {
                     FileHandle.standardError.write(
                         Data("chime: no occurrences after \(WallClock.iso8601(start, in: zone))\n".utf8))
@@ -148,6 +162,7 @@ extension RuleExplanation {
         } else if let noRRule {
             text += "as RRULE:   none (\(noRRule))\n"
         }
+        if let skips { text += "skips:      \(skips)\n" }
         if let note { text += "note:       \(note)\n" }
         return text
     }

@@ -203,6 +203,19 @@ import Testing
             #expect((three["next"] as? [String])?.count == 3)
             let june = try #require(pending.first { $0["summary"] as? String == "June" })
             #expect(GroupTests.date(june["at"] as? String) == Date(timeIntervalSince1970: 4_083_976_800))
+            // An occurrence daylight saving moves is marked in the listing (chimed's zone is Europe/Berlin).
+            let night = try await s.chime([
+                "send", "--rrule", "FREQ=DAILY;BYHOUR=2;BYMINUTE=30", "--dtstart", "2099-03-28T00:00:00", "Night",
+            ])
+            #expect(night.status == 0, "\(night.stderr)")
+            let note = "02:30 does not exist on 2099-03-29 (the clocks go forward): moved to 03:00"
+            let listed = try await s.chimeJSON(["pending", "--next", "3"])
+            let nights = try #require(listed.first { $0["summary"] as? String == "Night" })
+            let marks = try #require(nights["daylightSaving"] as? [[String: String]])
+            #expect(marks.map { $0["note"] } == [note])
+            #expect(GroupTests.date(marks.first?["occurrence"]) == Date(timeIntervalSince1970: 4_078_429_200))
+            let text = try await s.chime(["pending", "--next", "3"])
+            #expect(text.stdout.contains("\t(\(note))\n"), "\(text.stdout)")
         },
         Case(name: "send: -w and --wait", covers: ["chime send -w", "chime send --wait"]) { s in
             for (number, flag) in ["-w", "--wait"].enumerated() {

@@ -71,6 +71,39 @@ import Testing
         #expect(other?["occurrences"] as? [String] == occurrences, "\(phrase) as \(rrule)")
     }
 
+    /// An occurrence daylight saving moved carries a note in a second, tab-separated column (and in
+    /// `--json`); the others are dates alone.
+    @Test func anOccurrenceMovedOutOfTheGapIsMarked() async throws {
+        let arguments = [
+            "next", "--rrule", "FREQ=DAILY;BYHOUR=2;BYMINUTE=30", "--dtstart", "2099-03-27T00:00:00", "--tz",
+            "Europe/Berlin", "--after", "2099-03-27T12:00:00", "--count", "3",
+        ]
+        let note = "02:30 does not exist on 2099-03-29 (the clocks go forward): moved to 03:00"
+        let r = try await chime(arguments)
+        #expect(r.status == 0)
+        #expect(
+            r.stdout
+                == "2099-03-28T02:30:00+01:00\n2099-03-29T03:00:00+02:00\t(\(note))\n2099-03-30T02:30:00+02:00\n")
+        let json = try await chime(arguments + ["--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let marks = object?["daylightSaving"] as? [[String: String]]
+        #expect(marks == [["occurrence": "2099-03-29T03:00:00+02:00", "note": note]])
+    }
+
+    /// A rule that skips periods says which, before it is scheduled.
+    @Test func aRuleThatSkipsMonthsIsFlagged() async throws {
+        let arguments = ["next", "--every", "every month on the 31st at 9:00", "--tz", "UTC", "--count", "2"]
+        let skips = "fires in 7 of every 12 months: never in February, April, June, September or November"
+        let r = try await chime(arguments)
+        #expect(r.status == 0)
+        #expect(r.stderr.contains("skips:      \(skips)\n"), "stderr: \(r.stderr)")
+        let json = try await chime(arguments + ["--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["skips"] as? String == skips)
+        let monthly = try await chime(["next", "--every", "every month on the first friday", "--count", "1"])
+        #expect(!monthly.stderr.contains("skips:"), "stderr: \(monthly.stderr)")
+    }
+
     @Test func onCalendarWithItsOwnZoneAndTheDSTChange() async throws {
         // New York leaves DST on 2026-11-01: the offset changes between the two answers.
         let r = try await chime([

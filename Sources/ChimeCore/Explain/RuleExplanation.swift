@@ -13,12 +13,16 @@ public struct RuleExplanation: Hashable, Sendable {
     public var noRRule: String?
     /// Where the RRULE form and the rule can differ (a daylight-saving gap, for an OnCalendar event).
     public var note: String?
+    /// The periods the rule skips, when it skips some: `fires in 7 of every 12 months: never in February,
+    /// April, June, September or November`.
+    public var skips: String?
 
     public init(words: String, rrule: RRuleSet?, noRRule: String? = nil, note: String? = nil) {
         self.words = words
         self.rrule = rrule
         self.noRRule = noRRule
         self.note = note
+        self.skips = rrule?.skippedPeriods
     }
 
     /// The RRULE form as text (`DTSTART…` and `RRULE:…` lines), or nil.
@@ -76,7 +80,7 @@ extension Recurrence {
             let zone = spec.timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
             if zone.nextDaylightSavingTimeTransition(after: after) != nil {
                 note =
-                    "in a daylight-saving gap systemd moves a time forward by the gap's length, the RRULE to the "
+                    "a time in a daylight-saving gap is skipped that day by systemd, where the RRULE fires at the "
                     + "gap's end"
             }
             return RuleExplanation(words: words, rrule: set, note: note)

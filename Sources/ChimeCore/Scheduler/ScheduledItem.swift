@@ -145,6 +145,13 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
         return result
     }
 
+    /// What daylight saving did to `occurrence` of this item's rule (moved it out of a gap, or met it
+    /// twice in an overlap); nil for a one-off item or when nothing happened.
+    public func daylightSavingNote(for occurrence: Date, systemTimeZone: TimeZone) -> String? {
+        guard repeats else { return nil }
+        return recurrence?.daylightSavingNote(for: occurrence, systemTimeZone: systemTimeZone)
+    }
+
     /// The occurrence after `after` by its trigger alone (the end date and count are the scheduler's
     /// business); nil when there is none.
     func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
