@@ -8,7 +8,9 @@ import Foundation
 /// file and line instead of an entry that silently never fires.
 public enum GroupFile {
     /// The keys of the file itself, above the first `[[entry]]`.
-    static let groupKeys = ["app-name", "missed", "late-window", "enabled", "entry", "category"]
+    static let groupKeys =
+        ["app-name", "missed", "late-window", "enabled", "entry", "category"]
+        + MissedCause.allCases.flatMap { ["missed-when-\($0.rawValue)", "late-window-when-\($0.rawValue)"] }
 
     /// Parses the text of a group file.
     ///
@@ -34,6 +36,7 @@ public enum GroupFile {
         let appName = try root.string("app-name", example: "\"Quotes\"")
         var settings = GroupSettings()
         settings.missedPolicy = try MissedPolicyWords.read(root, policyKey: "missed", windowKey: "late-window")
+        settings.missedPolicyByCause = try MissedPolicyWords.readByCause(root)
         settings.enabled = try root.boolean("enabled") ?? true
 
         var entries: [TimelineEntry] = []

@@ -118,24 +118,9 @@ struct TableReader {
 
     /// The known name nearest to a misspelt one (at most two edits away), for a "did you mean".
     static func closest(to word: String, in candidates: [String]) -> String? {
-        let scored = candidates.map { ($0, editDistance(word.lowercased(), $0)) }.filter { $0.1 <= 2 }
+        let lowered = Array(word.lowercased())
+        let scored = candidates.map { ($0, Suggestion.editDistance(lowered, Array($0))) }.filter { $0.1 <= 2 }
         return scored.min { $0.1 < $1.1 }?.0
-    }
-
-    /// Levenshtein distance between two short words.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a)
-        let b = Array(b)
-        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var row = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = row
-        }
-        return previous[b.count]
     }
 }
 
@@ -148,6 +133,17 @@ enum MissedPolicyWords {
         if case .deliverLate(let window) = MissedPolicy.default { return window }
         return 3600
     }()
+
+    /// Reads `missed-when-CAUSE` and `late-window-when-CAUSE` for each cause (off, suspended,
+    /// not-running); nil when none is there.
+    static func readByCause(_ reader: TableReader) throws(ConfigError) -> [MissedCause: MissedPolicy]? {
+        var policies: [MissedCause: MissedPolicy] = [:]
+        for cause in MissedCause.allCases {
+            policies[cause] = try read(
+                reader, policyKey: "missed-when-\(cause.rawValue)", windowKey: "late-window-when-\(cause.rawValue)")
+        }
+        return policies.isEmpty ? nil : policies
+    }
 
     /// Reads `policyKey` and `windowKey` from `reader`; nil when neither is there.
     static func read(

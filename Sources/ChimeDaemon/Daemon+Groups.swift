@@ -95,7 +95,7 @@ extension Daemon {
             let pending = items.filter { scheduler.contains($0.id) }
             return GroupInfo(
                 id: key.id, owner: key.owner, source: (groupSources[key] ?? .api).rawValue,
-                enabled: settings.enabled, missed: GroupSettingsWire.name(settings.missedPolicy),
+                enabled: settings.enabled, missed: GroupSettingsWire.name(settings),
                 entries: items.count, pending: pending.count, next: pending.map(\.fireDate).min())
         }
     }

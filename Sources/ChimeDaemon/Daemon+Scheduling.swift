@@ -63,19 +63,21 @@ extension Daemon {
             }
             record.outbox.append(row)
             if due.late {
+                let cause = scheduler.downtime.cause(of: due.occurrence).map { ": \($0.words)" } ?? ""
                 logger.info(
-                    "delivering \"\(entry.content.base.summary)\" late (due \(Time.iso(due.occurrence)))",
+                    "delivering \"\(entry.content.base.summary)\" late (due \(Time.iso(due.occurrence))\(cause))",
                     metadata: ["item": "\(due.item.id)"])
             }
         }
         for (group, missed) in step.coalesced {
             record.outbox.append(missedDigest(group: group, missed: missed, entries: entries))
         }
-        for missed in step.missed where missed.handling != .coalesced {
+        for missed in step.missed where missed.handling != .coalesced && missed.handling != .deliveredLate {
             let plural = missed.count == 1 ? "" : "s"
             let summary = entries[missed.item.id]?.content.base.summary ?? "an item cancelled meanwhile"
+            let cause = missed.cause.map { ", \($0.words)" } ?? ""
             logger.notice(
-                "missed \(missed.count) occurrence\(plural) of \"\(summary)\" (\(missed.handling.rawValue))",
+                "missed \(missed.count) occurrence\(plural) of \"\(summary)\" (\(missed.handling.rawValue)\(cause))",
                 metadata: ["item": "\(missed.item.id)"])
         }
         statusChanged()
@@ -261,6 +263,7 @@ extension Daemon {
         #if CHIME_TEST_HOOKS
             configuration.offsetClock?.readOffset()
         #endif
+        noteSleep()
         logger.info("\(reason): the clock reads \(Time.iso(clock.now())); checking what is due")
         armedDeadline = nil
         perform(scheduler.step(now: clock.now()))
@@ -271,9 +274,26 @@ extension Daemon {
     func sleepChanged(goingToSleep: Bool) {
         if goingToSleep {
             logger.info("the machine is going to sleep")
+            sleepStarted = clock.now()
         } else {
             clockChanged(reason: "resumed from suspend")
         }
+    }
+
+    /// Records a sleep of the machine that ended now, so that what it missed is told by its cause: from
+    /// logind's word that it was going to sleep, or from the kernel's count of time spent asleep
+    /// (CLOCK_BOOTTIME runs on during a suspend, CLOCK_MONOTONIC does not), whichever says more.
+    func noteSleep() {
+        let now = clock.now()
+        let asleep = SleepClock.secondsAsleep()
+        let slept = asleep - secondsAsleepSeen
+        secondsAsleepSeen = asleep
+        var start = sleepStarted
+        sleepStarted = nil
+        if slept >= 1 { start = min(start ?? now, now.addingTimeInterval(-slept)) }
+        guard let start, start < now else { return }
+        scheduler.downtime.addSleep(from: start, to: now)
+        logger.info("the machine slept from \(Time.iso(start)) to \(Time.iso(now))")
     }
 
     /// The system zone may have changed: floating rules follow the new zone.

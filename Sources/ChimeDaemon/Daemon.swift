@@ -49,6 +49,9 @@ public actor Daemon {
             /// Debug builds only: SIGUSR2 makes chimed read the clock's offset file again and act as if
             /// the clock was set. A release build has neither the field nor the signal.
             public var offsetClock: OffsetClock?
+            /// Debug builds only: when the machine started, in place of the kernel's word (so that a test
+            /// can make chimed start "after a reboot").
+            public var bootTime: Date?
         #endif
         /// The `chime` executable whose processes act for the user (see `CallerDirectory`); nil: none.
         public var userTool: String? = CallerDirectory.installedUserTool()
@@ -81,6 +84,10 @@ public actor Daemon {
     var settings: DaemonSettings
     var deadlineTimer: DeadlineTimer?
     var armedDeadline: Date?
+    /// When logind said the machine was going to sleep, until it woke.
+    var sleepStarted: Date?
+    /// The time the machine had spent asleep when chimed last looked (`SleepClock`).
+    var secondsAsleepSeen: Double = 0
     var watchdogTimer: DispatchSourceTimer?
     var connection: DBusConnection?
     var server: NotificationServer?
@@ -298,6 +305,15 @@ public actor Daemon {
         scheduler.definitionsInStore = true
         scheduler.defaultMissedPolicy = settings.missedPolicy
         scheduler.phraseDefaults = settings.phraseDefaults
+        // What was missed is told by its cause: before the machine started, while it slept, or before
+        // chimed started.
+        let started = clock.now()
+        var bootTime = started.addingTimeInterval(-SleepClock.secondsSinceBoot())
+        #if CHIME_TEST_HOOKS
+            bootTime = configuration.bootTime ?? bootTime
+        #endif
+        scheduler.downtime = Downtime(bootTime: bootTime, startTime: started)
+        secondsAsleepSeen = SleepClock.secondsAsleep()
         scheduler.reserveIDs(through: state.largestItemID)
         for group in state.groups { groupSources[group.key] = group.source }
         for popup in state.popups { scheduler.trackPopup(popup) }

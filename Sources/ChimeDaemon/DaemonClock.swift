@@ -54,6 +54,22 @@ public struct SystemClock: DaemonClock {
     }
 #endif
 
+/// The kernel's clocks that tell the machine's sleeps: CLOCK_BOOTTIME runs on while the machine is
+/// suspended, CLOCK_MONOTONIC does not.
+enum SleepClock {
+    private static func seconds(_ id: clockid_t) -> Double {
+        var time = timespec()
+        guard clock_gettime(id, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// Seconds since the machine started, its sleeps included.
+    static func secondsSinceBoot() -> Double { seconds(CLOCK_BOOTTIME) }
+
+    /// Seconds the machine has spent asleep since it started.
+    static func secondsAsleep() -> Double { max(0, seconds(CLOCK_BOOTTIME) - seconds(CLOCK_MONOTONIC)) }
+}
+
 /// The system time zone, read where the system keeps it, so a change is seen while chimed runs
 /// (Foundation's `TimeZone.current` is read once per process).
 enum SystemZone {

@@ -35,11 +35,15 @@ public protocol LocalNotificationsGroup {
     func getTimeline(completion: @escaping (NotificationsTimeline) -> Void)
     /// What happens to occurrences missed while chimed could not deliver them; nil: chimed's default.
     var missedPolicy: MissedPolicy? { get }
+    /// Policies for occurrences missed for one cause (`.machineOff`, `.suspended`, `.notRunning`), before
+    /// `missedPolicy`; empty by default.
+    var missedPolicyByCause: [MissedCause: MissedPolicy] { get }
 }
 
 extension LocalNotificationsGroup {
     public var preferredExecutionContext: LocalNotificationsGroupContextPreference { .mainQueueOnly }
     public var missedPolicy: MissedPolicy? { nil }
+    public var missedPolicyByCause: [MissedCause: MissedPolicy] { [:] }
 }
 
 /// A group whose timeline is made by async code, for apps written with Swift concurrency.
@@ -177,7 +181,9 @@ public enum LocalNotifications {
         }
         let timeline = await timeline(of: group)
         return try await center.reschedule(
-            id: id, timeline: timeline, missedPolicy: group.missedPolicy, strategy: strategy)
+            id: id, timeline: timeline,
+            settings: GroupSettings(missedPolicy: group.missedPolicy, missedPolicyByCause: group.missedPolicyByCause),
+            strategy: strategy)
     }
 
     /// Replaces the group's whole timeline; `completion(true)` when it was scheduled.
@@ -624,7 +630,7 @@ extension LocalNotifications {
         var appID: String? { configuration.appID }
 
         func reschedule(
-            id: String, timeline: NotificationsTimeline, missedPolicy: MissedPolicy?,
+            id: String, timeline: NotificationsTimeline, settings: GroupSettings,
             strategy: ChimeCore.PermissionStrategy, entryID: String? = nil, callback: String? = nil
         ) async throws(ChimeError) -> [EntryChange] {
             let now = Date()
@@ -640,7 +646,7 @@ extension LocalNotifications {
                 }
                 return e
             }
-            let group = TimelineGroup(id: id, settings: GroupSettings(missedPolicy: missedPolicy), entries: named)
+            let group = TimelineGroup(id: id, settings: settings, entries: named)
             let changes = try await client().reschedule(group, permission: strategy)
             refreshes.removeValue(forKey: id)?.cancel()
             if let refreshBy, configuration.refreshesWhileRunning {
@@ -650,7 +656,7 @@ extension LocalNotifications {
                     guard !Task.isCancelled, let self else { return }
                     // The user was asked (or not) the first time; a refresh never asks again.
                     _ = try? await self.reschedule(
-                        id: id, timeline: timeline, missedPolicy: missedPolicy,
+                        id: id, timeline: timeline, settings: settings,
                         strategy: .scheduleIfSystemAllowed)
                 }
             }

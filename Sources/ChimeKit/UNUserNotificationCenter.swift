@@ -208,7 +208,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         do {
             _ = try await LocalNotifications.center.reschedule(
                 id: Self.requestPrefix + request.identifier,
-                timeline: NotificationsTimeline { trigger.schedule(content: content) }, missedPolicy: nil,
+                timeline: NotificationsTimeline { trigger.schedule(content: content) }, settings: GroupSettings(),
                 strategy: strategy, entryID: "request", callback: asks ? appID : nil)
         } catch {
             throw UNError(error)

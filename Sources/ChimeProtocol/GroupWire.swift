@@ -122,15 +122,26 @@ public enum EntryWire {
 /// A group's settings as `Reschedule` takes them: `missed` (s: deliver-late, coalesce, skip),
 /// `late-window` (d, seconds, with deliver-late), `enabled` (b).
 public enum GroupSettingsWire {
+    /// The keys of the policy for one cause (nil: the policy for every cause).
+    static func keys(_ cause: MissedCause?) -> (policy: String, window: String) {
+        guard let cause else { return ("missed", "late-window") }
+        return ("missed-when-\(cause.rawValue)", "late-window-when-\(cause.rawValue)")
+    }
+
     public static func encode(_ settings: GroupSettings) -> DBusValue {
         var record = WireRecord()
-        switch settings.missedPolicy {
-        case .deliverLate(let window)?:
-            record.set("missed", "deliver-late")
-            record.set("late-window", .double(window))
-        case .coalesce?: record.set("missed", "coalesce")
-        case .skip?: record.set("missed", "skip")
-        case nil: break
+        let policies =
+            [(nil, settings.missedPolicy)] + MissedCause.allCases.map { ($0, settings.missedPolicyByCause?[$0]) }
+        for (cause, policy) in policies {
+            let (policyKey, windowKey) = keys(cause)
+            switch policy {
+            case .deliverLate(let window)?:
+                record.set(policyKey, "deliver-late")
+                record.set(windowKey, .double(window))
+            case .coalesce?: record.set(policyKey, "coalesce")
+            case .skip?: record.set(policyKey, "skip")
+            case nil: break
+            }
         }
         if !settings.enabled { record.set("enabled", false) }
         return record.value
@@ -138,23 +149,33 @@ public enum GroupSettingsWire {
 
     public static func decode(_ value: DBusValue) throws(DBusError) -> GroupSettings {
         let fields = try WireFields(value, what: "settings")
-        try fields.refuseUnknown(known: ["missed", "late-window", "enabled"])
+        let causeKeys = MissedCause.allCases.flatMap { [keys($0).policy, keys($0).window] }
+        try fields.refuseUnknown(known: Set(["missed", "late-window", "enabled"] + causeKeys))
         var settings = GroupSettings(enabled: try fields.bool("enabled") ?? true)
-        let window = try fields.seconds("late-window", maximum: MissedPolicy.longestLateWindow)
-        switch try fields.string("missed") {
-        case nil:
-            if window != nil { throw invalid("settings key \"late-window\" goes with missed = deliver-late") }
-        case "deliver-late"?:
-            settings.missedPolicy = .deliverLate(window: window ?? 3600)
-        case "coalesce"?: settings.missedPolicy = .coalesce
-        case "skip"?: settings.missedPolicy = .skip
-        case let other?:
-            throw invalid("settings key \"missed\" is \"\(other)\"; use deliver-late, coalesce or skip")
-        }
-        if window != nil, settings.missedPolicy.map({ if case .deliverLate = $0 { false } else { true } }) == true {
-            throw invalid("settings key \"late-window\" goes with missed = deliver-late")
-        }
+        settings.missedPolicy = try policy(fields, nil)
+        var byCause: [MissedCause: MissedPolicy] = [:]
+        for cause in MissedCause.allCases { byCause[cause] = try policy(fields, cause) }
+        settings.missedPolicyByCause = byCause.isEmpty ? nil : byCause
         return settings
+    }
+
+    /// The policy under `missed` and `late-window` (or their keys for `cause`); nil when absent.
+    static func policy(_ fields: WireFields, _ cause: MissedCause?) throws(DBusError) -> MissedPolicy? {
+        let (policyKey, windowKey) = keys(cause)
+        let window = try fields.seconds(windowKey, maximum: MissedPolicy.longestLateWindow)
+        let policy: MissedPolicy?
+        switch try fields.string(policyKey) {
+        case nil: policy = nil
+        case "deliver-late"?: policy = .deliverLate(window: window ?? 3600)
+        case "coalesce"?: policy = .coalesce
+        case "skip"?: policy = .skip
+        case let other?:
+            throw invalid("settings key \"\(policyKey)\" is \"\(other)\"; use deliver-late, coalesce or skip")
+        }
+        if window != nil, policy.map({ if case .deliverLate = $0 { false } else { true } }) ?? true {
+            throw invalid("settings key \"\(windowKey)\" goes with \(policyKey) = deliver-late")
+        }
+        return policy
     }
 
     /// The policy's name as listings show it.
@@ -165,6 +186,15 @@ public enum GroupSettingsWire {
         case .skip?: "skip"
         case nil: "default"
         }
+    }
+
+    /// The group's policies as listings show them: `default`, or `skip; off: deliver-late (3600 s)`.
+    public static func name(_ settings: GroupSettings) -> String {
+        var text = name(settings.missedPolicy)
+        for cause in MissedCause.allCases {
+            if let policy = settings.missedPolicyByCause?[cause] { text += "; \(cause.rawValue): \(name(policy))" }
+        }
+        return text
     }
 }
 

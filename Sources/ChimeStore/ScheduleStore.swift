@@ -449,8 +449,9 @@ public final class ScheduleStore: Sendable {
                 let span =
                     missed.count == 1
                     ? Time.iso(missed.first) : "\(Time.iso(missed.first)) to \(Time.iso(missed.last))"
+                let cause = missed.cause.map { ", \($0.words)" } ?? ""
                 try record(
-                    db, now, .missed, missed.item, detail: "\(count) \(missed.handling.rawValue) (\(span))")
+                    db, now, .missed, missed.item, detail: "\(count) \(missed.handling.rawValue)\(cause) (\(span))")
             }
             var stored: [OutboxRecord] = []
             for var row in step.outbox {

@@ -154,6 +154,9 @@ struct Chimed: AsyncParsableCommand {
                     configuration.offsetClock = clock
                 }
                 if let localtime = environment["CHIMED_TEST_LOCALTIME"] { configuration.localtimePath = localtime }
+                if let boot = environment["CHIMED_TEST_BOOT_TIME"].flatMap(TimeInterval.init) {
+                    configuration.bootTime = Date(timeIntervalSince1970: boot)
+                }
             }
         #endif
         if let address { configuration.bus = .bus(address) }

@@ -17,7 +17,9 @@ private let brokenFiles: [(text: String, expected: String)] = [
     (
         "app-nam = \"x\"",
         "g.toml:1: unknown key app-nam in the group file; did you mean app-name? "
-            + "Known keys: app-name, missed, late-window, enabled, entry, category"
+            + "Known keys: app-name, missed, late-window, enabled, entry, category, missed-when-off, "
+            + "late-window-when-off, missed-when-suspended, late-window-when-suspended, missed-when-not-running, "
+            + "late-window-when-not-running"
     ),
     (
         entryStart + daily + "summary = \"s\"\nbdoy = \"x\"",
@@ -212,6 +214,21 @@ private let brokenFiles: [(text: String, expected: String)] = [
         "g.toml:1: late-window applies only with missed = \"deliver-late\"; add that line or remove this one"
     ),
     (
+        "late-window-when-off = \"2h\"",
+        "g.toml:1: late-window-when-off applies only with missed-when-off = \"deliver-late\"; add that line or "
+            + "remove this one"
+    ),
+    (
+        "missed-when-suspended = \"later\"",
+        "g.toml:1: missed-when-suspended = \"later\" is not a policy; use \"deliver-late\", \"coalesce\", \"skip\""
+    ),
+    (
+        "missed-when-asleep = \"skip\"",
+        "g.toml:1: unknown key missed-when-asleep in the group file; Known keys: "
+            + "app-name, missed, late-window, enabled, entry, category, missed-when-off, late-window-when-off, "
+            + "missed-when-suspended, late-window-when-suspended, missed-when-not-running, late-window-when-not-running"
+    ),
+    (
         "missed = \"never\"",
         "g.toml:1: missed = \"never\" is not a policy; use \"deliver-late\", \"coalesce\", \"skip\""
     ),
@@ -299,6 +316,22 @@ private let brokenFiles: [(text: String, expected: String)] = [
     ])
     func theGroupsMissedPolicyIsRead(keys: String, policy: MissedPolicy) throws {
         #expect(try Fixture.group(keys).settings.missedPolicy == policy)
+    }
+
+    @Test func eachCauseOfAMissedOccurrenceMayHaveItsOwnPolicy() throws {
+        let settings = try Fixture.group(
+            """
+            missed = "skip"
+            missed-when-off = "coalesce"
+            missed-when-suspended = "deliver-late"
+            late-window-when-suspended = "4h"
+            """
+        ).settings
+        #expect(settings.missedPolicy == .skip)
+        #expect(settings.missedPolicyByCause == [.machineOff: .coalesce, .suspended: .deliverLate(window: 14_400)])
+        #expect(settings.missedPolicy(for: .notRunning) == .skip)
+        #expect(settings.missedPolicy(for: nil) == .skip)
+        #expect(try Fixture.group("missed = \"skip\"").settings.missedPolicyByCause == nil)
     }
 
     @Test(arguments: [

@@ -648,3 +648,78 @@ extension SchedulerStep {
         #expect(s.step(now: t0 + 33 * 3600).due.map(\.number) == [2])
     }
 }
+
+/// Occurrences missed for different causes get the group's policy for that cause.
+@Suite struct MissedCauseTests {
+    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-11-22T00:00:00+01:00
+    let t0 = Date(timeIntervalSince1970: 1_795_302_000)
+
+    /// A group whose daily 9:00 entry is delivered late after a reboot, summed up in a digest after a
+    /// sleep, and skipped when chimed was stopped; anything else (a clock set forward) falls back to
+    /// `skip` too, through the group's general policy.
+    func scheduler() throws -> (Scheduler, UInt64) {
+        var s = Scheduler(systemTimeZone: berlin)
+        let entry = TimelineEntry(
+            id: "daily", trigger: .rule(.phrase("every day at 9:00"), timeZone: "Europe/Berlin"),
+            content: .fixed(NotificationContent(summary: "Stand-up")))
+        let settings = GroupSettings(
+            missedPolicy: .skip,
+            missedPolicyByCause: [.machineOff: .deliverLate(window: 86_400), .suspended: .coalesce])
+        var plan = try s.planReschedule(TimelineGroup(id: "g", settings: settings, entries: [entry]), now: t0)
+        s.assignIDs(&plan)
+        _ = s.apply(plan, now: t0)
+        return (s, plan.upserts[0].id)
+    }
+
+    @Test func theCauseOfAMissedOccurrenceIsToldByWhenItWasDue() {
+        let nine = t0 + 9 * 3600
+        var downtime = Downtime(bootTime: nine + 3600, startTime: nine + 7200)
+        #expect(downtime.cause(of: nine) == .machineOff)
+        #expect(downtime.cause(of: nine + 5400) == .notRunning)
+        #expect(downtime.cause(of: nine + 9000) == nil)
+        downtime.addSleep(from: nine + 8000, to: nine + 10_000)
+        #expect(downtime.cause(of: nine + 9000) == .suspended)
+        #expect(downtime.cause(of: nine + 10_001) == nil)
+        for k in 0..<(Downtime.sleepLimit + 5) {
+            downtime.addSleep(from: nine + 20_000 + Double(k) * 10, to: nine + 20_005 + Double(k) * 10)
+        }
+        #expect(downtime.sleeps.count == Downtime.sleepLimit)
+        #expect(downtime.cause(of: nine + 9000) == nil, "the oldest sleeps are forgotten")
+    }
+
+    @Test(arguments: [
+        // (machine started, chimed started, sleep, the cause told, delivered late?, handling)
+        (9.5, 9.75, false, MissedCause.machineOff, true, MissedOccurrences.Handling.deliveredLate),
+        (-24.0, 9.75, true, MissedCause.suspended, false, MissedOccurrences.Handling.coalesced),
+        (-24.0, 9.75, false, MissedCause.notRunning, false, MissedOccurrences.Handling.skipped),
+    ])
+    func eachCauseGetsItsPolicy(
+        bootHours: Double, startHours: Double, slept: Bool, cause: MissedCause, deliveredLate: Bool,
+        handling: MissedOccurrences.Handling
+    ) throws {
+        var (s, _) = try scheduler()
+        let now = t0 + 10 * 3600
+        s.downtime = Downtime(bootTime: t0 + bootHours * 3600, startTime: t0 + startHours * 3600)
+        if slept { s.downtime.addSleep(from: t0 + 8 * 3600, to: t0 + 9.9 * 3600) }
+        let step = s.step(now: now)
+        #expect(step.due.count == (deliveredLate ? 1 : 0))
+        #expect(step.due.first?.late ?? deliveredLate == deliveredLate)
+        let missed = try #require(step.missed.first)
+        #expect(step.missed.count == 1)
+        #expect(missed.cause == cause)
+        #expect(missed.handling == handling)
+        #expect(missed.first == t0 + 9 * 3600)
+    }
+
+    /// A late occurrence no cause covers (the clock was set forward while chimed ran) gets the group's
+    /// general policy, and history names no cause.
+    @Test func noCauseFallsBackToTheGeneralPolicy() throws {
+        var (s, _) = try scheduler()
+        s.downtime = Downtime(bootTime: t0 - 86_400, startTime: t0)
+        let step = s.step(now: t0 + 10 * 3600)
+        #expect(step.due.isEmpty)
+        #expect(step.missed.map(\.cause) == [nil])
+        #expect(step.missed.map(\.handling) == [.skipped])
+    }
+}

@@ -399,26 +399,14 @@ import Testing
 
     @Test func resumingFromSuspendDeliversWhatCameDueWhileAsleep() async throws {
         try await Session.run(startChimed: false) { s in
-            // logind's mock on the test bus, which chimed takes for the system bus.
-            let logind = try ManagedProcess(
-                "/usr/bin/python3", ["-m", "dbusmock", "--template", "logind"],
-                environment: ["DBUS_SYSTEM_BUS_ADDRESS": s.bus.address], directory: s.bus.directory)
-            s.extraProcesses.append(logind)
-            try await s.bus.waitForName("org.freedesktop.login1", using: s.observer)
-            s.chimedEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = s.bus.address
+            try await s.startLogindMock()
             s.chimed = try await s.startChimed()
             let client = try await s.client()
             _ = try await client.schedule(
                 ChimeCore.NotificationContent(summary: "after the nap"), at: Date().addingTimeInterval(1800))
             // The machine sleeps for half an hour: the clock moves on without a clock-set event.
             try s.setClock(offset: 1801, tellChimed: false)
-            _ = try await s.observer.call(
-                destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
-                interface: "org.freedesktop.DBus.Mock", member: "EmitSignal",
-                [
-                    .string("org.freedesktop.login1.Manager"), .string("PrepareForSleep"), .string("b"),
-                    .array(element: .variant, [.variant(.boolean(false))]),
-                ])
+            try await s.prepareForSleep(false)
             try await s.server!.notifyCalls.wait(forCount: 1, timeout: .seconds(10))
             #expect((try await s.server!.notifyCalls.element(0)).summary == "after the nap")
             #expect(s.chimed!.stderr.contains("resumed from suspend"))

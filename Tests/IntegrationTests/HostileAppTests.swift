@@ -382,6 +382,28 @@ import Testing
                 }
                 Self.expect(refused, Self.invalidArgument, mentioning: "late-window", "late-window \(window)")
             }
+            // The same checks hold for each cause's policy and window.
+            for (settings, key) in [
+                (Self.record(["missed-when-off": .string("later")]), "missed-when-off"),
+                (
+                    Self.record(["missed-when-suspended": .string("skip"), "late-window-when-suspended": .double(60)]),
+                    "late-window-when-suspended"
+                ),
+                (
+                    Self.record([
+                        "missed-when-not-running": .string("deliver-late"),
+                        "late-window-when-not-running": .double(1e19),
+                    ]), "late-window-when-not-running"
+                ),
+                (Self.record(["missed-when-sleeping": .string("skip")]), "missed-when-sleeping"),
+            ] {
+                let refused = await Self.error("Reschedule \(key)") {
+                    try await BusAPITests.call(
+                        s, "Reschedule",
+                        [.string("late"), settings, .array(element: Self.records, [entry]), Self.empty])
+                }
+                Self.expect(refused, Self.invalidArgument, mentioning: key, key)
+            }
             try await Self.expectSameChimedServing(s, pid: pid)
             try await Self.expectServingAfterRestart(s)
         }

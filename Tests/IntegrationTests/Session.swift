@@ -260,3 +260,26 @@ struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+
+extension Session {
+    /// Starts logind's mock on the test bus, which chimed started after this takes for the system bus.
+    func startLogindMock() async throws {
+        let logind = try ManagedProcess(
+            "/usr/bin/python3", ["-m", "dbusmock", "--template", "logind"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], directory: bus.directory)
+        extraProcesses.append(logind)
+        try await bus.waitForName("org.freedesktop.login1", using: observer)
+        chimedEnvironment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+    }
+
+    /// logind's mock says the machine is going to sleep (true) or has woken (false).
+    func prepareForSleep(_ goingToSleep: Bool) async throws {
+        _ = try await observer.call(
+            destination: "org.freedesktop.login1", path: "/org/freedesktop/login1",
+            interface: "org.freedesktop.DBus.Mock", member: "EmitSignal",
+            [
+                .string("org.freedesktop.login1.Manager"), .string("PrepareForSleep"), .string("b"),
+                .array(element: .variant, [.variant(.boolean(goingToSleep))]),
+            ])
+    }
+}

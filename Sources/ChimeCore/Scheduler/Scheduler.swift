@@ -77,6 +77,9 @@ public struct Scheduler: Sendable {
     public private(set) var systemTimeZone = TimeZone(identifier: "UTC")!
     /// The missed-trigger policy of items on their own and of groups that set none.
     public var defaultMissedPolicy = MissedPolicy.default
+    /// When chimed could not deliver (the machine off or asleep, chimed not running): tells a missed
+    /// occurrence's cause, which picks the group's policy for it.
+    public var downtime = Downtime()
     /// The times phrases' parts of the day mean (chime.toml's `[phrases]`), for rules scheduled from now on.
     public var phraseDefaults = PhraseDefaults.standard
     /// Whether items are kept without their definitions' encodings, because the store holds them: the
@@ -359,8 +362,10 @@ public struct Scheduler: Sendable {
         // Advance first, so the step carries the item as it will be stored.
         let finished = advance(&item, after: max(now, latest), now: now)
 
-        let policy = item.groupKey.flatMap { groups[$0]?.settings.missedPolicy } ?? defaultMissedPolicy
         let onTime = now.timeIntervalSince(latest) <= Self.missedAfter
+        let cause = onTime ? nil : downtime.cause(of: latest)
+        let policy =
+            item.groupKey.flatMap { groups[$0]?.settings.missedPolicy(for: cause) } ?? defaultMissedPolicy
         var deliver: (date: Date, late: Bool)?
         var earlier: MissedOccurrences.Handling = .skipped
         var latestHandling: MissedOccurrences.Handling?
@@ -388,7 +393,14 @@ public struct Scheduler: Sendable {
             result.missed.append(
                 MissedOccurrences(
                     item: item, first: occurrences[0], last: last, count: missedCount,
-                    countIsLowerBound: lowerBound, handling: latestHandling ?? earlier))
+                    countIsLowerBound: lowerBound, handling: latestHandling ?? earlier, cause: cause))
+        }
+        if let deliver, deliver.late, let cause {
+            // History says why it came late.
+            result.missed.append(
+                MissedOccurrences(
+                    item: item, first: deliver.date, last: deliver.date, count: 1, handling: .deliveredLate,
+                    cause: cause))
         }
         if let deliver {
             result.due.append(

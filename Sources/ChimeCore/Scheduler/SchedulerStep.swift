@@ -28,6 +28,8 @@ public struct MissedOccurrences: Hashable, Sendable {
         case tooLate = "too-late"
         /// Part of the group's digest notification (the `coalesce` policy).
         case coalesced
+        /// Delivered late (the `deliver-late` policy); recorded when the cause is known.
+        case deliveredLate = "delivered-late"
     }
 
     public var item: ScheduledItem
@@ -38,11 +40,14 @@ public struct MissedOccurrences: Hashable, Sendable {
     public var count: Int
     public var countIsLowerBound: Bool
     public var handling: Handling
+    /// Why they were missed, when chimed knows.
+    public var cause: MissedCause?
 
     public init(
         item: ScheduledItem, first: Date, last: Date, count: Int, countIsLowerBound: Bool = false,
-        handling: Handling
+        handling: Handling, cause: MissedCause? = nil
     ) {
+        self.cause = cause
         self.item = item
         self.first = first
         self.last = last

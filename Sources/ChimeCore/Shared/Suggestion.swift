@@ -1,11 +1,11 @@
 /// "Did you mean …": the known word nearest to a misspelt one.
-enum Suggestion {
+public enum Suggestion {
     /// The word of `vocabulary` nearest to `word` (case-insensitive), when it is close enough to be a
     /// slip of the keyboard: one edit for a word of up to four letters, two for a longer one (an edit is
     /// a letter added, removed, changed, or two neighbours swapped). nil for a known word, a word with
     /// digits, or one too far from every candidate. Among equally near candidates the one closest in
     /// length wins (`febuary` → `february`, not `feb`).
-    static func nearest(to word: String, in vocabulary: some Collection<String>) -> String? {
+    public static func nearest(to word: String, in vocabulary: some Collection<String>) -> String? {
         let lowered = word.lowercased()
         guard lowered.count >= 3, lowered.count <= 40, lowered.allSatisfy(\.isLetter),
             !vocabulary.contains(where: { $0.lowercased() == lowered })
@@ -29,7 +29,7 @@ enum Suggestion {
 
     /// The optimal-string-alignment distance: insertions, deletions, substitutions and swaps of two
     /// neighbouring letters.
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    public static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var before = [Int](repeating: 0, count: b.count + 1)

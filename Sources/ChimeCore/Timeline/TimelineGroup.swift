@@ -73,12 +73,78 @@ public struct GroupSettings: Codable, Hashable, Sendable {
     /// What to do with occurrences that passed while chimed could not deliver them; nil: the daemon's
     /// default from chime.toml.
     public var missedPolicy: MissedPolicy?
+    /// Policies for occurrences missed for one cause (the machine was off, asleep, or chimed was not
+    /// running), before `missedPolicy`; nil when there are none.
+    public var missedPolicyByCause: [MissedCause: MissedPolicy]?
     /// A disabled group keeps its definition but has nothing pending.
     public var enabled: Bool
 
-    public init(missedPolicy: MissedPolicy? = nil, enabled: Bool = true) {
+    public init(
+        missedPolicy: MissedPolicy? = nil, missedPolicyByCause: [MissedCause: MissedPolicy] = [:], enabled: Bool = true
+    ) {
         self.missedPolicy = missedPolicy
+        self.missedPolicyByCause = missedPolicyByCause.isEmpty ? nil : missedPolicyByCause
         self.enabled = enabled
+    }
+
+    /// The group's policy for an occurrence missed for `cause` (nil: unknown, such as a clock set
+    /// forward); nil when the group leaves it to chimed's default.
+    public func missedPolicy(for cause: MissedCause?) -> MissedPolicy? {
+        cause.flatMap { missedPolicyByCause?[$0] } ?? missedPolicy
+    }
+}
+
+/// Why an occurrence was missed, as chimed tells when it comes to it late.
+public enum MissedCause: String, Codable, CodingKeyRepresentable, Hashable, Sendable, CaseIterable {
+    /// The machine was off (it started after the occurrence).
+    case machineOff = "off"
+    /// The machine was asleep (suspended or hibernated) at the occurrence.
+    case suspended
+    /// The machine was up, but chimed was not running (it started after the occurrence).
+    case notRunning = "not-running"
+
+    /// In words, for history: `the machine was off`.
+    public var words: String {
+        switch self {
+        case .machineOff: "the machine was off"
+        case .suspended: "the machine was asleep"
+        case .notRunning: "chimed was not running"
+        }
+    }
+}
+
+/// When chimed could not deliver: the machine's start, chimed's start, and the machine's sleeps since. Tells
+/// the cause of a missed occurrence by when it was due.
+public struct Downtime: Hashable, Sendable {
+    /// The most sleeps remembered (the latest).
+    public static let sleepLimit = 64
+
+    /// When the machine started.
+    public var bootTime: Date?
+    /// When chimed started.
+    public var startTime: Date?
+    /// The machine's sleeps while chimed ran, oldest first.
+    public private(set) var sleeps: [DateInterval] = []
+
+    public init(bootTime: Date? = nil, startTime: Date? = nil) {
+        self.bootTime = bootTime
+        self.startTime = startTime
+    }
+
+    /// The machine slept from `start` to `end`.
+    public mutating func addSleep(from start: Date, to end: Date) {
+        guard end > start else { return }
+        sleeps.append(DateInterval(start: start, end: end))
+        if sleeps.count > Self.sleepLimit { sleeps.removeFirst(sleeps.count - Self.sleepLimit) }
+    }
+
+    /// Why an occurrence due at `occurrence` was missed; nil when none of the causes covers it (the clock
+    /// was set forward, or chimed was busy).
+    public func cause(of occurrence: Date) -> MissedCause? {
+        if let bootTime, occurrence < bootTime { return .machineOff }
+        if sleeps.contains(where: { $0.start <= occurrence && occurrence <= $0.end }) { return .suspended }
+        if let startTime, occurrence < startTime { return .notRunning }
+        return nil
     }
 }
 
