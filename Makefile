@@ -3,8 +3,8 @@
 #   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, the D-Bus
 #                                     interface (share/dbus-1/interfaces/io.chime.Chime1.xml), completions,
 #                                     man pages chime(1) and chimed(1), the example chime.toml and group
-#                                     files in share/doc/chime/examples, docs/groups.md,
-#                                     docs/interaction.md, docs/dbus-api.md and docs/rule-phrases.md
+#                                     files in share/doc/chime/examples, and the user's pages of docs/
+#                                     (docs/index.md and what it lists)
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
 
@@ -28,6 +28,9 @@ SWIFT ?= swift
 MANPAGES := $(BUILD)/plugins/GenerateManual/outputs/chime/chime.1 $(BUILD)/plugins/GenerateManual/outputs/chimed/chimed.1
 # The example group files, installed for the user to copy into ~/.config/chime/groups.
 EXAMPLE_GROUPS := $(wildcard config/groups/*.toml)
+# The user's documentation: the index and the pages it lists (docs/ holds the developers' pages too).
+USER_DOCS := index.md install.md cli.md rules.md rule-phrases.md timelines.md groups.md actions.md \
+	interaction.md chimekit.md dbus-api.md security.md
 
 .PHONY: all man install uninstall
 
@@ -48,10 +51,7 @@ install: all man
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in > $(DBUSDIR)/io.chime.Chime1.service
 	install -m 0644 docs/io.chime.Chime1.xml $(IFACEDIR)/io.chime.Chime1.xml
 	install -m 0644 README.md $(DOCDIR)/README.md
-	install -m 0644 docs/groups.md $(DOCDIR)/groups.md
-	install -m 0644 docs/interaction.md $(DOCDIR)/interaction.md
-	install -m 0644 docs/dbus-api.md $(DOCDIR)/dbus-api.md
-	install -m 0644 docs/rule-phrases.md $(DOCDIR)/rule-phrases.md
+	install -m 0644 $(addprefix docs/,$(USER_DOCS)) $(DOCDIR)/
 	install -d $(DOCDIR)/examples $(DOCDIR)/examples/groups
 	install -m 0644 config/chime.toml $(DOCDIR)/examples/chime.toml
 	install -m 0644 $(EXAMPLE_GROUPS) $(DOCDIR)/examples/groups/
@@ -64,8 +64,8 @@ uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
 	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
 		$(IFACEDIR)/io.chime.Chime1.xml \
-		$(DOCDIR)/README.md $(DOCDIR)/groups.md $(DOCDIR)/interaction.md $(DOCDIR)/dbus-api.md \
-		$(DOCDIR)/rule-phrases.md $(DOCDIR)/examples/chime.toml $(MANDIR)/chime.1 $(MANDIR)/chimed.1 \
+		$(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(USER_DOCS)) \
+		$(DOCDIR)/examples/chime.toml $(MANDIR)/chime.1 $(MANDIR)/chimed.1 \
 		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \
 		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
 	-rmdir $(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR) 2>/dev/null
