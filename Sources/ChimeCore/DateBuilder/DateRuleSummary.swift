@@ -11,7 +11,7 @@ extension DateRule {
                 let named =
                     days == [1, 2, 3, 4, 5]
                     ? (stride == 7 ? "weekday" : "weekdays")
-                    : RRuleWords.list(days.map(Self.weekdayName))
+                    : EnglishWords.list(days.map(Self.weekdayName))
                 text = stride == 7 ? "every \(named)" : Self.every(stride / 7, "week") + " on " + named
             } else {
                 text = Self.every(stride, "day")
@@ -19,15 +19,15 @@ extension DateRule {
             }
             text += " at \(Self.describe(time))"
         case .months(let start, let stride, let monthOffsets, let days, let dayOffset):
-            let described = RRuleWords.list(days.map(Self.describe))
+            let described = EnglishWords.list(days.map(Self.describe))
             if stride % 12 == 0 {
                 let months = Set(monthOffsets.map { DateBuilderMath.floorMod(start + $0, 12) }).sorted()
                 text = Self.every(stride / 12, "year")
                 if months.count == 1, dayOffset == 0, case .day(let n) = days.first, days.count == 1 {
                     // `every year on January 27th`
-                    text += " on \(Self.monthNames[months[0]]) \(RRuleWords.ordinal(n))"
+                    text += " on \(Self.monthNames[months[0]]) \(EnglishWords.ordinal(n))"
                 } else {
-                    text += " in " + RRuleWords.list(months.map { Self.monthNames[$0] }) + " on " + described
+                    text += " in " + EnglishWords.list(months.map { Self.monthNames[$0] }) + " on " + described
                 }
             } else {
                 text = Self.every(stride, "month") + " on " + described
@@ -52,20 +52,15 @@ extension DateRule {
 
     private static func every(_ n: Int, _ unit: String) -> String { n == 1 ? "every \(unit)" : "every \(n) \(unit)s" }
 
-    private static func weekdayName(_ isoWeekday: Int) -> String {
-        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][(isoWeekday - 1) % 7]
-    }
+    private static func weekdayName(_ isoWeekday: Int) -> String { EnglishWords.weekdayNames[(isoWeekday - 1) % 7] }
 
-    private static let monthNames = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-        "November", "December",
-    ]
+    private static let monthNames = EnglishWords.monthNames
 
     private static func describe(_ day: DateBuilder.MonthDaySelector) -> String {
         switch day {
         case .firstDay: return "the first day"
         case .lastDay: return "the last day"
-        case .day(let n): return "the \(RRuleWords.ordinal(n))"
+        case .day(let n): return "the \(EnglishWords.ordinal(n))"
         case .weekday(let ordinal, let weekday):
             let names = [1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"]
             return "the \(names[ordinal.rawValue] ?? "\(ordinal.rawValue)th") \(weekdayName(weekday.rawValue))"

@@ -206,20 +206,11 @@ struct RRuleWords {
         return "at " + Self.list(marks)
     }
 
-    static let monthNames = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-        "November", "December",
-    ]
+    static let monthNames = EnglishWords.monthNames
 
-    static func weekdayName(_ day: Weekday) -> String {
-        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][day.rawValue - 1]
-    }
+    static func weekdayName(_ day: Weekday) -> String { EnglishWords.weekdayNames[day.rawValue - 1] }
 
-    /// `a`, `a and b`, `a, b and c`.
-    static func list(_ items: [String]) -> String {
-        guard items.count > 1 else { return items.first ?? "" }
-        return items.dropLast().joined(separator: ", ") + " and " + items[items.count - 1]
-    }
+    static func list(_ items: [String]) -> String { EnglishWords.list(items) }
 
     /// `09 to 17`, `00, 15 and 30`: runs of three or more consecutive values as ranges.
     static func runs(_ values: [Int], _ format: (Int) -> String) -> String {
@@ -252,17 +243,7 @@ struct RRuleWords {
         n < 0 ? counted(n) + " day" : ordinal(n)
     }
 
-    static func ordinal(_ n: Int) -> String {
-        let suffix: String
-        switch (n % 100, n % 10) {
-        case (11...13, _): suffix = "th"
-        case (_, 1): suffix = "st"
-        case (_, 2): suffix = "nd"
-        case (_, 3): suffix = "rd"
-        default: suffix = "th"
-        }
-        return "\(n)\(suffix)"
-    }
+    static func ordinal(_ n: Int) -> String { EnglishWords.ordinal(n) }
 
     /// `2026-12-04 20:15`, with seconds when they are not zero.
     static func dateTime(_ t: LocalDateTime) -> String {
