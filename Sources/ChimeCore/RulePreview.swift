@@ -32,7 +32,14 @@ public enum RulePreview {
         _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int,
         phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> RulePreviewResult {
-        let recurrence = try parse(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults)
+        next(
+            try recurrence(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults),
+            after: after, timeZone: timeZone, count: count)
+    }
+
+    /// The first `count` occurrences of a rule `recurrence(_:after:now:timeZone:phraseDefaults:)` read.
+    public static func next(_ recurrence: Recurrence, after: Date, timeZone: TimeZone, count: Int) -> RulePreviewResult
+    {
         if recurrence.neverFires(systemTimeZone: timeZone) { return .neverFires }
         var result: [Date] = []
         var cursor = after
@@ -43,26 +50,10 @@ public enum RulePreview {
         return .occurrences(result)
     }
 
-    /// What `next` reads the rule as: in plain words, and as an equivalent RRULE where there is one.
-    public static func explain(
+    /// The rule as `next` reads it; `explanation(after:systemTimeZone:)` and `daylightSavingNote(for:…)`
+    /// say more of it.
+    public static func recurrence(
         _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, phraseDefaults: PhraseDefaults = .standard
-    ) throws(RuleSyntaxError) -> RuleExplanation {
-        try parse(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults)
-            .explanation(after: after, systemTimeZone: timeZone)
-    }
-
-    /// For each of `dates` (occurrences `next` gave for the same rule), what daylight saving did to it, or
-    /// nil: a time moved out of a spring-forward gap, or one of the two instants of a fall-back overlap.
-    public static func daylightSavingNotes(
-        _ rule: WrittenRule, for dates: [Date], after: Date, now: Date, timeZone: TimeZone,
-        phraseDefaults: PhraseDefaults = .standard
-    ) throws(RuleSyntaxError) -> [String?] {
-        let recurrence = try parse(rule, after: after, now: now, timeZone: timeZone, phraseDefaults: phraseDefaults)
-        return dates.map { recurrence.daylightSavingNote(for: $0, systemTimeZone: timeZone) }
-    }
-
-    static func parse(
-        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, phraseDefaults: PhraseDefaults
     ) throws(RuleSyntaxError) -> Recurrence {
         // For RRULE without --dtstart, DTSTART is `after` itself (to the second), as the option documents.
         var written = rule

@@ -80,47 +80,40 @@ struct Next: ParsableCommand {
         }
         if dtstart != nil, rrule == nil { throw fail("--dtstart goes with --rrule only", .badInput) }
         let phrases = try phraseDefaults(for: rule)
-        let result: RulePreviewResult
+        let recurrence: Recurrence
         do {
-            result = try RulePreview.next(
-                rule, after: start, now: now, timeZone: zone, count: count, phraseDefaults: phrases)
+            recurrence = try RulePreview.recurrence(
+                rule, after: start, now: now, timeZone: zone, phraseDefaults: phrases)
         } catch {
             throw fail(error.description, .badInput)
         }
-        let explanation = try? RulePreview.explain(
-            rule, after: start, now: now, timeZone: zone, phraseDefaults: phrases)
-        switch result {
+        let explanation = recurrence.explanation(after: start, systemTimeZone: zone)
+        switch RulePreview.next(recurrence, after: start, timeZone: zone, count: count) {
         case .neverFires:
-            if let explanation, !json { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
+            if !json { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
             throw fail("this rule never fires: no date matches it; check its dates and months", .notFound)
         case .occurrences(let dates):
             let lines = dates.map { WallClock.iso8601($0, in: zone) }
-            let notes =
-                (try? RulePreview.daylightSavingNotes(
-                    rule, for: dates, after: start, now: now, timeZone: zone, phraseDefaults: phrases))
-                ?? []
+            let notes = dates.map { recurrence.daylightSavingNote(for: $0, systemTimeZone: zone) }
             let marked = zip(lines, notes).compactMap { line, note in note.map { (line, $0) } }
             if json {
-                var object: [String: Any] = ["occurrences": lines]
+                var object: [String: Any] = [
+                    "occurrences": lines, "understood": explanation.words,
+                    "rrule": explanation.rruleText ?? NSNull(),
+                ]
                 if !marked.isEmpty {
                     object["daylightSaving"] = marked.map { ["occurrence": $0.0, "note": $0.1] }
                 }
-                if let explanation {
-                    object["understood"] = explanation.words
-                    object["rrule"] = explanation.rruleText ?? NSNull()
-                    if let reason = explanation.noRRule { object["noRRule"] = reason }
-                    if let note = explanation.note { object["note"] = note }
-                    if let skips = explanation.skips { object["skips"] = skips }
-                }
+                if let reason = explanation.noRRule { object["noRRule"] = reason }
+                if let note = explanation.note { object["note"] = note }
+                if let skips = explanation.skips { object["skips"] = skips }
                 let data = try JSONSerialization.data(
                     withJSONObject: object, options: [.withoutEscapingSlashes, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                if let explanation { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
+                FileHandle.standardError.write(Data(explanation.lines().utf8))
                 // An occurrence daylight saving moved or met twice says so in a second, tab-separated column.
-                for (index, line) in lines.enumerated() {
-                    if index < notes.count, let note = notes[index] { print("\(line)\t(\(note))") } else { print(line) }
-                }
+                for (line, note) in zip(lines, notes) { print(note.map { "\(line)\t(\($0))" } ?? line) }
                 if dates.isEmpty {
                     FileHandle.standardError.write(
                         Data("chime: no occurrences after \(WallClock.iso8601(start, in: zone))\n".utf8))

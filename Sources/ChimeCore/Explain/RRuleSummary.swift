@@ -165,13 +165,13 @@ struct RRuleWords {
 
     /// `at 09:00`, `at 09:00 and 17:30`, `at :00 and :30 past each hour`, `at second 0 of each minute`.
     private var times: String? {
-        func values(_ list: [Int], _ fromStart: Int, varies: Bool, _ all: ClosedRange<Int>) -> [Int]? {
+        func values(_ list: [Int], _ fromStart: Int, varies: Bool) -> [Int]? {
             if !list.isEmpty { return Set(list).sorted() }
             return varies ? nil : [fromStart]
         }
-        let hours = values(rule.byHour, dtstart.hour, varies: rule.frequency >= .hourly, 0...23)
-        let minutes = values(rule.byMinute, dtstart.minute, varies: rule.frequency >= .minutely, 0...59)
-        let seconds = values(rule.bySecond, dtstart.second, varies: rule.frequency >= .secondly, 0...59)
+        let hours = values(rule.byHour, dtstart.hour, varies: rule.frequency >= .hourly)
+        let minutes = values(rule.byMinute, dtstart.minute, varies: rule.frequency >= .minutely)
+        let seconds = values(rule.bySecond, dtstart.second, varies: rule.frequency >= .secondly)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         guard let seconds else {
             // Every second of the chosen minutes.

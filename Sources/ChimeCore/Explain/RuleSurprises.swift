@@ -106,15 +106,25 @@ extension RRuleSet {
         var hitMonths = Set<Int>()
         var yearsHitPerMonth = [Int](repeating: 0, count: 12)
         var allLeapYears = true
-        var iterator = makeIterator(after: dtstart, inclusive: true)
-        // One whole cycle of periods from DTSTART's: every calendar month comes 400 times.
-        while let local = iterator.next() {
+        // One whole cycle of periods from DTSTART's (every calendar month comes 400 times), looking at the
+        // first occurrence of each period only: a rule may fire many times a period (BYHOUR, BYMINUTE…).
+        var from = dtstart
+        while let local = nextOccurrence(after: from, inclusive: true) {
             let index = local.year * 12 + local.month - 1
             let period = monthly ? (index - startMonth) / rule.interval : (local.year - dtstart.year) / rule.interval
             guard period < periods else { break }
             hitPeriods.insert(period)
             if hitMonths.insert(index).inserted { yearsHitPerMonth[local.month - 1] += 1 }
             if !LocalDateTime.isLeapYear(local.year) { allLeapYears = false }
+            // On to the start of the next period.
+            if monthly {
+                let next = startMonth + (period + 1) * rule.interval
+                from = LocalDateTime(
+                    year: DateBuilderMath.floorDiv(next, 12), month: DateBuilderMath.floorMod(next, 12) + 1, day: 1)
+            } else {
+                from = LocalDateTime(year: dtstart.year + (period + 1) * rule.interval, month: 1, day: 1)
+            }
+            guard from.year <= RRuleExpander.maxYear else { break }
         }
         guard hitPeriods.count < periods else { return nil }
         guard monthly, rule.interval == 1 else {

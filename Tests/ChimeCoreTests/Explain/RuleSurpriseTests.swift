@@ -55,6 +55,16 @@ private func explained(_ phrase: String) throws -> RuleExplanation {
     #expect(rrule.skippedPeriods == "fires in 11 of every 12 months: never in February")
 }
 
+/// A rule that fires many times in each period it has a day is counted by its periods.
+@Test func manyOccurrencesAPeriodCountOnce() throws {
+    let hours = (0..<24).map(String.init).joined(separator: ",")
+    let rrule = try RRuleSet.parse(
+        "FREQ=MONTHLY;BYMONTHDAY=31;BYHOUR=\(hours);BYMINUTE=0,30", dtstart: LocalDateTime(year: 2027, month: 1, day: 1)
+    )
+    #expect(
+        rrule.skippedPeriods == "fires in 7 of every 12 months: never in February, April, June, September or November")
+}
+
 /// Rules with a day in every period are not flagged, nor are rules of other frequencies.
 @Test(arguments: [
     "every month on the first friday at 20:15", "every last day at 18:00", "every day at 9:00", "every weekday",
