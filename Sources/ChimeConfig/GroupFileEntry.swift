@@ -12,7 +12,8 @@ struct EntryReader {
     static let ruleKeys = ["every", "rrule", "on-calendar", "at"]
     static let knownKeys =
         ["id"] + ruleKeys + [
-            "dtstart", "tz", "until", "count", "app-name", "summary", "subtitle", "body", "icon", "sound", "urgency",
+            "dtstart", "tz", "until", "count", "escalate-every", "escalate-times", "app-name", "summary", "subtitle",
+            "body", "icon", "sound", "urgency",
             "expire-timeout", "category", "actions", "template", "user-info", "pool", "command", "callback",
         ]
 
@@ -64,7 +65,26 @@ struct EntryReader {
         }
         return TimelineEntry(
             id: id, trigger: trigger, content: try content(), category: category, endDate: endDate,
-            maximumOccurrences: maximumOccurrences)
+            maximumOccurrences: maximumOccurrences, escalation: try escalation())
+    }
+
+    /// `escalate-every` and `escalate-times`: each occurrence shown again while nobody reacts to it.
+    private func escalation() throws(ConfigError) -> Escalation? {
+        let times = try fields.integer("escalate-times", example: "3")
+        guard let every = try fields.duration("escalate-every", example: "\"5m\"") else {
+            guard times == nil else {
+                throw fields.fail(
+                    "escalate-times", "escalate-times goes with escalate-every; add escalate-every = \"5m\"")
+            }
+            return nil
+        }
+        let escalation = Escalation(every: every, times: times ?? Escalation.defaultTimes)
+        guard escalation.problem == nil else {
+            let key =
+                (times.map { (1...Escalation.maximumTimes).contains($0) } ?? true) ? "escalate-every" : "escalate-times"
+            throw fields.fail(key, "\(escalation.problem!); e.g. escalate-every = \"5m\", escalate-times = 3")
+        }
+        return escalation
     }
 
     // MARK: - When

@@ -33,6 +33,18 @@ public enum TimeInput {
         return total
     }
 
+    /// A whole number of seconds as `parseDuration` reads it back: `90` → `1m30s`, `86400` → `1d`.
+    public static func formatDuration(_ seconds: TimeInterval) -> String {
+        var left = Int(seconds.rounded())
+        guard left > 0 else { return "0s" }
+        var text = ""
+        for (unit, size) in [("d", 86_400), ("h", 3600), ("m", 60), ("s", 1)] where left >= size {
+            text += "\(left / size)\(unit)"
+            left %= size
+        }
+        return text
+    }
+
     /// A local time: ISO 8601 `YYYY-MM-DDTHH:MM[:SS]` in `timeZone`, or `HH:MM[:SS]`, the next time the
     /// clock shows it (today, or tomorrow when it has passed).
     public static func parseTime(_ text: String, now: Date, timeZone: TimeZone) throws(TimeInputError) -> Date {

@@ -84,10 +84,13 @@ extension Daemon {
             case .answerQuestion(let id, let answer):
                 interaction.questionAnswers.removeValue(forKey: id)?(answer)
             case .carryOut(let verb, let key, let shown):
+                escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
                 carryOut(verb, key: key, on: shown)
             case .runCommand(let command, let key, let shown):
+                escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
                 runActionCommand(command, key: key, shown: shown)
             case .forward(let key, let shown, let extra, let foreground):
+                escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
                 forward(key: key, shown: shown, extra: extra, foreground: foreground)
             case .recordWaiting(let itemID, let key, let now):
                 persist({

@@ -354,7 +354,7 @@ extension Daemon {
                 entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
                 summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming,
                 nextNotes: upcoming.map { item.daylightSavingNote(for: $0, systemTimeZone: scheduler.systemTimeZone) },
-                rule: rule,
+                rule: rule, escalation: Self.escalationWords(entry),
                 content: content ? entry.content.base : nil, trigger: content ? TriggerWire(entry) : nil)
         }
     }

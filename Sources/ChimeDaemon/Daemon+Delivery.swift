@@ -18,6 +18,8 @@ struct DeliveryState {
     /// recorded and acted on; the oldest are forgotten beyond `ScheduleStore.shownLimit`, as on disk.
     var shown: [UInt32: ShownNotification] = [:]
     var shownOrder: [UInt32] = []
+    /// The re-notifications of escalating occurrences, by the notification each waits to replace.
+    var escalations: [UInt32: UInt64] = [:]
 
     /// Due occurrences not yet shown, in arrival order; also on disk.
     var outbox: ArraySlice<OutboxRecord> { pipeline.outbox }
@@ -169,6 +171,7 @@ extension Daemon {
                     arm(scheduler.nextDeadline)
                 }
                 emit("Delivered", [.uint64(row.itemID), .uint32(notificationID)], to: row.owner)
+                if let step = row.escalation { escalationShown(step, as: record, row: row, now: now) }
             }
             announceBadge(of: content, owner: row.owner)
         case .digest(_, let digested):
@@ -183,9 +186,12 @@ extension Daemon {
     /// of the moment: a snooze shows it again with its category, perhaps to another server.
     func shownRecord(of row: OutboxRecord, as id: UInt32, now: Date) -> ShownNotification {
         let item = scheduler.item(row.itemID)
+        // A re-notification names the entry it escalates.
+        let escalated = row.escalation.flatMap { $0.step > 0 ? $0 : nil }
         return ShownNotification(
             notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
-            entryID: item?.groupID == nil ? nil : item?.entryID, category: actionCategory(of: row)?.id,
+            entryID: escalated?.entry ?? (item?.groupID == nil ? nil : item?.entryID),
+            category: actionCategory(of: row)?.id,
             content: row.content,
             occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now)
     }
@@ -338,6 +344,8 @@ extension Daemon {
         scheduler.popupClosed(notificationID: notificationID)
         let now = clock.now()
         let why = NotificationServer.closeReason(reason)
+        // Expired unseen is no reaction: an escalation goes on.
+        if reason != 1 { escalationAcknowledged(notificationID: notificationID, how: why) }
         logger.debug("notification \(notificationID) closed by the server: \(why)")
         emit(
             "NotificationClosed",

@@ -49,11 +49,12 @@ extension Daemon {
                     record.finished[index].state = state
                 }
             }
+            let escalation = Self.escalation(of: due.item, entry: entry)
             var row = OutboxRecord(
-                itemID: due.item.id, owner: due.item.owner, group: due.item.groupKey, occurrence: due.occurrence,
-                number: due.number,
+                itemID: due.item.id, owner: due.item.owner, group: Self.group(of: due.item, escalation),
+                occurrence: due.occurrence, number: due.number,
                 late: due.late, content: nil, endDate: entry.endDate, category: entry.category,
-                replacesID: due.item.replacesID)
+                replacesID: due.item.replacesID, escalation: escalation)
             switch resolution {
             case .ready(let content):
                 row.content = content
@@ -147,11 +148,12 @@ extension Daemon {
             case .pool, .command, .callback:
                 continue
             }
+            let escalation = Self.escalation(of: item, entry: entry)
             rows.append(
                 OutboxRecord(
-                    itemID: item.id, owner: item.owner, group: item.groupKey, occurrence: item.fireDate,
-                    number: number, late: false, content: content, endDate: entry.endDate,
-                    category: entry.category, replacesID: item.replacesID))
+                    itemID: item.id, owner: item.owner, group: Self.group(of: item, escalation),
+                    occurrence: item.fireDate, number: number, late: false, content: content, endDate: entry.endDate,
+                    category: entry.category, replacesID: item.replacesID, escalation: escalation))
         }
         guard !rows.isEmpty else { return }
         let now = clock.now()
@@ -324,6 +326,7 @@ extension Daemon {
             id: id, content: content, fireDate: fireDate, recurrence: recurrence, rule: trigger.rule,
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
         item.entry.category = content.category
+        item.entry.escalation = trigger.escalation
         item.replacesID = trigger.replacesID
         let stored = item
         do {
@@ -393,7 +396,8 @@ extension Daemon {
                 id = scheduler.allocateID()
                 let entry = TimelineEntry(
                     id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
-                    category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count)
+                    category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count,
+                    escalation: trigger.escalation)
                 // From the scheduler given: the daemon's own is being changed (exclusive access).
                 let entries = entries(ofGroup: key, in: scheduler)
                 return TimelineGroup(

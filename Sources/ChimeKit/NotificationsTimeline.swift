@@ -32,6 +32,8 @@ public struct NotificationsTimeline: Sendable {
         var content: Content
         /// The category of actions its notifications show.
         public var category: String?
+        /// Each occurrence shown again while nobody reacts to it (`escalate(every:times:)`).
+        public var escalation: Escalation?
 
         enum Content: Sendable {
             case fixed(ChimeCore.NotificationContent)
@@ -58,6 +60,15 @@ public struct NotificationsTimeline: Sendable {
         public func category(_ id: String) -> Entry {
             var copy = self
             copy.category = id
+            return copy
+        }
+
+        /// The same entry, each of whose notifications is shown again every `interval` seconds (a minute
+        /// to a day), one urgency higher each time, at most `times` times (1 to 10), until an action is
+        /// chosen on it or it is dismissed: a medication reminder that does not let go.
+        public func escalate(every interval: TimeInterval, times: Int = Escalation.defaultTimes) -> Entry {
+            var copy = self
+            copy.escalation = Escalation(every: interval, times: times)
             return copy
         }
 
@@ -93,7 +104,7 @@ public struct NotificationsTimeline: Sendable {
                     TimelineEntry(
                         id: id, trigger: resolved.trigger, content: .fixed(content),
                         category: entry.category ?? content.category,
-                        endDate: resolved.endDate, maximumOccurrences: resolved.count))
+                        endDate: resolved.endDate, maximumOccurrences: resolved.count, escalation: entry.escalation))
             case .made(let make):
                 let end = now.addingTimeInterval(horizon)
                 let dates = try resolved.occurrences(after: now, until: end, limit: limit, timeZone: timeZone)
@@ -103,7 +114,8 @@ public struct NotificationsTimeline: Sendable {
                     result.append(
                         TimelineEntry(
                             id: "\(id).\(Int64(date.timeIntervalSince1970))", trigger: .at(date),
-                            content: .fixed(content), category: entry.category ?? content.category))
+                            content: .fixed(content), category: entry.category ?? content.category,
+                            escalation: entry.escalation))
                 }
                 // Refresh when the horizon ends or the last materialised occurrence is near, whichever is first.
                 if case .rule = resolved.trigger {

@@ -139,13 +139,15 @@ public enum ContentWire {
 /// DateBuilder rule as JSON, which ChimeKit sends), each with an optional
 /// `tz` (s, an IANA zone; without it the rule follows the system zone). `until` (x) ends it, `count` (u)
 /// limits how often it fires. `replaces-id` (u) names a server's notification the first popup replaces.
+/// `escalate-every` (d, seconds, 60 to 86400) shows each occurrence again while nobody reacts to it, one
+/// urgency higher each time, at most `escalate-times` (u, 1 to 10; 3 when left out) times.
 /// `group` (s, a group id) puts the item in the caller's group of that id, made when there is none: the
 /// item becomes one entry of the group's timeline, so a later `Reschedule` of the group replaces it with
 /// the rest. An empty dictionary means now.
 public struct TriggerWire: Hashable, Sendable {
     public static let keys: Set<String> = [
         "at", "every", "rrule", "dtstart", "on-calendar", "date-rule", "tz", "until", "count", "replaces-id",
-        "group",
+        "group", "escalate-every", "escalate-times",
     ]
 
     /// The longest `date-rule` accepted, in bytes (a rule with 64 days per period is far shorter).
@@ -160,11 +162,14 @@ public struct TriggerWire: Hashable, Sendable {
     public var replacesID: UInt32?
     /// The caller's group the item joins (nil: an item on its own).
     public var group: String?
+    /// Each occurrence shown again while nobody reacts to it.
+    public var escalation: Escalation?
 
     public init(
         at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil,
-        replacesID: UInt32? = nil, group: String? = nil
+        replacesID: UInt32? = nil, group: String? = nil, escalation: Escalation? = nil
     ) {
+        self.escalation = escalation
         self.replacesID = replacesID
         self.group = group
         self.at = at
@@ -196,6 +201,10 @@ public struct TriggerWire: Hashable, Sendable {
         if let count { record.set("count", .uint32(UInt32(clamping: count))) }
         if let replacesID { record.set("replaces-id", .uint32(replacesID)) }
         record.set("group", group)
+        if let escalation {
+            record.set("escalate-every", .double(escalation.every))
+            record.set("escalate-times", .uint32(UInt32(clamping: escalation.times)))
+        }
     }
 
     /// Reads and checks a trigger; the message of a refusal names the key.
@@ -255,6 +264,7 @@ public struct TriggerWire: Hashable, Sendable {
             trigger.count = Int(count)
         }
         trigger.replacesID = try fields.uint32("replaces-id")
+        trigger.escalation = try escalation(fields)
         if let group = try fields.string("group") {
             do {
                 try TimelineGroup.validateIdentifier(group, what: "group id")
@@ -264,6 +274,21 @@ public struct TriggerWire: Hashable, Sendable {
             trigger.group = group
         }
         return trigger
+    }
+
+    static func escalation(_ fields: WireFields) throws(DBusError) -> Escalation? {
+        let times = try fields.uint32("escalate-times")
+        guard let every = try fields.seconds("escalate-every", maximum: Escalation.longestInterval) else {
+            guard times == nil else {
+                throw invalid("\(fields.what) key \"escalate-times\" goes with \"escalate-every\" only")
+            }
+            return nil
+        }
+        let escalation = Escalation(every: every, times: times.map { Int($0) } ?? Escalation.defaultTimes)
+        if let problem = escalation.problem {
+            throw invalid("\(fields.what): \(problem) (keys \"escalate-every\", \"escalate-times\")")
+        }
+        return escalation
     }
 
     static func json(_ rule: DateRule) -> String {
@@ -296,6 +321,7 @@ public struct TriggerWire: Hashable, Sendable {
         }
         until = entry.endDate
         count = entry.maximumOccurrences
+        escalation = entry.escalation
     }
 }
 

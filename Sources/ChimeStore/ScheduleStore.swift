@@ -462,7 +462,7 @@ public final class ScheduleStore: Sendable {
                         sql: """
                             UPDATE outbox SET kind = ?, itemID = ?, owner = ?, groupID = ?, occurrenceUsec = ?,
                                 number = ?, late = ?, content = ?, source = ?, endUsec = ?, category = ?,
-                                replacesID = ?, prepared = 0
+                                replacesID = ?, escalation = ?, prepared = 0
                             WHERE seq = ?
                             """
                     ).execute(arguments: Self.outboxValues(row) + [Int64(clamping: row.seq)])
@@ -514,6 +514,7 @@ public final class ScheduleStore: Sendable {
             row.kind.rawValue, Int64(clamping: row.itemID), row.owner, row.groupID, Time.usec(row.occurrence),
             row.number, row.late, try row.content.map(Coding.encode), try row.source.map(Coding.encode),
             row.endDate.map(Time.usec), row.category, row.replacesID.map { Int64($0) },
+            try row.escalation.map(Coding.encode),
         ]
     }
 
@@ -525,8 +526,8 @@ public final class ScheduleStore: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content, source,
-                    endUsec, category, replacesID, seq, prepared, createdUsec)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    endUsec, category, replacesID, escalation, seq, prepared, createdUsec)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(
             arguments: try outboxValues(row) + [
@@ -624,6 +625,13 @@ public final class ScheduleStore: Sendable {
             try db.execute(sql: "DELETE FROM shown WHERE notificationID = ?", arguments: [Int64(notificationID)])
             try record(db, now, .closed, itemID: UInt64(clamping: itemID), detail: reason)
             return true
+        }
+    }
+
+    /// Adds a line to an item's history.
+    public func recordHistory(_ event: HistoryEvent, itemID: UInt64, detail: String, now: Date) throws {
+        try write(synced: false) { db in
+            try record(db, now, event, itemID: itemID, detail: detail)
         }
     }
 
@@ -995,6 +1003,7 @@ public final class ScheduleStore: Sendable {
         let replacesID: Int64? = try row.decode(forColumn: "replacesID")
         let sending: Int64? = try row.decode(forColumn: "sendingUsec")
         let receivedID: Int64? = try row.decode(forColumn: "receivedID")
+        let escalation: String? = try row.decode(forColumn: "escalation")
         return OutboxRecord(
             seq: try storedID(row.decode(forColumn: "seq"), "seq"),
             kind: OutboxRecord.Kind(rawValue: try row.decode(forColumn: "kind")) ?? .occurrence,
@@ -1007,7 +1016,8 @@ public final class ScheduleStore: Sendable {
             endDate: try end.map { try storedDate($0, "endUsec") }, category: try row.decode(forColumn: "category"),
             replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) }, sentBeforeRestart: sending != nil,
             receivedID: receivedID.map { UInt32(truncatingIfNeeded: $0) },
-            prepared: try row.decode(Int64.self, forColumn: "prepared") != 0)
+            prepared: try row.decode(Int64.self, forColumn: "prepared") != 0,
+            escalation: try escalation.map { try Coding.decode(EscalationStep.self, $0) })
     }
 
     static func shown(from row: Row) throws -> ShownNotification {

@@ -251,6 +251,10 @@ enum StoreMigrations {
                     arguments: ScheduleStore.definitionValues(item, encoded: definition.encoded ?? "") + [id])
             }
         }
+        migrator.registerMigration("v12: escalations") { db in
+            // The escalation step of an occurrence whose entry shows it again until acknowledged (JSON).
+            try db.alter(table: "outbox") { t in t.add(column: "escalation", .text) }
+        }
         return migrator
     }
 }

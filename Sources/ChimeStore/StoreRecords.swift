@@ -63,13 +63,16 @@ public struct OutboxRecord: Hashable, Sendable {
     public var receivedID: UInt32?
     /// Stored before its occurrence came due (`ScheduleStore.prepare`); not yet an occurrence.
     public var prepared: Bool
+    /// Its entry escalates: which showing this is (0 for the occurrence itself).
+    public var escalation: EscalationStep?
 
     public init(
         seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, owner: String = "", group: GroupKey?,
         occurrence: Date, number: Int, late: Bool, content: NotificationContent?, source: ContentSource? = nil,
         endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil, sentBeforeRestart: Bool = false,
-        receivedID: UInt32? = nil, prepared: Bool = false
+        receivedID: UInt32? = nil, prepared: Bool = false, escalation: EscalationStep? = nil
     ) {
+        self.escalation = escalation
         self.prepared = prepared
         self.sentBeforeRestart = sentBeforeRestart
         self.receivedID = receivedID
@@ -233,6 +236,9 @@ public enum HistoryEvent: String, Codable, Hashable, Sendable, CaseIterable {
     case action
     /// The notification server refused it.
     case failed
+    /// Its occurrence was shown again because nobody reacted, or its escalation stopped; the detail says
+    /// which.
+    case escalated
 }
 
 /// One line of history.

@@ -112,7 +112,10 @@ struct Send: AsyncParsableCommand {
             DURATION is like 90s, 10m, 1h30m, 2d. Without --at or --in the notification is shown now. \
             With --every, --rrule or --on-calendar it repeats at every occurrence of the rule \
             (preview one with `chime next`); once chimed has it, what the rule was understood as, in \
-            words and as an equivalent RRULE, goes to standard error. With --group it becomes one entry (item-ID) of that group's \
+            words and as an equivalent RRULE, goes to standard error. With --escalate-every each \
+            occurrence is shown again, replacing its popup one urgency higher each time, until an action \
+            is chosen on it or it is dismissed (a popup that expires unseen does not stop it), at most \
+            --escalate-times times. With --group it becomes one entry (item-ID) of that group's \
             timeline: `chime pending --group`, `chime groups` and `chime remove` include it, and a later \
             `chime reschedule` of the group replaces it with the rest of the timeline. -c names the \
             freedesktop category and, when a group file declares a category of actions with that id, \
@@ -150,6 +153,18 @@ struct Send: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Fire at most this many times.", valueName: "N"))
     var count: Int?
+
+    @Option(
+        name: .customLong("escalate-every"),
+        help: ArgumentHelp(
+            "While nobody chooses an action or dismisses it, show it again this often (1m to 1d), one urgency higher each time.",
+            valueName: "DURATION"))
+    var escalateEvery: String?
+
+    @Option(
+        name: .customLong("escalate-times"),
+        help: ArgumentHelp("Show it again at most this many times (1 to 10; default 3).", valueName: "N"))
+    var escalateTimes: Int?
 
     @Option(name: [.customShort("u"), .long], help: "Urgency: low, normal or critical.")
     var urgency: String?
@@ -239,6 +254,7 @@ struct Send: AsyncParsableCommand {
             guard count > 0 else { throw fail("--count must be at least 1", .badInput) }
             trigger.count = count
         }
+        trigger.escalation = try makeEscalation()
         if wait {
             try await scheduleAndWait(content, trigger: trigger, rule: rule)
             return
@@ -248,6 +264,27 @@ struct Send: AsyncParsableCommand {
         }
         if printID { print(id) }
         if let rule { explainSent(rule, timeZone: tz, until: trigger.until, count: trigger.count) }
+    }
+
+    func makeEscalation() throws -> Escalation? {
+        guard let escalateEvery else {
+            if escalateTimes != nil { throw fail("--escalate-times goes with --escalate-every", .badInput) }
+            return nil
+        }
+        let every: TimeInterval
+        do {
+            every = try TimeInput.parseDuration(escalateEvery)
+        } catch {
+            throw fail("--escalate-every: \(error)", .badInput)
+        }
+        let escalation = Escalation(every: every, times: escalateTimes ?? Escalation.defaultTimes)
+        if let problem = escalation.problem {
+            let flag =
+                escalateTimes.map { (1...Escalation.maximumTimes).contains($0) } ?? true
+                ? "--escalate-every" : "--escalate-times"
+            throw fail("\(flag): \(problem)", .badInput)
+        }
+        return escalation
     }
 
     /// notify-send's `--wait`: the events are subscribed to before the item exists, so none is missed.
@@ -391,6 +428,7 @@ struct Pending: AsyncParsableCommand {
                     if let group = item.group { object["group"] = group }
                     if let entry = item.entry { object["entry"] = entry }
                     if let rule = item.rule { object["rule"] = rule }
+                    if let escalation = item.escalation { object["escalation"] = escalation }
                     let marked = zip(item.next, item.nextNotes).compactMap { date, note in
                         note.map { ["occurrence": iso(date), "note": $0] }
                     }
@@ -403,6 +441,7 @@ struct Pending: AsyncParsableCommand {
             let place = item.group.map { "\($0)/\(item.entry ?? "")" } ?? "-"
             var line = "\(item.id)\t\(iso(item.fireDate))\t\(place)\t\(item.summary)"
             if let rule = item.rule { line += "\t(\(rule))" }
+            if let escalation = item.escalation { line += "\t(\(escalation))" }
             func note(_ index: Int) -> String {
                 index < item.nextNotes.count ? item.nextNotes[index].map { "\t(\($0))" } ?? "" : ""
             }

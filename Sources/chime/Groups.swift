@@ -102,7 +102,8 @@ struct History: AsyncParsableCommand {
         abstract: "Show what happened to notifications, newest first.",
         discussion: """
             Events: scheduled, changed, delivered, suppressed (shown inside a digest), missed (with what the \
-            missed-trigger policy did), finished, cancelled, removed, closed, action, failed.
+            missed-trigger policy did), finished, cancelled, removed, closed, action, failed, escalated (an \
+            occurrence shown again because nobody reacted, or why its escalation stopped).
             """)
 
     @Option(help: ArgumentHelp("Show at most N entries.", valueName: "N"))

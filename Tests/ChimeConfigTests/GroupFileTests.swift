@@ -8,7 +8,7 @@ import Testing
 private let entryStart = "[[entry]]\nid = \"a\"\n"
 private let daily = "every = \"every day at 9:00\"\n"
 private let entryKeys =
-    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, app-name, summary, subtitle, body, icon, sound, "
+    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, escalate-every, escalate-times, app-name, summary, subtitle, body, icon, sound, "
     + "urgency, expire-timeout, category, actions, template, user-info, pool, command, callback"
 private let placeholders = "{date}, {time}, {weekday}, {day}, {month}, {year}, {n}"
 
@@ -84,6 +84,18 @@ private let brokenFiles: [(text: String, expected: String)] = [
     (
         entryStart + daily + "summary = \"s\"\nurgency = \"high\"",
         "g.toml:5: urgency = \"high\" is not an urgency; use \"low\", \"normal\" or \"critical\""
+    ),
+    (
+        entryStart + daily + "summary = \"s\"\nescalate-every = \"30s\"",
+        "g.toml:5: escalation interval must be from 1 minute to 1 day; e.g. escalate-every = \"5m\", escalate-times = 3"
+    ),
+    (
+        entryStart + daily + "summary = \"s\"\nescalate-every = \"5m\"\nescalate-times = 11",
+        "g.toml:6: escalation times must be from 1 to 10; e.g. escalate-every = \"5m\", escalate-times = 3"
+    ),
+    (
+        entryStart + daily + "summary = \"s\"\nescalate-times = 2",
+        "g.toml:5: escalate-times goes with escalate-every; add escalate-every = \"5m\""
     ),
     (
         entryStart + daily + "summary = \"s\"\ncount = 0",
@@ -256,6 +268,8 @@ private let brokenFiles: [(text: String, expected: String)] = [
             tz = "America/New_York"
             until = "2027-06-30T00:00:00"
             count = 50
+            escalate-every = "15m"
+            escalate-times = 2
             summary = "Quote of the day"
             subtitle = "For {weekday}"
             body = "Read on {date}"
@@ -286,7 +300,8 @@ private let brokenFiles: [(text: String, expected: String)] = [
                     id: "morning", trigger: .rule(.phrase("every day at 9:00"), timeZone: "America/New_York"),
                     content: .template(content), category: "quote",
                     // Midnight in New York (EDT, UTC-4).
-                    endDate: Fixture.instant("2027-06-30T04:00:00Z"), maximumOccurrences: 50)
+                    endDate: Fixture.instant("2027-06-30T04:00:00Z"), maximumOccurrences: 50,
+                    escalation: Escalation(every: 900, times: 2))
             ])
     }
 

@@ -11,6 +11,12 @@ import Testing
         #expect(try TimeInput.parseDuration(text) == seconds)
     }
 
+    @Test(arguments: [(90.0, "1m30s"), (86_400, "1d"), (300, "5m"), (3661, "1h1m1s"), (90_000, "1d1h")])
+    func durationsAreWrittenAsTheyAreRead(seconds: TimeInterval, text: String) throws {
+        #expect(TimeInput.formatDuration(seconds) == text)
+        #expect(try TimeInput.parseDuration(text) == seconds)
+    }
+
     @Test(arguments: [
         ("banana", 0), ("10", 2), ("", 0), ("1x", 1), ("m", 0), ("1m1m", 3), ("0s", 0), ("-5m", 0), ("1h30", 4),
     ])

@@ -154,6 +154,20 @@ import Testing
             #expect(at("at 1h30m").map { abs($0.timeIntervalSince(now) - 5400) < 30 } == true)
         },
         Case(
+            name: "send: --escalate-every and --escalate-times",
+            covers: ["chime send --escalate-every", "chime send --escalate-times"]
+        ) { s in
+            let sent = try await s.chime([
+                "send", "--in", "1h", "--escalate-every", "1h30m", "--escalate-times", "4", "Pill",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let pending = try await s.chimeJSON(["pending"])
+            #expect(
+                pending.first?["escalation"] as? String == "again every 1h30m, at most 4 times, until acknowledged")
+            let plain = try await s.chime(["pending"])
+            #expect(plain.stdout.contains("\tPill\t(again every 1h30m, at most 4 times, until acknowledged)"))
+        },
+        Case(
             name: "send: --every with --tz, --count and --until; pending --next",
             covers: [
                 "chime send --every", "chime send --tz", "chime send --count", "chime send --until",

@@ -171,10 +171,14 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
     public var endDate: Date?
     /// Fire at most this many times.
     public var maximumOccurrences: Int?
+    /// Show each occurrence again while nobody reacts to it.
+    public var escalation: Escalation?
+    /// Set by chimed on the re-notifications it schedules for an escalating entry.
+    public var escalationStep: EscalationStep?
 
     public init(
         id: String, trigger: EntryTrigger, content: ContentSource, category: String? = nil, endDate: Date? = nil,
-        maximumOccurrences: Int? = nil
+        maximumOccurrences: Int? = nil, escalation: Escalation? = nil
     ) {
         self.id = id
         self.trigger = trigger
@@ -182,6 +186,7 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
         self.category = category
         self.endDate = endDate
         self.maximumOccurrences = maximumOccurrences
+        self.escalation = escalation
     }
 
     public func validate() throws(TimelineError) {
@@ -192,6 +197,9 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
         }
         if let maximumOccurrences, maximumOccurrences < 1 {
             throw TimelineError("entry \(id): count must be at least 1")
+        }
+        if let problem = escalation?.problem {
+            throw TimelineError("entry \(id): \(problem)")
         }
         if case .rule(_, let zone?) = trigger, TimeZone(identifier: zone) == nil {
             throw TimelineError("entry \(id): unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")

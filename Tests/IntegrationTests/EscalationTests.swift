@@ -1,0 +1,172 @@
+import ChimeCore
+import ChimeKit
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Escalation until acknowledged, end to end on a private bus: chimed shows an occurrence again while
+/// nobody reacts, replacing its popup one urgency higher each time, at most N times; an action or a
+/// dismissal stops it, an expiry does not; it goes on across a restart; history records each step.
+@Suite(.serialized) struct EscalationTests {
+    /// The urgency hint of a Notify call (a byte).
+    static func urgency(_ call: MockNotificationServer.Call) -> UInt8? {
+        if case .byte(let value)? = call.hints["urgency"] { return value }
+        return nil
+    }
+
+    /// The pending items' summaries.
+    static func pending(_ s: Session) async throws -> [String] {
+        try await s.chimeJSON(["pending"]).compactMap { $0["summary"] as? String }
+    }
+
+    @Test func showsAgainWithRisingUrgencyAtMostTheGivenTimesAndHistoryRecordsEachStep() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime([
+                "send", "--escalate-every", "1m", "--escalate-times", "2", "-u", "low", "-p", "Take your pill", "8 am",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let item = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            try await s.awaitDelivered(notification: 1)
+            #expect(Self.urgency(calls.elements[0]) == 0)
+            // The next showing waits as an item of its own, a minute away, and says what it is.
+            try await InteractionTests.awaitListing(s, ["pending"], "the re-notification") { $0.count == 1 }
+            let waiting = try #require(try await s.chimeJSON(["pending"]).first)
+            #expect(waiting["summary"] as? String == "Take your pill")
+            #expect(waiting["escalation"] as? String == "shows item \(item) again (1 of 2) unless acknowledged")
+
+            try s.setClock(offset: 61)
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            let second = calls.elements[1]
+            #expect(second.summary == "Take your pill" && second.body == "8 am")
+            #expect(second.replacesID == 1)
+            #expect(Self.urgency(second) == 1)
+
+            try await InteractionTests.awaitListing(s, ["pending"], "the second re-notification") { $0.count == 1 }
+            try s.setClock(offset: 122)
+            try await calls.wait(forCount: 3, timeout: .seconds(10))
+            #expect(calls.elements[2].replacesID == 1)
+            #expect(Self.urgency(calls.elements[2]) == 2)
+            // That was the last: nothing more waits.
+            try await InteractionTests.awaitListing(s, ["history", "--item", "\(item)"], "the last step") {
+                $0.contains { ($0["detail"] as? String)?.contains("(2 of 2)") == true }
+            }
+            #expect(try await Self.pending(s).isEmpty)
+            let steps = try await s.chimeJSON(["history", "--item", "\(item)"])
+                .filter { $0["event"] as? String == "escalated" }.compactMap { $0["detail"] as? String }
+            #expect(
+                steps.sorted() == [
+                    "shown again (1 of 2) as notification 1, urgency normal",
+                    "shown again (2 of 2) as notification 1, urgency critical; the last",
+                ])
+        }
+    }
+
+    @Test func anExpiryDoesNotStopItARestartKeepsItAndAnActionStopsIt() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime([
+                "send", "--escalate-every", "1m", "-A", "taken=Taken", "-p", "Take your pill",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let item = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            try await s.awaitDelivered(notification: 1)
+            try await InteractionTests.awaitListing(s, ["pending"], "the re-notification") { $0.count == 1 }
+
+            // The popup times out unseen: no reaction, the escalation goes on.
+            try await s.serverEmits("NotificationClosed", "uu", [.uint32(1), .uint32(1)])
+            try await s.chimed!.waitForStderr(containing: "notification 1 closed by the server: expired")
+            #expect(try await Self.pending(s) == ["Take your pill"])
+
+            // chimed stops and starts again: the next showing is stored, and comes.
+            await s.chimed!.stop()
+            s.chimed = try await s.startChimed()
+            try s.setClock(offset: 61)
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            let second = calls.elements[1]
+            #expect(second.replacesID == 1)
+            #expect(second.actions == calls.elements[0].actions)
+            #expect(Self.urgency(second) == 2)
+            try await s.awaitDelivered(notification: 1)
+
+            // The user takes the pill: the third showing waiting for it goes.
+            try await InteractionTests.awaitListing(s, ["pending"], "the next re-notification") { $0.count == 1 }
+            try await s.choose("taken", on: 1)
+            try await s.chimed!.waitForStderr(containing: "escalation stopped: action taken chosen")
+            #expect(try await Self.pending(s).isEmpty)
+            try await InteractionTests.awaitListing(s, ["history", "--item", "\(item)"], "why it stopped") {
+                $0.contains {
+                    $0["event"] as? String == "escalated" && $0["detail"] as? String == "stopped: action taken chosen"
+                }
+            }
+        }
+    }
+
+    @Test func aGroupEntryEscalatesUntilItsPopupIsDismissed() async throws {
+        let group = """
+            [[entry]]
+            id = "pill"
+            every = "every day at 08:00"
+            summary = "Take your pill"
+            escalate-every = "10m"
+            escalate-times = 5
+            """
+        try await Session.run(groups: ["health.toml": group]) { s in
+            let pending = try await s.chimeJSON(["pending", "--group", "health", "--next", "1"])
+            let fire = try #require(GroupTests.date((pending.first?["next"] as? [String])?.first))
+            let calls = s.server!.notifyCalls
+            try s.setClock(offset: fire.timeIntervalSinceNow + 1)
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            try await s.awaitDelivered(notification: 1)
+            try await InteractionTests.awaitListing(s, ["pending"], "the re-notification") { $0.count == 2 }
+            let entry = try #require(try await s.chimeJSON(["pending", "--group", "health"]).first)
+            #expect(entry["escalation"] as? String == "again every 10m, at most 5 times, until acknowledged")
+
+            // Dismissed by the user: no more showings.
+            try await s.serverEmits("NotificationClosed", "uu", [.uint32(1), .uint32(2)])
+            try await s.chimed!.waitForStderr(containing: "escalation stopped: dismissed by the user")
+            #expect(try await s.chimeJSON(["pending"]).count == 1)
+        }
+    }
+
+    @Test func aChimeKitEntryEscalates() async throws {
+        try await Session.run { s in
+            try await ChimeKitTests.withKit(s) {
+                let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                    EveryDay(forDays: 30, starting: .today).at(hour: 8, minute: 0)
+                        .schedule(title: "Pill", body: "With water")
+                        .escalate(every: 15 * 60, times: 4)
+                }
+                let pending = try await LocalNotifications.client().pending(next: 1, group: group.groupIdentifier)
+                #expect(pending.map(\.escalation) == ["again every 15m, at most 4 times, until acknowledged"])
+            }
+        }
+    }
+
+    @Test func badEscalationsAreRefusedWithTheKeyNamed() async throws {
+        try await Session.run { s in
+            let short = try await s.chime(["send", "--escalate-every", "30s", "x"])
+            #expect(short.status != 0)
+            #expect(short.stderr.contains("--escalate-every: escalation interval must be from 1 minute to 1 day"))
+            let many = try await s.chime(["send", "--escalate-every", "5m", "--escalate-times", "11", "x"])
+            #expect(many.stderr.contains("--escalate-times: escalation times must be from 1 to 10"))
+            let alone = try await s.chime(["send", "--escalate-times", "2", "x"])
+            #expect(alone.stderr.contains("--escalate-times goes with --escalate-every"))
+
+            let client = try await s.client()
+            await #expect {
+                _ = try await client.schedule(
+                    ChimeCore.NotificationContent(summary: "x"),
+                    trigger: TriggerWire(escalation: Escalation(every: 10, times: 3)))
+            } throws: { error in
+                "\(error)".contains("escalation interval must be from 1 minute to 1 day")
+                    && "\(error)".contains("escalate-every")
+            }
+            #expect(try await Self.pending(s).isEmpty)
+            #expect(s.server!.notifyCalls.elements.isEmpty)
+        }
+    }
+}
