@@ -73,6 +73,10 @@ extension Daemon {
         item.replacesID = shown.notificationID
         let followUp = item
         delivery.escalations[shown.notificationID] = id
+        if delivery.escalations.count > ScheduleStore.shownLimit {
+            // Those whose re-notification is no longer pending (cancelled, stopped, shown in a digest).
+            delivery.escalations = delivery.escalations.filter { $0.value == id || scheduler.contains($0.value) }
+        }
         persist({ try $0.insert(followUp, now: now) }) { daemon, result in
             switch result {
             case .success:
@@ -94,9 +98,11 @@ extension Daemon {
     func escalationAcknowledged(notificationID id: UInt32, how: String) {
         guard let followUp = delivery.escalations.removeValue(forKey: id) else { return }
         let now = clock.now()
-        let (item, step) = scheduler.cancel(followUp, now: now)
+        let (cancelled, step) = scheduler.cancel(followUp, now: now)
         perform(step)
-        let original = item?.snoozeOf ?? followUp
+        // Nothing waited: the re-notification went into a digest, or was cancelled or stopped meanwhile.
+        guard let item = cancelled else { return }
+        let original = item.snoozeOf ?? followUp
         logger.info("escalation stopped: \(how)", metadata: ["item": "\(original)"])
         persist({ store in
             _ = try store.cancel(followUp, now: now)
