@@ -13,7 +13,7 @@ struct EntryReader {
     static let knownKeys =
         ["id"] + ruleKeys + [
             "dtstart", "tz", "until", "count", "escalate-every", "escalate-times", "app-name", "summary", "subtitle",
-            "body", "icon", "sound", "urgency",
+            "body", "markup", "icon", "sound", "urgency",
             "expire-timeout", "category", "actions", "template", "user-info", "pool", "command", "callback",
         ]
 
@@ -238,6 +238,7 @@ struct EntryReader {
         content.appName = try fields.string("app-name", example: "\"Quotes\"") ?? appName ?? ""
         content.subtitle = try fields.string("subtitle", example: "\"Room 4\"")
         content.body = try fields.string("body", example: "\"Bring the notes\"") ?? ""
+        content.markup = try fields.boolean("markup") ?? false
         content.icon = try fields.string("icon", example: "\"appointment-soon\"") ?? ""
         content.sound = try fields.string("sound", example: "\"message-new-instant\"")
         if let name = try fields.string("urgency", example: "\"low\"") {

@@ -97,6 +97,10 @@ public struct NotificationContent: Codable, Hashable, Sendable {
     /// The count to show on the app's launcher icon when this is delivered (Unity's LauncherEntry, which
     /// docks and panels follow); 0 clears it, nil leaves it as it is.
     public var badge: Int?
+    /// Whether the body is written in the specification's markup (`<b>`, `<i>`, `<u>`, `<a href>`,
+    /// `<img>`): a server that reads markup gets it sanitized (`BodyMarkup.sanitized`), one that does not
+    /// gets the text without the tags. False: the body is plain text, shown as written everywhere.
+    public var markup = false
 
     public init(
         appName: String = "", summary: String, subtitle: String? = nil, body: String = "", icon: String = "",
@@ -119,7 +123,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case appName, summary, subtitle, body, icon, sound, urgency, expireTimeout, actions, category, userInfo
-        case desktopEntry, hints, badge
+        case desktopEntry, hints, badge, markup
     }
 
     /// Reads stored content; keys added in later versions may be missing.
@@ -140,6 +144,7 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         desktopEntry = try c.decodeIfPresent(String.self, forKey: .desktopEntry)
         hints = try c.decodeIfPresent([String: NotificationHint].self, forKey: .hints) ?? [:]
         badge = try c.decodeIfPresent(Int.self, forKey: .badge)
+        markup = try c.decodeIfPresent(Bool.self, forKey: .markup) ?? false
     }
 
     /// Writes only what differs from the defaults `init(from:)` fills in: most content is a summary and
@@ -160,12 +165,29 @@ public struct NotificationContent: Codable, Hashable, Sendable {
         try c.encodeIfPresent(desktopEntry, forKey: .desktopEntry)
         if !hints.isEmpty { try c.encode(hints, forKey: .hints) }
         try c.encodeIfPresent(badge, forKey: .badge)
+        if markup { try c.encode(markup, forKey: .markup) }
     }
 
     /// The body as a server shows it: the subtitle, when there is one, as its first line.
     public var displayedBody: String {
         guard let subtitle, !subtitle.isEmpty else { return body }
         return body.isEmpty ? subtitle : subtitle + "\n" + body
+    }
+
+    /// The body as `Notify` carries it to a server that reads markup (`bodyMarkup`) or not: the subtitle
+    /// as its first line, plain text escaped for a markup server, a markup body sanitized for one and
+    /// without its tags for the other.
+    public func notifyBody(bodyMarkup: Bool) -> String {
+        let text: String
+        switch (markup, bodyMarkup) {
+        case (false, false): return displayedBody
+        case (false, true): return BodyMarkup.escaped(displayedBody)
+        case (true, true): text = BodyMarkup.sanitized(body)
+        case (true, false): text = BodyMarkup.plain(body)
+        }
+        guard let subtitle, !subtitle.isEmpty else { return text }
+        let line = bodyMarkup ? BodyMarkup.escaped(subtitle) : subtitle
+        return text.isEmpty ? line : line + "\n" + text
     }
 
     /// Limits that keep one bad request from hurting the daemon or the notification server.

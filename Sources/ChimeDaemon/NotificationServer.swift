@@ -134,29 +134,11 @@ public struct NotificationServer: Sendable {
             .uint32(replacesID),
             .string(content.icon),
             .string(content.summary),
-            .string(bodyMarkup ? escapingMarkup(content.displayedBody) : content.displayedBody),
+            .string(content.notifyBody(bodyMarkup: bodyMarkup)),
             .array(element: .string, actions),
             .dictionary(key: .string, value: .variant, hints),
             .int32(content.expireTimeout),
         ]
-    }
-
-    /// `text` with the three characters the specification's body markup gives a meaning escaped as
-    /// entities (`&amp;` first, so that an entity already in the text is shown as written, too).
-    static func escapingMarkup(_ text: String) -> String {
-        // By scalar, not by Character: "<" followed by a combining mark is one Character, and must still
-        // be escaped.
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E }) else { return text }
-        var escaped = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": escaped.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": escaped.append(contentsOf: "&gt;".unicodeScalars)
-            default: escaped.append(scalar)
-            }
-        }
-        return String(escaped)
     }
 
     /// The server's capabilities (`actions`, `body`, `persistence`, …).

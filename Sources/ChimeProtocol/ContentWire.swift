@@ -9,11 +9,12 @@ import Foundation
 /// `urgency` (y: 0 low, 1 normal, 2 critical), `expire-timeout` (i, milliseconds; -1 server default,
 /// 0 never), `actions` (a(ss): key, label), `category` (s), `user-info` (a{sv}, `UserInfoWire`; a{ss}
 /// from older clients), `desktop-entry` (s), `hints` (a{sv}), `badge` (u: the launcher icon's count, 0
-/// clears it). Unknown keys are refused, so a typo is not silently ignored.
+/// clears it), `markup` (b: the body is written in the specification's markup, `BodyMarkup`). Unknown
+/// keys are refused, so a typo is not silently ignored.
 public enum ContentWire {
     public static let keys: Set<String> = [
         "summary", "subtitle", "body", "app-name", "icon", "sound", "urgency", "expire-timeout", "actions",
-        "category", "user-info", "desktop-entry", "hints", "badge",
+        "category", "user-info", "desktop-entry", "hints", "badge", "markup",
     ]
 
     public static func encode(_ content: NotificationContent) -> DBusValue {
@@ -21,6 +22,7 @@ public enum ContentWire {
         record.set("summary", content.summary)
         record.set("subtitle", content.subtitle)
         if !content.body.isEmpty { record.set("body", content.body) }
+        if content.markup { record.set("markup", .boolean(true)) }
         if !content.appName.isEmpty { record.set("app-name", content.appName) }
         if !content.icon.isEmpty { record.set("icon", content.icon) }
         record.set("sound", content.sound)
@@ -65,6 +67,7 @@ public enum ContentWire {
         var content = NotificationContent(summary: try fields.string("summary", maximumBytes: summaryLimit) ?? "")
         content.subtitle = try fields.string("subtitle", maximumBytes: summaryLimit)
         content.body = try fields.string("body", maximumBytes: NotificationContent.maximumBodyLength) ?? ""
+        content.markup = try fields.bool("markup") ?? false
         content.appName = try fields.string("app-name", maximumBytes: maximumNameBytes) ?? ""
         content.icon = try fields.string("icon", maximumBytes: maximumIconBytes) ?? ""
         content.sound = try fields.string("sound", maximumBytes: maximumNameBytes)

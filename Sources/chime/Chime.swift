@@ -197,6 +197,12 @@ struct Send: AsyncParsableCommand {
     @Flag(name: [.customShort("e"), .long], help: "Ask the server not to keep it in its history (the transient hint).")
     var transient = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Show the body as written: without it, <b>, <i>, <u>, <a href> and <img> in it are markup, as with notify-send."
+        ))
+    var plain = false
+
     @Option(
         name: [.customShort("r"), .customLong("replace-id")],
         help: ArgumentHelp("Replace the server's notification ID instead of showing a new one.", valueName: "ID"))
@@ -314,6 +320,7 @@ struct Send: AsyncParsableCommand {
 
     func makeContent() throws -> ChimeCore.NotificationContent {
         var content = ChimeCore.NotificationContent(summary: summary, body: body ?? "")
+        content.markup = !plain
         content.appName = appName ?? ""
         content.icon = icon ?? ""
         do {

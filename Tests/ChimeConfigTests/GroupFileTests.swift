@@ -8,7 +8,8 @@ import Testing
 private let entryStart = "[[entry]]\nid = \"a\"\n"
 private let daily = "every = \"every day at 9:00\"\n"
 private let entryKeys =
-    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, escalate-every, escalate-times, app-name, summary, subtitle, body, icon, sound, "
+    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, escalate-every, escalate-times, app-name, "
+    + "summary, subtitle, body, markup, icon, sound, "
     + "urgency, expire-timeout, category, actions, template, user-info, pool, command, callback"
 private let placeholders = "{date}, {time}, {weekday}, {day}, {month}, {year}, {n}"
 

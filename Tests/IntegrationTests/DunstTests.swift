@@ -88,15 +88,16 @@ import Testing
 
             // Snooze on the first popup: it comes back two seconds later, replacing itself.
             let first = s.delivered.elements[0]
+            // Taken before the action is chosen: the popup cannot come back less than 2 s after this.
+            let chosen = Date()
             try await dunst.invokeAction(key: "snooze:2s", notificationID: first.notification)
             try await s.chimed!.waitForStderr(containing: "snooze:2s: snoozed until")
-            let snoozedAt = Date()
             let snooze = try #require(
                 try await s.chimeJSON(["pending"]).first { ($0["rule"] as? String) == nil }?["id"] as? Int)
             try await s.delivered.wait("the snooze came back", timeout: .seconds(10)) {
                 $0.contains { $0.item == UInt64(snooze) }
             }
-            #expect(Date().timeIntervalSince(snoozedAt) >= 1.9)
+            #expect(Date().timeIntervalSince(chosen) >= 2)
             #expect(s.delivered.elements.first { $0.item == UInt64(snooze) }?.notification == first.notification)
 
             // Stop Repeat on the newest popup of the repeating item: no more popups.
@@ -142,6 +143,47 @@ import Testing
             try await changes.wait("chimed announced the end of the pause") {
                 $0.contains { $0["Paused"] == .boolean(false) }
             }
+        }
+    }
+
+    /// `chime send` reads the body as markup, as notify-send users expect: dunst shows `<b>` as bold (more
+    /// ink than the same words sent with `--plain`) and the rest, `<script>`, as written.
+    @Test func bodyMarkupShowsBoldOnDunstAndTheRestAsWritten() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
+            s.dunst = dunst
+            s.chimed = try await s.startChimed()
+            try await s.chimed!.waitForStderr(containing: "capabilities:")
+            #expect(s.chimed!.stderr.contains("body-markup"), "dunst reads markup")
+            // Shows one notification alone; returns its screenshot's light pixels and its body as dunst keeps it.
+            func show(_ arguments: [String], name: String) async throws -> (ink: Int, body: String) {
+                let count = s.delivered.elements.count
+                let sent = try await s.chime(["send"] + arguments)
+                #expect(sent.status == 0, "\(sent.stderr)")
+                try await s.delivered.wait(forCount: count + 1)
+                try await dunst.waitForDisplayed(atLeast: 1)
+                let screenshot = s.bus.directory.appendingPathComponent("\(name).png")
+                try await dunst.screenshot(to: screenshot)
+                try Self.keep(screenshot, as: "dunst-markup-\(name).png")
+                let ink = try await XvfbDisplay.lightPixelCount(ofImage: screenshot)
+                // Closed, it is in dunst's history.
+                try await dunst.dunstctl(["close-all"])
+                try await dunst.waitForNoneDisplayed()
+                let history = try await dunst.dunstctl(["history"])
+                // dunstctl history: {"data": [[{"id": {"data": N}, "body": {"data": "…"}, …}, …]]}.
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(history.utf8)) as? [String: Any])
+                let entries = (json["data"] as? [[[String: Any]]])?.first ?? []
+                func field(_ entry: [String: Any], _ key: String) -> Any? { (entry[key] as? [String: Any])?["data"] }
+                let newest = entries.max { (field($0, "id") as? Int ?? 0) < (field($1, "id") as? Int ?? 0) }
+                return (ink, newest.flatMap { field($0, "body") as? String } ?? "")
+            }
+            let plain = try await show(["--plain", "Pill", "take it now"], name: "plain")
+            let bold = try await show(["Pill", "<b>take it now</b>"], name: "bold")
+            #expect(plain.ink > 0)
+            #expect(Double(bold.ink) > Double(plain.ink) * 1.1, "bold \(bold.ink) vs plain \(plain.ink) light pixels")
+            let script = try await show(["Pill", "<b>take it now</b> <script>"], name: "script")
+            #expect(script.body == "<b>take it now</b> &lt;script&gt;")
+            #expect(script.ink > bold.ink, "<script> is shown as text")
         }
     }
 }

@@ -153,6 +153,17 @@ import Testing
             #expect(at("at \(GroupTests.local(iso))").map { abs($0.timeIntervalSince(iso)) < 1 } == true)
             #expect(at("at 1h30m").map { abs($0.timeIntervalSince(now) - 5400) < 30 } == true)
         },
+        Case(name: "send: --plain", covers: ["chime send --plain"]) { s in
+            let sent = try await s.chime(["send", "--plain", "Plain", "<b>as typed</b>"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let marked = try await s.chime(["send", "Marked", "<b>bold</b>"])
+            #expect(marked.status == 0, "\(marked.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 2)
+            // The session's mock reads markup: plain text reaches it escaped, markup as it is.
+            #expect(calls.elements.first { $0.summary == "Plain" }?.body == "&lt;b&gt;as typed&lt;/b&gt;")
+            #expect(calls.elements.first { $0.summary == "Marked" }?.body == "<b>bold</b>")
+        },
         Case(
             name: "send: --escalate-every and --escalate-times",
             covers: ["chime send --escalate-every", "chime send --escalate-times"]

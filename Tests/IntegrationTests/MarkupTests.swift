@@ -66,4 +66,35 @@ import Testing
             #expect(lines.allSatisfy { $0.prefix(5).allSatisfy { $0.isNumber || $0 == ":" } }, "\(lines)")
         }
     }
+
+    /// Content marked as markup (`markup` true, as `chime send` sends by default): a markup server gets the
+    /// specification's subset rebuilt and the rest escaped, a server without markup the text without tags;
+    /// the subtitle stays plain text.
+    @Test(arguments: servers)
+    func aMarkupBodyIsSanitizedForAMarkupServerAndStrippedForOthers(_ server: Server) async throws {
+        try await Session.run(capabilities: server.capabilities) { s in
+            let client = try await s.client()
+            var content = ChimeCore.NotificationContent(
+                summary: "Pill", subtitle: "with <water>", body: "<b>now</b> <script> &amp; <i>then")
+            content.markup = true
+            _ = try await client.schedule(content)
+            let sent = try await s.chime(["send", "--plain", "Plain", "<b>as typed</b>"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 2)
+            let markup = try #require(calls.elements.first { $0.summary == "Pill" })
+            let plain = try #require(calls.elements.first { $0.summary == "Plain" })
+            if server.escapes {
+                #expect(markup.body == "with &lt;water&gt;\n<b>now</b> &lt;script&gt; &amp; <i>then</i>")
+                #expect(plain.body == "&lt;b&gt;as typed&lt;/b&gt;")
+            } else {
+                #expect(markup.body == "with <water>\nnow <script> & then")
+                #expect(plain.body == "<b>as typed</b>")
+            }
+            // Stored and listed as it was written, marked as markup.
+            _ = try await client.schedule(content, at: Date().addingTimeInterval(3600))
+            let listed = try #require(try await client.pending(content: true).first?.content)
+            #expect(listed.markup && listed.body == content.body)
+        }
+    }
 }

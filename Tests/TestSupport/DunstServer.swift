@@ -186,11 +186,24 @@ public final class DunstServer: @unchecked Sendable {
     public func waitForDisplayed(
         atLeast count: Int, timeout: Duration = .seconds(20), interval: Duration = .milliseconds(50)
     ) async throws {
+        try await waitForDisplayed("at least \(count)", timeout: timeout, interval: interval) { $0 >= count }
+    }
+
+    /// Waits until dunst shows no popup (after `dunstctl close-all`), asking it as `waitForDisplayed` does.
+    public func waitForNoneDisplayed(timeout: Duration = .seconds(20), interval: Duration = .milliseconds(50))
+        async throws
+    {
+        try await waitForDisplayed("no", timeout: timeout, interval: interval) { $0 == 0 }
+    }
+
+    private func waitForDisplayed(
+        _ what: String, timeout: Duration, interval: Duration, until done: (Int) -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         var shown = try await displayedCount()
-        while shown < count {
+        while !done(shown) {
             guard ContinuousClock.now < deadline else {
-                throw Await.TimedOut(what: "dunst shows \(count) popups (it shows \(shown))")
+                throw Await.TimedOut(what: "dunst shows \(what) popups (it shows \(shown))")
             }
             try await Task.sleep(for: interval)
             shown = try await displayedCount()

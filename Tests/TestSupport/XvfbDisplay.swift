@@ -66,15 +66,31 @@ public final class XvfbDisplay: @unchecked Sendable {
     /// How many distinct colours the image at `url` has (ImageMagick's `identify -format %k`): 1 for a
     /// blank screen.
     public static func colorCount(ofImage url: URL, timeout: Duration = .seconds(20)) async throws -> Int {
-        let identify = try ManagedProcess(
-            "/usr/bin/identify", ["-format", "%k", url.path], directory: url.deletingLastPathComponent())
-        defer { identify.removeFiles() }
-        guard let status = await identify.waitForExit(timeout: timeout) else {
-            await identify.stop()
-            throw HarnessFailure("identify did not read \(url.path) within \(timeout)")
+        try await number(from: "/usr/bin/identify", ["-format", "%k", url.path], reading: url, timeout: timeout)
+    }
+
+    /// How many pixels of the image at `url` are light (above 60 % grey, as dunst's white text on its dark
+    /// popups): more for the same words in bold. ImageMagick's `convert`.
+    public static func lightPixelCount(ofImage url: URL, timeout: Duration = .seconds(20)) async throws -> Int {
+        try await number(
+            from: "/usr/bin/convert",
+            [url.path, "-colorspace", "gray", "-threshold", "60%", "-format", "%[fx:round(mean*w*h)]", "info:"],
+            reading: url, timeout: timeout)
+    }
+
+    /// Runs an ImageMagick tool on the image at `url` and reads the number it prints.
+    private static func number(from tool: String, _ arguments: [String], reading url: URL, timeout: Duration)
+        async throws -> Int
+    {
+        let name = (tool as NSString).lastPathComponent
+        let process = try ManagedProcess(tool, arguments, directory: url.deletingLastPathComponent())
+        defer { process.removeFiles() }
+        guard let status = await process.waitForExit(timeout: timeout) else {
+            await process.stop()
+            throw HarnessFailure("\(name) did not read \(url.path) within \(timeout)")
         }
-        guard status == 0, let count = Int(identify.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw HarnessFailure("identify could not read \(url.path) (status \(status)): \(identify.stderr)")
+        guard status == 0, let count = Int(process.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessFailure("\(name) could not read \(url.path) (status \(status)): \(process.stderr)")
         }
         return count
     }
