@@ -78,17 +78,21 @@ extension Daemon {
                 },
                 method("ListPending", [record("options")], [records("items")]) { caller, arguments in
                     let options = try WireFields(arguments[0], what: "options")
-                    try options.refuseUnknown(known: ["next", "group", "content"])
+                    try options.refuseUnknown(known: ["next", "group", "content", "until"])
+                    let until = try options.date("until")
                     let next = Int(try options.uint32("next") ?? 1)
-                    guard (1...100).contains(next) else {
+                    let most = until == nil ? 100 : Self.maximumOccurrencesUntil
+                    guard (1...most).contains(next) else {
                         throw DBusError(
-                            name: ChimeBus.ErrorName.invalidArgument, message: "options key \"next\" must be 1 to 100")
+                            name: ChimeBus.ErrorName.invalidArgument,
+                            message:
+                                "options key \"next\" must be 1 to \(most)\(until == nil ? " (with until: 1 to \(Self.maximumOccurrencesUntil))" : "")"
+                        )
                     }
                     let group = try options.string("group").map { (text) throws(DBusError) in try Self.groupID(text) }
                     let withContent = try options.bool("content") ?? false
-                    var items = await self.pending(next: next, group: group, content: withContent).filter {
-                        caller.owns($0.owner)
-                    }
+                    var items = await self.pending(next: next, group: group, content: withContent, until: until)
+                        .filter { caller.owns($0.owner) }
                     // Content makes an item up to about 80 KiB on the wire: the soonest items only, so that
                     // the reply stays within about 20 MiB, far below what a D-Bus message may carry.
                     if withContent, items.count > Self.maximumPendingWithContent {
@@ -334,17 +338,38 @@ extension Daemon {
     /// 17 KiB of trigger each, 256 items stay within about 20 MiB.
     static let maximumPendingWithContent = 256
 
-    /// The pending items, soonest first, each with its next `next` occurrences, and with `content` also
-    /// its content and trigger.
-    public func pending(next: Int = 1, group: String? = nil, content: Bool = false) -> [PendingItem] {
-        let items = scheduler.pending.filter { group == nil || $0.groupID == group }
+    /// The most occurrences of one item `ListPending` lists up to `until`.
+    static let maximumOccurrencesUntil = 1000
+    /// The most occurrences one `ListPending` with `until` computes in all; the items after those get
+    /// their first occurrence only, and `more`.
+    static let occurrenceBudget = 100_000
+
+    /// The pending items, soonest first, each with its next `next` occurrences (with `until`, those up to
+    /// it, and `more` when some are left out), and with `content` also its content and trigger.
+    public func pending(next: Int = 1, group: String? = nil, content: Bool = false, until: Date? = nil)
+        -> [PendingItem]
+    {
+        let items = scheduler.pending.filter { item in
+            (group == nil || item.groupID == group) && (until.map { item.fireDate <= $0 } ?? true)
+        }
         let entries = entries(of: items)
+        var budget = Self.occurrenceBudget
         return items.compactMap { item in
             // A fire date past the end date only waits for the end: it is not an occurrence.
             let first = item.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
-            let upcoming =
-                first
-                + item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+            var more = false
+            var upcoming = first
+            if let until {
+                // One more than asked, to know whether any is left out; within the call's budget.
+                let wanted = min(next - 1, budget)
+                let after = item.occurrencesAfterPending(
+                    count: wanted + 1, systemTimeZone: scheduler.systemTimeZone, until: until)
+                budget -= min(after.count, wanted)
+                more = after.count > wanted
+                upcoming += after.prefix(wanted)
+            } else {
+                upcoming += item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
+            }
             // Read from the store: items hold only their definitions' fingerprints.
             guard let entry = entries[item.id] else { return nil }
             var rule: String?
@@ -354,7 +379,7 @@ extension Daemon {
                 entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
                 summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming,
                 nextNotes: upcoming.map { item.daylightSavingNote(for: $0, systemTimeZone: scheduler.systemTimeZone) },
-                rule: rule, escalation: Self.escalationWords(entry),
+                rule: rule, more: more, escalation: Self.escalationWords(entry),
                 content: content ? entry.content.base : nil, trigger: content ? TriggerWire(entry) : nil)
         }
     }

@@ -93,13 +93,15 @@ public final class ChimeClient: Sendable {
 
     /// The pending items, soonest first, each with its next `next` occurrences; only `group`'s when given.
     /// With `content`, each also carries its content and trigger (`PendingItem.content`, `.trigger`), and
-    /// only the soonest 256 items are listed.
-    public func pending(next: Int = 1, group: String? = nil, content: Bool = false) async throws(ChimeError)
-        -> [PendingItem]
+    /// only the soonest 256 items are listed. With `until`, only the items due by then, each with its
+    /// occurrences up to it (at most `next`, up to 1000; `PendingItem.more` says when some are left out).
+    public func pending(next: Int = 1, group: String? = nil, content: Bool = false, until: Date? = nil)
+        async throws(ChimeError) -> [PendingItem]
     {
         var options = WireRecord()
         options.set("next", .uint32(UInt32(clamping: next)))
         options.set("group", group)
+        options.set("until", until)
         if content { options.set("content", true) }
         return try await records("ListPending", [options.value]) { (f) throws(DBusError) in try PendingItem(f) }
     }

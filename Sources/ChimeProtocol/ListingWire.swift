@@ -4,7 +4,8 @@ import Foundation
 
 /// One pending item as `ListPending` returns it: `id` (t), `owner` (s), `group` (s) and `entry` (s) for a
 /// group's entry, `app-name` (s), `summary` (s), `fire-at` (x), `next` (ax: the next occurrences,
-/// `fire-at` first), `rule` (s: the rule as written, for a repeating item), `escalation` (s: how an
+/// `fire-at` first), `more` (b: with the option `until`, true when occurrences before it are left out),
+/// `rule` (s: the rule as written, for a repeating item), `escalation` (s: how an
 /// escalating entry shows its occurrences again, or which showing a re-notification is); with the option `content`,
 /// also `content` (a{sv}, as `Schedule` takes it) and `trigger` (a{sv}: `at` or the rule's key, `tz`,
 /// `until`, `count`).
@@ -20,6 +21,8 @@ public struct PendingItem: Hashable, Sendable {
     /// For each of `next`, what daylight saving did to it (`02:30 does not exist on …: moved to 03:00`), or nil.
     public var nextNotes: [String?]
     public var rule: String?
+    /// Listed up to a time (`until`): whether occurrences before it are left out.
+    public var more: Bool
     /// How it escalates ("again every 5m, at most 3 times, until acknowledged"), or, for a re-notification
     /// chimed scheduled, which showing it is.
     public var escalation: String?
@@ -32,8 +35,10 @@ public struct PendingItem: Hashable, Sendable {
     public init(
         id: UInt64, owner: String = "", group: String? = nil, entry: String? = nil, appName: String, summary: String,
         fireDate: Date, next: [Date], nextNotes: [String?] = [], rule: String? = nil,
-        escalation: String? = nil, content: NotificationContent? = nil, trigger: TriggerWire? = nil
+        more: Bool = false, escalation: String? = nil, content: NotificationContent? = nil,
+        trigger: TriggerWire? = nil
     ) {
+        self.more = more
         self.escalation = escalation
         self.nextNotes = nextNotes
         self.content = content
@@ -63,6 +68,7 @@ public struct PendingItem: Hashable, Sendable {
             record.set("next-notes", .array(element: .string, nextNotes.map { .string($0 ?? "") }))
         }
         record.set("rule", rule)
+        if more { record.set("more", true) }
         record.set("escalation", escalation)
         if let content { record.set("content", ContentWire.encode(content)) }
         if let trigger { record.set("trigger", trigger.encoded) }
@@ -86,7 +92,8 @@ public struct PendingItem: Hashable, Sendable {
             id: id, owner: try fields.string("owner") ?? "", group: try fields.string("group"),
             entry: try fields.string("entry"), appName: try fields.string("app-name") ?? "",
             summary: try fields.string("summary") ?? "", fireDate: fireDate, next: next, nextNotes: nextNotes,
-            rule: try fields.string("rule"), escalation: try fields.string("escalation"),
+            rule: try fields.string("rule"), more: try fields.bool("more") ?? false,
+            escalation: try fields.string("escalation"),
             content: try fields.value("content", WireRecord.type).map { (value) throws(DBusError) in
                 try ContentWire.decode(value, what: "pending item \(id) content")
             },

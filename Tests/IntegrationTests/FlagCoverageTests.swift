@@ -60,7 +60,7 @@ import Testing
 
     static let commandNames = [
         "send", "pending", "cancel", "snooze", "delivered", "close", "groups", "reschedule", "remove", "group",
-        "history", "apps", "app", "status", "next",
+        "history", "apps", "app", "status", "next", "agenda",
     ]
 
     @Test func everyDocumentedFlagIsCovered() async throws {
@@ -152,6 +152,35 @@ import Testing
             #expect(at("at \(hhmm)").map { abs($0.timeIntervalSince(wholeMinute!)) < 1 } == true)
             #expect(at("at \(GroupTests.local(iso))").map { abs($0.timeIntervalSince(iso)) < 1 } == true)
             #expect(at("at 1h30m").map { abs($0.timeIntervalSince(now) - 5400) < 30 } == true)
+        },
+        Case(
+            name: "agenda: --days, --month, --group, --tz, --color, --json",
+            covers: [
+                "chime agenda --days", "chime agenda --month", "chime agenda --group", "chime agenda --tz",
+                "chime agenda --color", "chime agenda --json",
+            ]
+        ) { s in
+            let tomorrow = GroupTests.local(Date().addingTimeInterval(86_400))
+            for (summary, group) in [("In a group", ["--group", "g"]), ("Alone", [])] {
+                let sent = try await s.chime(["send", "--at", tomorrow] + group + [summary])
+                #expect(sent.status == 0, "\(sent.stderr)")
+            }
+            let two = try await s.chimeJSON(["agenda", "--days", "2", "--json"])
+            #expect(Set(two.compactMap { $0["summary"] as? String }) == ["In a group", "Alone"])
+            // Today only: tomorrow's items are not in it.
+            #expect(try await s.chimeJSON(["agenda", "--days", "1", "--json"]).isEmpty)
+            let grouped = try await s.chimeJSON(["agenda", "--days", "2", "--group", "g", "--json"])
+            #expect(grouped.map { $0["summary"] as? String } == ["In a group"])
+            #expect(grouped.first?["group"] as? String == "g")
+            // A month without anything: the grid, and every day with nothing due.
+            let empty = try await s.chime(["agenda", "--month", "2030-02", "--tz", "Asia/Tokyo", "--color", "never"])
+            #expect(empty.status == 0, "\(empty.stderr)")
+            #expect(
+                empty.stdout.hasPrefix("       February 2030\nMo  Tu  We  Th  Fr  Sa  Su\n                 1   2   3\n")
+            )
+            #expect(empty.stdout.components(separatedBy: "  nothing due").count - 1 == 28)
+            #expect(try await s.chime(["agenda", "--tz", "Mars/Olympus"]).stderr.contains("unknown time zone"))
+            #expect(try await s.chime(["agenda", "--color", "sometimes"]).status == 2)
         },
         Case(name: "send: --plain", covers: ["chime send --plain"]) { s in
             let sent = try await s.chime(["send", "--plain", "Plain", "<b>as typed</b>"])

@@ -131,13 +131,15 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
 
     /// The occurrences that follow the pending one (`fireDate`), at most `count`, within its end date and
     /// count (the pending one is counted as one of those left).
-    public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone) -> [Date] {
+    /// With `until`, only those up to it.
+    public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone, until: Date? = nil) -> [Date] {
         var result: [Date] = []
         var cursor = fireDate
         let left = maximumOccurrences.map { $0 - state.occurrences - 1 } ?? Int.max
+        let end = [endDate, until].compactMap { $0 }.min()
         while result.count < min(count, left) {
             guard let next = nextOccurrence(after: cursor, systemTimeZone: systemTimeZone),
-                endDate.map({ next <= $0 }) ?? true
+                end.map({ next <= $0 }) ?? true
             else { break }
             result.append(next)
             cursor = next
