@@ -175,6 +175,7 @@ extension Daemon {
             }
             announceBadge(of: content, owner: row.owner)
         case .digest(_, let digested):
+            escalationDigested(digested)
             logger.info(
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
                 metadata: ["notification": "\(notificationID)"])
@@ -186,10 +187,10 @@ extension Daemon {
     /// of the moment: a snooze shows it again with its category, perhaps to another server.
     func shownRecord(of row: OutboxRecord, as id: UInt32, now: Date) -> ShownNotification {
         let item = scheduler.item(row.itemID)
-        // A re-notification names the entry it escalates.
+        // A re-notification stands for the entry it escalates: actions, signals and history name that item.
         let escalated = row.escalation.flatMap { $0.step > 0 ? $0 : nil }
         return ShownNotification(
-            notificationID: id, itemID: row.itemID, owner: row.owner, group: row.group?.id,
+            notificationID: id, itemID: escalated?.of ?? row.itemID, owner: row.owner, group: row.group?.id,
             entryID: escalated?.entry ?? (item?.groupID == nil ? nil : item?.entryID),
             category: actionCategory(of: row)?.id,
             content: row.content,

@@ -34,8 +34,12 @@ extension Daemon {
         return entry.escalation?.summary
     }
 
-    /// Finds, at start, the re-notifications waiting for popups that are still shown.
-    func restoreEscalations(_ items: [ScheduledItem]) {
+    /// Finds, at start, the re-notifications waiting for popups that are still shown: pending, or due
+    /// and in the outbox.
+    func restoreEscalations(_ items: [ScheduledItem], outbox: [OutboxRecord]) {
+        for row in outbox where (row.escalation?.step ?? 0) > 0 {
+            if let replaced = row.replacesID { delivery.escalations[replaced] = row.itemID }
+        }
         let candidates = items.filter { $0.replacesID != nil && $0.snoozeOf != nil && $0.finished == nil }
         guard !candidates.isEmpty else { return }
         for (id, entry) in entries(of: candidates) where entry.escalationStep != nil {
@@ -48,8 +52,21 @@ extension Daemon {
     /// An escalating occurrence reached the server as `shown`: the history says so for a re-notification,
     /// and the next one is scheduled, unless this was the last.
     func escalationShown(_ step: EscalationStep, as shown: ShownNotification, row: OutboxRecord, now: Date) {
-        if let replaced = row.replacesID, delivery.escalations[replaced] == row.itemID {
+        if step.step > 0 {
+            guard let replaced = row.replacesID, delivery.escalations[replaced] == row.itemID else {
+                // Acknowledged, or its item cancelled, while it waited to be shown (quiet hours, flood
+                // control, no server): the showing went out all the same, so it is taken back, and the
+                // escalation ends there.
+                logger.info(
+                    "closing a re-notification answered while it waited", metadata: ["item": "\(step.of)"])
+                closeNotification(shown.notificationID)
+                return
+            }
             delivery.escalations.removeValue(forKey: replaced)
+        } else {
+            // A new occurrence starts its own escalation: the one of the item's earlier occurrence ends, so
+            // an item has at most one re-notification waiting.
+            endEscalations(of: [step.of], because: "a newer occurrence was shown")
         }
         let times = step.escalation.times
         var content = shown.content ?? NotificationContent(summary: "")
@@ -73,10 +90,6 @@ extension Daemon {
         item.replacesID = shown.notificationID
         let followUp = item
         delivery.escalations[shown.notificationID] = id
-        if delivery.escalations.count > ScheduleStore.shownLimit {
-            // Those whose re-notification is no longer pending (cancelled, stopped, shown in a digest).
-            delivery.escalations = delivery.escalations.filter { $0.value == id || scheduler.contains($0.value) }
-        }
         persist({ try $0.insert(followUp, now: now) }) { daemon, result in
             switch result {
             case .success:
@@ -100,8 +113,12 @@ extension Daemon {
         let now = clock.now()
         let (cancelled, step) = scheduler.cancel(followUp, now: now)
         perform(step)
-        // Nothing waited: the re-notification went into a digest, or was cancelled or stopped meanwhile.
-        guard let item = cancelled else { return }
+        guard let item = cancelled else {
+            // Due already, waiting to be shown (quiet hours, flood control, no server): it is taken back as
+            // soon as it is shown (`escalationShown`).
+            logger.info("escalation stopped: \(how); its next showing, due already, is taken back when shown")
+            return
+        }
         let original = item.snoozeOf ?? followUp
         logger.info("escalation stopped: \(how)", metadata: ["item": "\(original)"])
         persist({ store in
@@ -110,6 +127,35 @@ extension Daemon {
         }) { daemon, result in
             if case .failure(let error) = result {
                 daemon.logger.error("cannot record the end of an escalation: \(error)")
+            }
+        }
+    }
+
+    /// Ends the escalations of `items` (cancelled, removed, turned off, or shown anew) and of
+    /// re-notifications among them: the re-notifications waiting are cancelled.
+    func endEscalations(of items: Set<UInt64>, because reason: String) {
+        guard !items.isEmpty, !delivery.escalations.isEmpty else { return }
+        let now = clock.now()
+        for (notificationID, followUp) in delivery.escalations {
+            let escalated = scheduler.item(followUp)?.snoozeOf
+            guard items.contains(followUp) || escalated.map(items.contains) == true else { continue }
+            delivery.escalations.removeValue(forKey: notificationID)
+            guard let item = scheduler.cancel(followUp, now: now).item else { continue }
+            let original = item.snoozeOf ?? followUp
+            logger.info("escalation stopped: \(reason)", metadata: ["item": "\(original)"])
+            persist({ store in
+                _ = try store.cancel(followUp, now: now)
+                try store.recordHistory(.escalated, itemID: original, detail: "stopped: \(reason)", now: now)
+            }) { _, _ in }
+        }
+        arm(scheduler.nextDeadline)
+    }
+
+    /// A re-notification went out inside a digest (quiet hours, flood control): the escalation ends there.
+    func escalationDigested(_ rows: [OutboxRecord]) {
+        for row in rows where (row.escalation?.step ?? 0) > 0 {
+            if let replaced = row.replacesID, delivery.escalations[replaced] == row.itemID {
+                delivery.escalations.removeValue(forKey: replaced)
             }
         }
     }

@@ -84,6 +84,7 @@ extension Daemon {
         if let removed = scheduler.removeGroup(key, now: clock.now()) {
             logger.info("removed group \(key) and its \(removed.removed.count) entries")
             perform(removed.step)
+            endEscalations(of: Set(removed.removed), because: "its group was removed")
         }
         return true
     }

@@ -207,6 +207,9 @@ extension Daemon {
         let entries = entries(ofGroup: key)
         let group = TimelineGroup(id: key.id, owner: key.owner, settings: settings, entries: entries)
         _ = try await reschedule(group, dryRun: false, source: groupSources[key] ?? .api)
+        if !enabled {
+            endEscalations(of: Set(scheduler.items(of: key).map(\.id)), because: "its group was turned off")
+        }
     }
 
     // MARK: - The server

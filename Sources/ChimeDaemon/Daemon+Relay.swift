@@ -94,6 +94,11 @@ extension Daemon {
                 if let until = record.until {
                     scheduler.trackPopup(ShownPopup(notificationID: id, itemID: record.itemID, until: until))
                 }
+                if let row = rows.first, let step = row.escalation {
+                    escalationShown(step, as: record, row: row, now: now)
+                }
+            } else {
+                escalationDigested(rows)
             }
             let seqs = Set(rows.map(\.seq))
             delivery.pipeline.forget(seqs)

@@ -437,10 +437,15 @@ extension Daemon {
         let count = try await persisted { try $0.cancelAll(items: items, groups: groups, now: now) }
         // What was removed meanwhile is not there to cancel; the scheduler ignores it.
         for id in items { perform(scheduler.cancel(id, now: clock.now()).step) }
+        var ended = Set(items)
         for key in groups {
             groupSources.removeValue(forKey: key)
-            if let removed = scheduler.removeGroup(key, now: clock.now()) { perform(removed.step) }
+            if let removed = scheduler.removeGroup(key, now: clock.now()) {
+                ended.formUnion(removed.removed)
+                perform(removed.step)
+            }
         }
+        endEscalations(of: ended, because: "its item was cancelled")
         let who = owner.isEmpty ? "the user" : owner
         logger.info("cancelled all of \(who)'s items: \(count) items, \(groups.count) groups removed")
         return count
@@ -451,6 +456,7 @@ extension Daemon {
         let now = clock.now()
         guard scheduler.contains(id), try await persisted({ try $0.cancel(id, now: now) }) else { return false }
         perform(scheduler.cancel(id, now: clock.now()).step)
+        endEscalations(of: [id], because: "its item was cancelled")
         return true
     }
 }

@@ -338,7 +338,7 @@ public actor Daemon {
                 \(outbox.count) notifications still to deliver
                 """)
         }
-        restoreEscalations(state.items)
+        restoreEscalations(state.items, outbox: outbox)
         perform(
             scheduler.restore(
                 groups: Dictionary(uniqueKeysWithValues: state.groups.map { ($0.key, $0.settings) }),

@@ -15,6 +15,19 @@ import Testing
         return nil
     }
 
+    /// A group file whose entry `pill` fires every day at 08:00, with more `keys`.
+    static func pill(_ keys: String) -> String {
+        "[[entry]]\nid = \"pill\"\nevery = \"every day at 08:00\"\nsummary = \"Take your pill\"\n" + keys
+    }
+
+    /// Sets chimed's clock a second past the next occurrence of `group`'s first entry; returns it.
+    static func moveToFirstOccurrence(_ s: Session, of group: String) async throws -> Date {
+        let pending = try await s.chimeJSON(["pending", "--group", group, "--next", "1"])
+        let fire = try #require(GroupTests.date((pending.first?["next"] as? [String])?.first))
+        try s.setClock(offset: fire.timeIntervalSinceNow + 1)
+        return fire
+    }
+
     /// The pending items' summaries.
     static func pending(_ s: Session) async throws -> [String] {
         try await s.chimeJSON(["pending"]).compactMap { $0["summary"] as? String }
@@ -106,19 +119,10 @@ import Testing
     }
 
     @Test func aGroupEntryEscalatesUntilItsPopupIsDismissed() async throws {
-        let group = """
-            [[entry]]
-            id = "pill"
-            every = "every day at 08:00"
-            summary = "Take your pill"
-            escalate-every = "10m"
-            escalate-times = 5
-            """
+        let group = Self.pill("escalate-every = \"10m\"\nescalate-times = 5\n")
         try await Session.run(groups: ["health.toml": group]) { s in
-            let pending = try await s.chimeJSON(["pending", "--group", "health", "--next", "1"])
-            let fire = try #require(GroupTests.date((pending.first?["next"] as? [String])?.first))
             let calls = s.server!.notifyCalls
-            try s.setClock(offset: fire.timeIntervalSinceNow + 1)
+            _ = try await Self.moveToFirstOccurrence(s, of: "health")
             try await calls.wait(forCount: 1, timeout: .seconds(10))
             try await s.awaitDelivered(notification: 1)
             try await InteractionTests.awaitListing(s, ["pending"], "the re-notification") { $0.count == 2 }
@@ -130,6 +134,88 @@ import Testing
             try await s.chimed!.waitForStderr(containing: "escalation stopped: dismissed by the user")
             #expect(try await s.chimeJSON(["pending"]).count == 1)
         }
+    }
+
+    /// An action on a re-notification acts on the entry it escalates: Stop Repeat stops the daily entry.
+    /// Removing a group ends the escalation of its entries.
+    @Test func aReNotificationActsForItsEntryAndGoesWithItsGroup() async throws {
+        let group = Self.pill("actions = [\"stop-repeat=Stop\"]\nescalate-every = \"10m\"\n")
+        try await Session.run(groups: [
+            "health.toml": group, "other.toml": group.replacingOccurrences(of: "pill", with: "tea"),
+        ]) { s in
+            let calls = s.server!.notifyCalls
+            let fire = try await Self.moveToFirstOccurrence(s, of: "health")
+            try await s.delivered.wait(forCount: 2)
+            try await InteractionTests.awaitListing(s, ["pending"], "both re-notifications") { $0.count == 4 }
+
+            // The re-notifications are shown, each replacing its popup; Stop is chosen on the pill's.
+            try s.setClock(offset: fire.timeIntervalSinceNow + 601)
+            try await s.delivered.wait(forCount: 4)
+            let again = try #require(calls.elements.last { $0.summary == "Take your pill" })
+            let popup = try #require(again.replacesID)
+            try await s.choose("stop-repeat", on: popup)
+            try await s.chimed!.waitForStderr(containing: "stop-repeat: stopped its repeats")
+            // The daily pill entry is stopped (not the re-notification), and its next showing goes.
+            try await InteractionTests.awaitListing(s, ["pending"], "the tea's entry and re-notification only") {
+                $0.compactMap { $0["summary"] as? String } == ["Take your tea", "Take your tea"]
+            }
+
+            // Removing the other group ends its escalation: its re-notification goes too.
+            try FileManager.default.removeItem(
+                atPath: (s.groupsDirectory as NSString).appendingPathComponent("other.toml"))
+            try await s.chimed!.waitForStderr(containing: "escalation stopped: its group was removed")
+            try await InteractionTests.awaitListing(s, ["pending"], "nothing left") { $0.isEmpty }
+        }
+    }
+
+    /// A re-notification held by quiet hours, answered meanwhile: it goes out when they end, and is taken
+    /// back at once; nothing more follows.
+    @Test func aReNotificationAnsweredWhileHeldIsTakenBack() async throws {
+        try await Session.run(settings: "[quiet-hours]\nstart = \"22:00\"\nend = \"07:00\"\n", startChimed: false) {
+            s in
+            // chimed's clock reads 21:59:30 in Berlin: the showing a minute later falls in quiet hours.
+            let target = Self.berlinCalendar.nextDate(
+                after: Date(), matching: DateComponents(hour: 21, minute: 59, second: 30), matchingPolicy: .nextTime)!
+            let offset = target.timeIntervalSinceNow
+            try s.setClock(offset: offset, tellChimed: false)
+            s.chimed = try await s.startChimed()
+            let sent = try await s.chime([
+                "send", "--escalate-every", "1m", "-u", "low", "-A", "taken=Taken", "-p", "Take your pill",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let item = try #require(UInt64(sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+            let calls = s.server!.notifyCalls
+            try await s.awaitDelivered(notification: 1)
+            try await InteractionTests.awaitListing(s, ["pending"], "the re-notification") { $0.count == 1 }
+
+            // It comes due in quiet hours and is held; then the pill is taken.
+            try s.setClock(offset: offset + 61)
+            try await InteractionTests.awaitListing(s, ["pending"], "the re-notification due") { $0.isEmpty }
+            try await s.choose("taken", on: 1)
+            try await s.chimed!.waitForStderr(containing: "is taken back when shown")
+
+            // Quiet hours end: it goes out, and is closed at once; no further showing waits.
+            let morning = Self.berlinCalendar.nextDate(
+                after: target, matching: DateComponents(hour: 7, minute: 0, second: 1), matchingPolicy: .nextTime)!
+            try s.setClock(offset: morning.timeIntervalSinceNow)
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            #expect(calls.elements[1].replacesID == 1)
+            try await s.chimed!.waitForStderr(containing: "closing a re-notification answered while it waited")
+            try await s.server!.closeCalls.wait(forCount: 1, timeout: .seconds(10))
+            #expect(s.server!.closeCalls.elements == [1])
+            #expect(try await Self.pending(s).isEmpty)
+            let history = try await s.chimeJSON(["history", "--item", "\(item)"])
+            #expect(
+                history.contains {
+                    $0["event"] as? String == "action" && ($0["detail"] as? String)?.hasPrefix("taken") == true
+                })
+        }
+    }
+
+    static var berlinCalendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
+        return calendar
     }
 
     @Test func aChimeKitEntryEscalates() async throws {
