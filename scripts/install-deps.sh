@@ -12,6 +12,8 @@ packages=(
     python3-dbusmock
     # a real notification server in the tests (dunst on a virtual X display, screenshots of it)
     dunst xvfb imagemagick
+    # the other servers of the compatibility matrix (docs/servers.md): two on X, mako under headless sway
+    xfce4-notifyd notification-daemon mako-notifier sway
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
 )

@@ -166,7 +166,16 @@ extension Daemon {
                 metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
             if let record {
                 delivery.remember(record)
-                if let until = record.until {
+                // A server that does not expire popups: chimed closes this one at its expiry time, unless
+                // its end date comes first.
+                let expiry =
+                    presence.quirks.ignoresExpireTimeout && content.expireTimeout > 0
+                    ? now.addingTimeInterval(Double(content.expireTimeout) / 1000) : nil
+                if let expiry, record.until.map({ expiry < $0 }) ?? true {
+                    scheduler.trackPopup(
+                        ShownPopup(notificationID: notificationID, itemID: row.itemID, until: expiry, expires: true))
+                    arm(scheduler.nextDeadline)
+                } else if let until = record.until {
                     scheduler.trackPopup(ShownPopup(notificationID: notificationID, itemID: row.itemID, until: until))
                     arm(scheduler.nextDeadline)
                 }
@@ -325,6 +334,16 @@ extension Daemon {
     func closePopups(_ popups: [ShownPopup]) {
         guard !popups.isEmpty, server != nil else { return }
         let now = clock.now()
+        // Expired in the server's stead: its NotificationClosed, reported as an expiry, records it.
+        for popup in popups where popup.expires {
+            logger.info(
+                "closing notification \(popup.notificationID): its expiry time passed, which the server does not keep",
+                metadata: ["item": "\(popup.itemID)"])
+            interaction.router.expiryRequested(popup.notificationID)
+            closeNotification(popup.notificationID)
+        }
+        let popups = popups.filter { !$0.expires }
+        guard !popups.isEmpty else { return }
         for popup in popups {
             logger.info(
                 "closing notification \(popup.notificationID): its end date passed",

@@ -157,6 +157,8 @@ struct InteractionRouter: Sendable {
     /// Popups chimed asked the server to close: their NotificationClosed says so, whatever reason code the
     /// server gives.
     private(set) var closing: Set<UInt32> = []
+    /// Popups chimed closed in the stead of a server that does not expire them: their closing is an expiry.
+    private(set) var expiring: Set<UInt32> = []
 
     // MARK: - Events
 
@@ -181,6 +183,11 @@ struct InteractionRouter: Sendable {
             return choose(Choice(notificationID: id, key: "inline-reply", reply: text), lookup: lookup, now: now)
         case .closed(_, let reason):
             if questions.remove(id) != nil { return [.answerQuestion(id, nil)] }
+            if expiring.remove(id) != nil {
+                closing.remove(id)
+                guard let shown = lookup.shown[id] else { return [] }
+                return [.popupClosed(shown, reason: 1)]
+            }
             let byChimed = closing.remove(id) != nil
             guard let shown = lookup.shown[id] else { return [] }
             // Closed because chimed asked, whatever code the server reports (some say "expired").
@@ -298,5 +305,11 @@ struct InteractionRouter: Sendable {
     /// chimed asks the server to close popup `id`.
     mutating func closeRequested(_ id: UInt32) {
         closing.insert(id)
+    }
+
+    /// chimed asks the server to close popup `id` because its expiry time passed (the server ignores it):
+    /// its NotificationClosed is reported as an expiry (reason 1).
+    mutating func expiryRequested(_ id: UInt32) {
+        expiring.insert(id)
     }
 }

@@ -22,6 +22,8 @@ final class Session: @unchecked Sendable {
     /// Raw connections of apps (`appConnection`), closed by `stop()`.
     var connections: [DBusConnection] = []
     var extraProcesses: [ManagedProcess] = []
+    /// Notification servers a test started itself (`DesktopNotificationServer`), stopped by `stop()`.
+    var desktopServers: [DesktopNotificationServer] = []
     /// The notifications chimed delivered: (item, notification id), in order, as its log reports them. (Its
     /// Delivered signal goes to the item's owner alone: for the user's items to a `chime` that has exited
     /// by then; HostileAppTests checks the signal itself.)
@@ -249,6 +251,7 @@ final class Session: @unchecked Sendable {
         for connection in connections { connection.close() }
         if let chimed { await chimed.stop() }
         for process in extraProcesses { await process.stop() }
+        for server in desktopServers { await server.stop() }
         if let server { await server.stop() }
         if let dunst { await dunst.stop() }
         observer.close()

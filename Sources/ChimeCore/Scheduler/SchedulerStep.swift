@@ -57,16 +57,20 @@ public struct MissedOccurrences: Hashable, Sendable {
     }
 }
 
-/// A popup still shown whose item has an end date: close it then.
+/// A popup still shown whose item has an end date, or whose expiry time a server does not keep: close
+/// it then.
 public struct ShownPopup: Hashable, Sendable {
     public var notificationID: UInt32
     public var itemID: UInt64
     public var until: Date
+    /// Closed in the server's stead at its expiry time (`until`), as an expiry, not for an end date.
+    public var expires: Bool
 
-    public init(notificationID: UInt32, itemID: UInt64, until: Date) {
+    public init(notificationID: UInt32, itemID: UInt64, until: Date, expires: Bool = false) {
         self.notificationID = notificationID
         self.itemID = itemID
         self.until = until
+        self.expires = expires
     }
 }
 
