@@ -42,10 +42,9 @@ extension Daemon {
         }
         let candidates = items.filter { $0.replacesID != nil && $0.snoozeOf != nil && $0.finished == nil }
         guard !candidates.isEmpty else { return }
+        let replaced = Dictionary(uniqueKeysWithValues: candidates.map { ($0.id, $0.replacesID!) })
         for (id, entry) in entries(of: candidates) where entry.escalationStep != nil {
-            if let item = candidates.first(where: { $0.id == id }), let replaced = item.replacesID {
-                delivery.escalations[replaced] = id
-            }
+            if let popup = replaced[id] { delivery.escalations[popup] = id }
         }
     }
 
@@ -119,11 +118,17 @@ extension Daemon {
             logger.info("escalation stopped: \(how); its next showing, due already, is taken back when shown")
             return
         }
-        let original = item.snoozeOf ?? followUp
-        logger.info("escalation stopped: \(how)", metadata: ["item": "\(original)"])
+        recordStopped(item, reason: how, now: now)
+    }
+
+    /// A re-notification `item`, taken from the scheduler: its row goes, and the escalated item's history
+    /// says why the escalation stopped.
+    private func recordStopped(_ item: ScheduledItem, reason: String, now: Date) {
+        let original = item.snoozeOf ?? item.id
+        logger.info("escalation stopped: \(reason)", metadata: ["item": "\(original)"])
         persist({ store in
-            _ = try store.cancel(followUp, now: now)
-            try store.recordHistory(.escalated, itemID: original, detail: "stopped: \(how)", now: now)
+            _ = try store.cancel(item.id, now: now)
+            try store.recordHistory(.escalated, itemID: original, detail: "stopped: \(reason)", now: now)
         }) { daemon, result in
             if case .failure(let error) = result {
                 daemon.logger.error("cannot record the end of an escalation: \(error)")
@@ -141,12 +146,7 @@ extension Daemon {
             guard items.contains(followUp) || escalated.map(items.contains) == true else { continue }
             delivery.escalations.removeValue(forKey: notificationID)
             guard let item = scheduler.cancel(followUp, now: now).item else { continue }
-            let original = item.snoozeOf ?? followUp
-            logger.info("escalation stopped: \(reason)", metadata: ["item": "\(original)"])
-            persist({ store in
-                _ = try store.cancel(followUp, now: now)
-                try store.recordHistory(.escalated, itemID: original, detail: "stopped: \(reason)", now: now)
-            }) { _, _ in }
+            recordStopped(item, reason: reason, now: now)
         }
         arm(scheduler.nextDeadline)
     }

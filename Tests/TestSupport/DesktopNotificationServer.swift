@@ -105,14 +105,7 @@ public final class DesktopNotificationServer: @unchecked Sendable {
     }
 
     private func waitUntilOwned(using observer: DBusConnection, timeout: Duration) async throws {
-        let owned = Recorder<Bool>()
-        let watch = try await observer.watchNameOwner(Self.busName) { if $0 != nil { owned.append(true) } }
-        defer { watch.cancel() }
-        do {
-            try await owned.wait("\(kind) owns \(Self.busName) on the test bus", timeout: timeout) { !$0.isEmpty }
-        } catch {
-            throw HarnessFailure("\(kind) did not own \(Self.busName): \(process.stderr.suffix(2000))")
-        }
+        try await process.waitUntilItOwns(Self.busName, as: kind.rawValue, using: observer, timeout: timeout)
     }
 
     /// Captures the virtual screen, popups included (X servers only).

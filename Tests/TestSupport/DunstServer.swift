@@ -135,22 +135,7 @@ public final class DunstServer: @unchecked Sendable {
 
     /// Waits for dunst to own its name, or fails at once with its stderr when it exits first.
     private func waitUntilOwned(using observer: DBusConnection, timeout: Duration) async throws {
-        enum Startup: Sendable {
-            case owned
-            case exited(Int32)
-        }
-        let events = Recorder<Startup>()
-        let watch = try await observer.watchNameOwner(Self.busName) { if $0 != nil { events.append(.owned) } }
-        defer { watch.cancel() }
-        let process = self.process
-        let exit = Task {
-            if let status = await process.waitForExit(timeout: timeout) { events.append(.exited(status)) }
-        }
-        defer { exit.cancel() }
-        try await events.wait("dunst owns \(Self.busName) on the test bus", timeout: timeout) { !$0.isEmpty }
-        if case .exited(let status) = events.elements.first {
-            throw HarnessFailure("dunst exited with status \(status) before owning \(Self.busName): \(process.stderr)")
-        }
+        try await process.waitUntilItOwns(Self.busName, as: "dunst", using: observer, timeout: timeout)
     }
 
     /// Runs `dunstctl ARGUMENTS` against this dunst and returns its stdout; throws when it fails.
@@ -276,5 +261,33 @@ public final class DunstServer: @unchecked Sendable {
     public func stop() async {
         await process.stop()
         await display.stop()
+    }
+}
+
+extension ManagedProcess {
+    /// Waits until this process, a server just started, owns `name` on the bus `observer` is connected to;
+    /// throws, with its stderr, when it exits first or the time runs out.
+    func waitUntilItOwns(_ name: String, as what: String, using observer: DBusConnection, timeout: Duration)
+        async throws
+    {
+        enum Startup: Sendable {
+            case owned
+            case exited(Int32)
+        }
+        let events = Recorder<Startup>()
+        let watch = try await observer.watchNameOwner(name) { if $0 != nil { events.append(.owned) } }
+        defer { watch.cancel() }
+        let exit = Task {
+            if let status = await self.waitForExit(timeout: timeout) { events.append(.exited(status)) }
+        }
+        defer { exit.cancel() }
+        do {
+            try await events.wait("\(what) owns \(name) on the test bus", timeout: timeout) { !$0.isEmpty }
+        } catch {
+            throw HarnessFailure("\(what) did not own \(name) within \(timeout): \(stderr.suffix(2000))")
+        }
+        if case .exited(let status) = events.elements.first {
+            throw HarnessFailure("\(what) exited with status \(status) before owning \(name): \(stderr)")
+        }
     }
 }
