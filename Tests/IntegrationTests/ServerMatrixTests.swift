@@ -54,7 +54,8 @@ import Testing
 
             // A popup with actions and markup.
             let sent = try await s.chime([
-                "send", "-A", "open=Open", "-A", "later=Later", "Matrix", "<b>bold</b> & <i>it</i>",
+                // It never expires on its own (-t 0): only the close below ends it.
+                "send", "-t", "0", "-A", "open=Open", "-A", "later=Later", "Matrix", "<b>bold</b> & <i>it</i>",
             ])
             #expect(sent.status == 0, "\(sent.stderr)")
             try await s.delivered.wait(forCount: 1)
@@ -62,7 +63,7 @@ import Testing
             if expected.kind.onX {
                 // The server signals nothing when it has drawn: the screen is captured until it is not blank.
                 let screenshot = s.bus.directory.appendingPathComponent("\(expected.kind).png")
-                let deadline = ContinuousClock.now + .seconds(10)
+                let deadline = ContinuousClock.now + .seconds(20)
                 var colors = 0
                 repeat {
                     try await server.screenshot(to: screenshot)
@@ -73,7 +74,7 @@ import Testing
             }
 
             // Replacing keeps the id.
-            let replaced = try await s.chime(["send", "-r", "\(id)", "Matrix", "replaced"])
+            let replaced = try await s.chime(["send", "-t", "0", "-r", "\(id)", "Matrix", "replaced"])
             #expect(replaced.status == 0, "\(replaced.stderr)")
             try await s.delivered.wait(forCount: 2)
             #expect(s.delivered.elements[1].notification == id)
