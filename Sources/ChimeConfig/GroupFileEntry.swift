@@ -12,7 +12,8 @@ struct EntryReader {
     static let ruleKeys = ["every", "rrule", "on-calendar", "at"]
     static let knownKeys =
         ["id"] + ruleKeys + [
-            "dtstart", "tz", "until", "count", "escalate-every", "escalate-times", "app-name", "summary", "subtitle",
+            "dtstart", "tz", "until", "count", "offset", "escalate-every", "escalate-times", "app-name", "summary",
+            "subtitle",
             "body", "markup", "icon", "sound", "urgency",
             "expire-timeout", "category", "actions", "template", "user-info", "pool", "command", "callback",
         ]
@@ -65,7 +66,21 @@ struct EntryReader {
         }
         return TimelineEntry(
             id: id, trigger: trigger, content: try content(), category: category, endDate: endDate,
-            maximumOccurrences: maximumOccurrences, escalation: try escalation())
+            maximumOccurrences: maximumOccurrences, escalation: try escalation(), offset: try offset(trigger))
+    }
+
+    /// `offset = "-15m"`: each occurrence of the rule this long early (or late, without the minus).
+    private func offset(_ trigger: EntryTrigger) throws(ConfigError) -> OccurrenceOffset? {
+        guard let text = try fields.string("offset", example: "\"-15m\"") else { return nil }
+        if case .at = trigger {
+            throw fields.fail("offset", "offset moves a rule's occurrences; a one-off (at) has none: move at instead")
+        }
+        do {
+            let offset = try OccurrenceOffset.parse(text)
+            return offset.isZero ? nil : offset
+        } catch {
+            throw fields.fail("offset", "offset: \(error)")
+        }
     }
 
     /// `escalate-every` and `escalate-times`: each occurrence shown again while nobody reacts to it.

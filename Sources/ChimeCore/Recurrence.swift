@@ -9,6 +9,9 @@ public enum Recurrence: Codable, Hashable, Sendable {
     case onCalendar(CalendarSpec)
     /// A DateBuilder rule (the phrase form resolves to one).
     case dateRule(DateRule)
+    /// Another rule's occurrences, each moved by an offset (an entry's `offset`: a calendar alarm 15
+    /// minutes before every event of a series).
+    indirect case shifted(Recurrence, by: OccurrenceOffset)
 
     /// Parses a written rule, resolving relative words against `now`. `timeZone` is the zone the caller
     /// asked for (`--tz`, a group file's `tz`): a rule that names its own zone (a phrase's `in ZONE`, an
@@ -73,6 +76,19 @@ public enum Recurrence: Codable, Hashable, Sendable {
             return spec.nextElapse(after: after, defaultTimeZone: systemTimeZone)
         case .dateRule(let rule):
             return rule.nextOccurrence(after: after, systemTimeZone: systemTimeZone)
+        case .shifted(let base, let offset):
+            // The moved times keep the occurrences' order, so the first base occurrence whose moved time is
+            // after `after` is found by starting where an exact move would put it, less the slack a day
+            // offset may have across a daylight-saving change.
+            let zone = base.offsetZone(systemTimeZone: systemTimeZone)
+            let slack = offset.days == 0 ? 0 : OccurrenceOffset.daySlack
+            var cursor = after.addingTimeInterval(-Double(offset.days) * 86_400 - Double(offset.seconds) - slack)
+            while let occurrence = base.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone) {
+                let moved = offset.apply(to: occurrence, in: zone)
+                if moved > after { return moved }
+                cursor = occurrence
+            }
+            return nil
         }
     }
 
@@ -80,6 +96,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
     public func neverFires(systemTimeZone: TimeZone) -> Bool {
         switch self {
         case .rrule(let set, _): set.neverFires
+        case .shifted(let base, _): base.neverFires(systemTimeZone: systemTimeZone)
         default: nextOccurrence(after: .distantPast, systemTimeZone: systemTimeZone) == nil
         }
     }

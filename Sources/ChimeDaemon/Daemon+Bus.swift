@@ -373,7 +373,9 @@ extension Daemon {
             // Read from the store: items hold only their definitions' fingerprints.
             guard let entry = entries[item.id] else { return nil }
             var rule: String?
-            if item.repeats, case .rule(let written, _) = entry.trigger { rule = written.text }
+            if item.repeats, case .rule(let written, _) = entry.trigger {
+                rule = entry.offset.map { "\($0.words): \(written.text)" } ?? written.text
+            }
             return PendingItem(
                 id: item.id, owner: item.owner, group: item.groupID,
                 entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
@@ -454,7 +456,7 @@ extension Daemon {
                 first = try? Recurrence.parse(
                     rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
                     phraseDefaults: phrases
-                ).nextOccurrence(after: now, systemTimeZone: system)
+                ).shifted(by: entry.offset).nextOccurrence(after: now, systemTimeZone: system)
             }
             guard let first, first > until else { continue }
             throw DBusError(

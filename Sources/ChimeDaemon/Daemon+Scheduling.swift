@@ -327,6 +327,7 @@ extension Daemon {
             timeZone: trigger.timeZone, owner: owner, endDate: trigger.until, maximumOccurrences: trigger.count)
         item.entry.category = content.category
         item.entry.escalation = trigger.escalation
+        item.entry.offset = trigger.offset
         item.replacesID = trigger.replacesID
         let stored = item
         do {
@@ -358,7 +359,8 @@ extension Daemon {
         let parsed: Recurrence
         do {
             parsed = try Recurrence.parse(
-                rule, now: now, timeZone: zone, systemTimeZone: system, phraseDefaults: phrases)
+                rule, now: now, timeZone: zone, systemTimeZone: system, phraseDefaults: phrases
+            ).shifted(by: trigger.offset)
         } catch {
             throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
         }
@@ -397,7 +399,7 @@ extension Daemon {
                 let entry = TimelineEntry(
                     id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
                     category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count,
-                    escalation: trigger.escalation)
+                    escalation: trigger.escalation, offset: trigger.offset)
                 // From the scheduler given: the daemon's own is being changed (exclusive access).
                 let entries = entries(ofGroup: key, in: scheduler)
                 return TimelineGroup(

@@ -150,7 +150,7 @@ public enum ContentWire {
 public struct TriggerWire: Hashable, Sendable {
     public static let keys: Set<String> = [
         "at", "every", "rrule", "dtstart", "on-calendar", "date-rule", "tz", "until", "count", "replaces-id",
-        "group", "escalate-every", "escalate-times",
+        "group", "escalate-every", "escalate-times", "offset",
     ]
 
     /// The longest `date-rule` accepted, in bytes (a rule with 64 days per period is far shorter).
@@ -167,6 +167,8 @@ public struct TriggerWire: Hashable, Sendable {
     public var group: String?
     /// Each occurrence shown again while nobody reacts to it.
     public var escalation: Escalation?
+    /// Fire this long before or after each occurrence of the rule (`offset`, s: `-15m`, `-1d`).
+    public var offset: OccurrenceOffset?
 
     public init(
         at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil,
@@ -208,6 +210,7 @@ public struct TriggerWire: Hashable, Sendable {
             record.set("escalate-every", .double(escalation.every))
             record.set("escalate-times", .uint32(UInt32(clamping: escalation.times)))
         }
+        record.set("offset", offset?.description)
     }
 
     /// Reads and checks a trigger; the message of a refusal names the key.
@@ -268,6 +271,16 @@ public struct TriggerWire: Hashable, Sendable {
         }
         trigger.replacesID = try fields.uint32("replaces-id")
         trigger.escalation = try escalation(fields)
+        if let text = try fields.string("offset", maximumBytes: 64) {
+            guard trigger.rule != nil else {
+                throw invalid("\(fields.what) key \"offset\" goes with a rule only (it moves each occurrence)")
+            }
+            do {
+                trigger.offset = try OccurrenceOffset.parse(text)
+            } catch {
+                throw invalid("\(fields.what) key \"offset\": \(error)")
+            }
+        }
         if let group = try fields.string("group") {
             do {
                 try TimelineGroup.validateIdentifier(group, what: "group id")
@@ -325,6 +338,7 @@ public struct TriggerWire: Hashable, Sendable {
         until = entry.endDate
         count = entry.maximumOccurrences
         escalation = entry.escalation
+        offset = entry.offset
     }
 }
 

@@ -109,7 +109,8 @@ public enum EntryWire {
         let entry = TimelineEntry(
             id: id, trigger: trigger.entryTrigger(now: now), content: source,
             category: try fields.string("category", maximumBytes: ContentWire.maximumKeyBytes),
-            endDate: trigger.until, maximumOccurrences: trigger.count, escalation: trigger.escalation)
+            endDate: trigger.until, maximumOccurrences: trigger.count, escalation: trigger.escalation,
+            offset: trigger.offset)
         do {
             try entry.validate()
         } catch {

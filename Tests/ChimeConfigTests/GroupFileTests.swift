@@ -8,7 +8,7 @@ import Testing
 private let entryStart = "[[entry]]\nid = \"a\"\n"
 private let daily = "every = \"every day at 9:00\"\n"
 private let entryKeys =
-    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, escalate-every, escalate-times, app-name, "
+    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, offset, escalate-every, escalate-times, app-name, "
     + "summary, subtitle, body, markup, icon, sound, "
     + "urgency, expire-timeout, category, actions, template, user-info, pool, command, callback"
 private let placeholders = "{date}, {time}, {weekday}, {day}, {month}, {year}, {n}"
@@ -97,6 +97,19 @@ private let brokenFiles: [(text: String, expected: String)] = [
     (
         entryStart + daily + "summary = \"s\"\nescalate-times = 2",
         "g.toml:5: escalate-times goes with escalate-every; add escalate-every = \"5m\""
+    ),
+    (
+        entryStart + daily + "summary = \"s\"\noffset = \"15 minutes\"",
+        "g.toml:5: offset: cannot read \"15 minutes\" (at character 3): expected a signed duration such as -15m, -1d "
+            + "or +2h (units w, d, h, m, s)"
+    ),
+    (
+        entryStart + "at = \"2030-01-01T09:00:00\"\nsummary = \"s\"\noffset = \"-15m\"",
+        "g.toml:5: offset moves a rule's occurrences; a one-off (at) has none: move at instead"
+    ),
+    (
+        entryStart + daily + "summary = \"s\"\noffset = \"-400d\"",
+        "g.toml:5: offset: cannot read \"-400d\" (at character 1): expected an offset of at most a year (366d) either way"
     ),
     (
         entryStart + daily + "summary = \"s\"\ncount = 0",
@@ -322,6 +335,22 @@ private let brokenFiles: [(text: String, expected: String)] = [
                     content: .fixed(NotificationContent(summary: "Tea")))
             ])
         #expect(try Fixture.group("# nothing yet\n").entries == [])
+    }
+
+    @Test(arguments: [
+        ("-15m", OccurrenceOffset(seconds: -900)), ("-1d", OccurrenceOffset(days: -1)),
+        ("+1w2h", OccurrenceOffset(days: 7, seconds: 7200)), ("0s", nil),
+    ])
+    func anOffsetMovesEachOccurrenceOfTheRule(text: String, offset: OccurrenceOffset?) throws {
+        let group = try Fixture.group(
+            """
+            [[entry]]
+            id = "review"
+            every = "every month on the first friday at 20:15"
+            offset = "\(text)"
+            summary = "Review"
+            """)
+        #expect(group.entries.first?.offset == offset)
     }
 
     @Test(arguments: [

@@ -84,6 +84,15 @@ extension Recurrence {
                     + "gap's end"
             }
             return RuleExplanation(words: words, rrule: set, note: note)
+        case .shifted(let base, let offset):
+            // The moved times are no RRULE's: the base rule's RRULE form stands beside the offset's words.
+            var explanation = base.explanation(after: after, systemTimeZone: systemTimeZone)
+            explanation.words = "\(offset.words) \(explanation.words)"
+            if explanation.rrule != nil {
+                explanation.note = [explanation.note, "the RRULE is the rule's; each time fires \(offset.words) it"]
+                    .compactMap { $0 }.joined(separator: "; ")
+            }
+            return explanation
         }
     }
 }

@@ -23,6 +23,9 @@ extension Recurrence {
         case .onCalendar(let spec):
             zone = spec.timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
             policy = .default
+        case .shifted:
+            // A moved time is not one the rule names; what daylight saving does to it is the offset's.
+            return nil
         }
         // Nothing to say far from a change of the zone's offset (the common case, checked cheaply).
         let before = zone.secondsFromGMT(for: instant.addingTimeInterval(-86_400))
@@ -68,7 +71,7 @@ extension Recurrence {
                 return false
             }
             return isOwn ? nil : found
-        case .onCalendar:
+        case .onCalendar, .shifted:
             // systemd never fires at a time the event does not name: a time in a gap is skipped that day.
             return nil
         }

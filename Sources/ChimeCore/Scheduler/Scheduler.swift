@@ -601,7 +601,8 @@ public struct Scheduler: Sendable {
             do {
                 recurrence = try Recurrence.parse(
                     rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: systemTimeZone,
-                    phraseDefaults: phraseDefaults)
+                    phraseDefaults: phraseDefaults
+                ).shifted(by: entry.offset)
             } catch {
                 throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }

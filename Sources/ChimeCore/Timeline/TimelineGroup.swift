@@ -175,11 +175,14 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
     public var escalation: Escalation?
     /// Set by chimed on the re-notifications it schedules for an escalating entry.
     public var escalationStep: EscalationStep?
+    /// Fire this long before (negative) or after each occurrence of the rule; a rule's entry only.
+    public var offset: OccurrenceOffset?
 
     public init(
         id: String, trigger: EntryTrigger, content: ContentSource, category: String? = nil, endDate: Date? = nil,
-        maximumOccurrences: Int? = nil, escalation: Escalation? = nil
+        maximumOccurrences: Int? = nil, escalation: Escalation? = nil, offset: OccurrenceOffset? = nil
     ) {
+        self.offset = offset
         self.id = id
         self.trigger = trigger
         self.content = content
@@ -200,6 +203,12 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
         }
         if let problem = escalation?.problem {
             throw TimelineError("entry \(id): \(problem)")
+        }
+        if let offset {
+            if let problem = offset.problem { throw TimelineError("entry \(id): \(problem)") }
+            if case .at = trigger {
+                throw TimelineError("entry \(id): an offset moves a rule's occurrences; a one-off has none")
+            }
         }
         if case .rule(_, let zone?) = trigger, TimeZone(identifier: zone) == nil {
             throw TimelineError("entry \(id): unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")
