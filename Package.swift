@@ -132,6 +132,8 @@ let package = Package(
                 "WallClock/oracle_wallclock.py", "DateBuilder/oracle_datebuilder.py", "Phrase/oracle_phrasedoc.py",
                 "Phrase/oracle_phrase_corpus.py", "oracle_zones.py",
                 "RRule/oracle_rrule.py",
+                // Calendar files read by the tests from their folder.
+                "Fixtures",
             ]
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),

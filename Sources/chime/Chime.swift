@@ -20,7 +20,7 @@ struct Chime: AsyncParsableCommand {
         subcommands: [
             Send.self, Pending.self, Cancel.self, Snooze.self, Delivered.self, Close.self, Groups.self,
             Reschedule.self, Remove.self, GroupSwitch.self, History.self, Apps.self, AppSwitch.self, Status.self,
-            Next.self, Agenda.self, Help.self,
+            Next.self, Agenda.self, Import.self, Export.self, Help.self,
         ])
 
     /// Runs the command, with usage errors (an unknown option, a missing argument, a value of the wrong

@@ -65,22 +65,27 @@ struct Reschedule: AsyncParsableCommand {
         let changes = try await withClient { (client) throws(ChimeError) in
             try await client.reschedule(group, dryRun: dryRun)
         }
-        if json {
-            try printJSON(
-                changes.map { change in
-                    var object: [String: Any] = ["entry": change.entryID, "change": change.kind.rawValue]
-                    if let before = change.before { object["before"] = iso(before) }
-                    if let after = change.after { object["after"] = iso(after) }
-                    return object
-                })
-            return
-        }
-        for change in changes {
-            print(
-                "\(change.kind.rawValue)\t\(change.entryID)\t\(change.before.map(iso) ?? "-")\t"
-                    + "\(change.after.map(iso) ?? "-")")
-        }
+        try printChanges(changes, json: json)
         if dryRun { FileHandle.standardError.write(Data("chime: dry run; nothing changed\n".utf8)) }
+    }
+}
+
+/// What a reschedule changed: one line per entry (kind, entry, next before, next after), or JSON.
+func printChanges(_ changes: [EntryChange], json: Bool) throws {
+    if json {
+        try printJSON(
+            changes.map { change in
+                var object: [String: Any] = ["entry": change.entryID, "change": change.kind.rawValue]
+                if let before = change.before { object["before"] = iso(before) }
+                if let after = change.after { object["after"] = iso(after) }
+                return object
+            })
+        return
+    }
+    for change in changes {
+        print(
+            "\(change.kind.rawValue)\t\(change.entryID)\t\(change.before.map(iso) ?? "-")\t"
+                + "\(change.after.map(iso) ?? "-")")
     }
 }
 

@@ -1,3 +1,4 @@
+import ChimeCore
 import DBusKit
 import Foundation
 import TestSupport
@@ -60,7 +61,7 @@ import Testing
 
     static let commandNames = [
         "send", "pending", "cancel", "snooze", "delivered", "close", "groups", "reschedule", "remove", "group",
-        "history", "apps", "app", "status", "next", "agenda",
+        "history", "apps", "app", "status", "next", "agenda", "import", "export",
     ]
 
     @Test func everyDocumentedFlagIsCovered() async throws {
@@ -152,6 +153,62 @@ import Testing
             #expect(at("at \(hhmm)").map { abs($0.timeIntervalSince(wholeMinute!)) < 1 } == true)
             #expect(at("at \(GroupTests.local(iso))").map { abs($0.timeIntervalSince(iso)) < 1 } == true)
             #expect(at("at 1h30m").map { abs($0.timeIntervalSince(now) - 5400) < 30 } == true)
+        },
+        Case(
+            name: "import: --group, --dry-run, --json; export: --ics, --group, --days, --output, -o",
+            covers: [
+                "chime import --group", "chime import --dry-run", "chime import --json", "chime export --ics",
+                "chime export --group", "chime export --days", "chime export --output", "chime export -o",
+            ]
+        ) { s in
+            let inTwoDays = CalendarFileTests.utc(Date().addingTimeInterval(2 * 86_400))
+            let inNineDays = CalendarFileTests.utc(Date().addingTimeInterval(9 * 86_400))
+            let file = s.bus.directory.appendingPathComponent("cal.ics").path
+            try """
+            BEGIN:VCALENDAR
+            BEGIN:VEVENT
+            UID:one
+            DTSTART:\(inTwoDays)
+            SUMMARY:Soon
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            TRIGGER:PT0S
+            END:VALARM
+            END:VEVENT
+            BEGIN:VEVENT
+            UID:two
+            DTSTART:\(inNineDays)
+            RRULE:FREQ=WEEKLY
+            SUMMARY:Later
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            TRIGGER:-PT15M
+            END:VALARM
+            END:VEVENT
+            END:VCALENDAR
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+            let dry = try await s.chimeJSON(["import", "--dry-run", "--json", file])
+            #expect(Set(dry.compactMap { $0["entry"] as? String }) == ["one-alarm1", "two-alarm1"])
+            #expect(dry.allSatisfy { $0["change"] as? String == "added" })
+            #expect(try await s.chimeJSON(["groups", "--json"]).isEmpty, "a dry run changes nothing")
+            let imported = try await s.chime(["import", "--group", "mine", file])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(try await s.chimeJSON(["groups", "--json"]).map { $0["id"] as? String } == ["mine"])
+            // Within three days only the one-off is due; within a year the series too, as one event.
+            let out = s.bus.directory.appendingPathComponent("out.ics").path
+            let short = try await s.chime(["export", "--ics", "--group", "mine", "--days", "3", "--output", out])
+            #expect(short.status == 0, "\(short.stderr)")
+            let soon = try ICalendarComponent.parse(String(contentsOfFile: out, encoding: .utf8))[0]
+            #expect(soon.components("VEVENT").compactMap { $0.property("SUMMARY")?.text } == ["Soon"])
+            let year = try await s.chime(["export", "--ics", "--group", "mine", "-o", out])
+            #expect(year.status == 0, "\(year.stderr)")
+            let all = try ICalendarComponent.parse(String(contentsOfFile: out, encoding: .utf8))[0]
+            #expect(Set(all.components("VEVENT").compactMap { $0.property("SUMMARY")?.text }) == ["Soon", "Later"])
+            #expect(
+                all.components("VEVENT").first { $0.property("SUMMARY")?.text == "Later" }?.property("RRULE") != nil)
+            // Another group's items are not exported.
+            #expect(
+                try await s.chime(["export", "--ics", "--group", "other"]).stdout.contains("BEGIN:VEVENT") == false)
         },
         Case(
             name: "agenda: --days, --month, --group, --tz, --color, --json",
