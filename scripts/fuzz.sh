@@ -5,10 +5,10 @@
 #                                           in processes of 250000 executions each
 #   FUZZ_SECONDS=600 / FUZZ_RUNS=N          the same through the environment
 #   FUZZ_TARGETS="config dbus"              only these targets
-# Targets: the rule parsers (rrule, oncalendar, phrase: pure ChimeCore, built with swiftc), the TOML
-# readers (config: chime.toml and group files through TOMLKit, which is C++) and D-Bus message reading
-# (dbus: DBusKit's demarshalling and chimed's record readers); the last two build through SwiftPM in
-# .build-fuzz-spm-NAME, where CHIME_FUZZ=1 adds them to the package.
+# Targets: the rule parsers (rrule, oncalendar, phrase) and the iCalendar reader (ical), pure ChimeCore built
+# with swiftc; the TOML readers (config: chime.toml and group files through TOMLKit, which is C++) and D-Bus
+# message reading (dbus: DBusKit's demarshalling and chimed's record readers); the last two build through
+# SwiftPM in .build-fuzz-spm-NAME, where CHIME_FUZZ=1 adds them to the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-10}
@@ -36,7 +36,10 @@ swiftc_targets=(
     "rrule Fuzz/RRuleFuzz.swift Shared RRule"
     "oncalendar Fuzz/OnCalendarFuzz.swift Shared OnCalendar"
     "phrase Fuzz/PhraseFuzz.swift Shared WallClock DateBuilder Phrase"
+    "ical Fuzz/ICalendarFuzz.swift Shared RRule ICalendar"
 )
+# Seed folders of the swiftc targets that have some.
+declare -A swiftc_seeds=([ical]=Tests/ChimeCoreTests/Fixtures/ics)
 # name, seed folders
 spm_targets=(
     "config config"
@@ -97,7 +100,8 @@ for t in "${swiftc_targets[@]}"; do
     minimum_counters=1000
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name ChimeCore "${sources[@]}" "$harness" \
         -o "$out/fuzz-$name" 2> >(grep -v "ld.gold: warning\|__asan_report" >&2)
-    run_target "$name" "$out/fuzz-$name"
+    # shellcheck disable=SC2086 # one seed folder, or none
+    run_target "$name" "$out/fuzz-$name" ${swiftc_seeds[$name]:-}
 done
 
 # Each in a scratch folder of its own, built from nothing (the packages come from the local cache).
