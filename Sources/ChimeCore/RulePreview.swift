@@ -2,6 +2,9 @@ import Foundation
 
 /// A rule in any of the three written forms, as `chime next` and config files give it.
 public enum WrittenRule: Codable, Hashable, Sendable {
+    /// The longest RRULE set chimed takes (its RRULE, RDATE and EXDATE lines), in bytes.
+    public static let maximumRRuleSetBytes = 16_000
+
     /// RFC 5545: an `RRULE` (optionally with `DTSTART`, `RDATE`, `EXDATE` lines).
     case rrule(String, dtstart: LocalDateTime?)
     /// A systemd.time(7) calendar event.

@@ -222,6 +222,9 @@ public struct TriggerWire: Hashable, Sendable {
 
     /// The longest rule (`every`, `rrule`, `on-calendar`) in bytes.
     public static let maximumRuleBytes = 1_000
+    /// The longest `rrule` in bytes: a set with its RDATE and EXDATE lines (a calendar's series with its
+    /// exceptions) is longer than a rule alone.
+    public static let maximumRRuleBytes = WrittenRule.maximumRRuleSetBytes
     /// The longest time zone name in bytes.
     public static let maximumZoneBytes = 255
 
@@ -237,7 +240,7 @@ public struct TriggerWire: Hashable, Sendable {
             rules.append(.dateRule(try dateRule(text, what: fields.what)))
         }
         let dtstart = try fields.string("dtstart", maximumBytes: maximumZoneBytes)
-        if let text = try fields.string("rrule", maximumBytes: maximumRuleBytes) {
+        if let text = try fields.string("rrule", maximumBytes: maximumRRuleBytes) {
             var start: LocalDateTime?
             if let dtstart {
                 guard let parsed = LocalDateTime(iso: dtstart) else {

@@ -10,10 +10,10 @@ import Testing
 @Suite(.serialized) struct CalendarFileTests {
     static func utc(_ date: Date) -> String { ICalendarTime.utc(WallClock.localDateTime(for: date, in: .gmt)).text }
 
-    /// A calendar with times relative to now: an event whose alarm is due in about two seconds, a weekly
+    /// A calendar with times relative to now: an event whose alarm is due in about five seconds, a weekly
     /// series in Berlin with a 15-minute alarm and an e-mail alarm, and a to-do due in three days.
     static func calendar(now: Date) -> (text: String, soon: Date, weeklyStart: String, due: Date) {
-        let soon = now.addingTimeInterval(62)
+        let soon = now.addingTimeInterval(65)
         var berlinCalendar = Calendar(identifier: .gregorian)
         berlinCalendar.timeZone = TimeZone(identifier: "Europe/Berlin")!
         let nextWeek = berlinCalendar.date(byAdding: .day, value: 7, to: now)!
@@ -82,9 +82,9 @@ import Testing
                     && lines.contains { $0[1].hasPrefix("weekly-1-example.org") && $0[1].hasSuffix("-alarm1") })
             #expect(imported.stderr.contains("ACTION:EMAIL"), "the e-mail alarm is reported as left out")
 
-            // The group is named after the file; each entry fires when its alarm says.
+            // The group is named after the file; each entry fires when its alarm says. (The alarm due in
+            // five seconds may have fired already on a busy machine: it is checked at the server below.)
             let pending = try await s.chimeJSON(["pending", "--json", "--group", "Team-Calendar"])
-            #expect(pending.count == 3)
             func fireAt(_ summary: String) -> Date? {
                 pending.first { $0["summary"] as? String == summary }.flatMap { $0["at"] as? String }
                     .flatMap { try? Date($0, strategy: .iso8601) }
@@ -95,13 +95,16 @@ import Testing
             let weeklyAlarm = WallClock.instants(for: weekly, in: berlin)[0].addingTimeInterval(-900)
             #expect(fireAt("Stand-up") == weeklyAlarm)
             #expect(fireAt("Expenses") == due)
-            #expect(abs((fireAt("Call, soon") ?? .distantPast).timeIntervalSince(soon.addingTimeInterval(-60))) < 1)
+            if let soonAlarm = fireAt("Call, soon") {
+                #expect(abs(soonAlarm.timeIntervalSince(soon.addingTimeInterval(-60))) < 1)
+            }
 
-            // The alarm due now reaches the server with the event's text.
+            // The alarm due now reaches the server with the event's text, a minute before the event.
             let calls = s.server!.notifyCalls
             try await calls.wait(forCount: 1)
             #expect(calls.elements[0].summary == "Call, soon")
             #expect(calls.elements[0].body == "Dial in\nroom 4")
+            #expect(Date() >= soon.addingTimeInterval(-60))
 
             // Importing the same file again keeps the series and the to-do as they are; the alarm that has
             // fired is past now, so it is no longer in the calendar's reminders.

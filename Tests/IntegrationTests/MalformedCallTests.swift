@@ -1,3 +1,4 @@
+import ChimeCore
 import DBusKit
 import Foundation
 import TestSupport
@@ -47,7 +48,8 @@ import Testing
     ]
     static let triggerKeys: [Key] = [
         Key(name: "at", type: .int64), Key(name: "every", type: .string, limit: 1000),
-        Key(name: "rrule", type: .string, limit: 1000), Key(name: "dtstart", type: .string, limit: 255),
+        Key(name: "rrule", type: .string, limit: WrittenRule.maximumRRuleSetBytes),
+        Key(name: "dtstart", type: .string, limit: 255),
         Key(name: "on-calendar", type: .string, limit: 1000), Key(name: "date-rule", type: .string, limit: 16384),
         Key(name: "tz", type: .string, limit: 255), Key(name: "until", type: .int64), Key(name: "count", type: .uint32),
         Key(name: "replaces-id", type: .uint32),

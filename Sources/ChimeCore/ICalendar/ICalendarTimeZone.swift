@@ -114,12 +114,13 @@ public struct ICalendarTimeZone: Hashable, Sendable {
         for candidate in [tzid, location].compactMap({ $0 }) {
             if let zone = Self.namedZone(candidate), agrees(with: zone, over: range) { return zone }
         }
-        let samples = sampleInstants(over: range)
+        // The definition's offsets, computed once; most zones differ at the first sample.
+        let samples = sampleInstants(over: range).map { ($0, utcOffset(at: $0)) }
         let words = Set(tzid.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
         var matches: [TimeZone] = []
         for identifier in TimeZone.knownTimeZoneIdentifiers.sorted() where identifier.contains("/") {
             guard !identifier.hasPrefix("Etc/"), let zone = TimeZone(identifier: identifier) else { continue }
-            if samples.allSatisfy({ zone.secondsFromGMT(for: $0) == utcOffset(at: $0) }) { matches.append(zone) }
+            if samples.allSatisfy({ zone.secondsFromGMT(for: $0.0) == $0.1 }) { matches.append(zone) }
         }
         // Any match gives the same times; one whose name shares a word with the TZID reads better.
         return matches.first { zone in

@@ -341,6 +341,12 @@ private struct Reader {
         // Stored as written above, so that the entry's definition (and a re-import) does not change with
         // how the set would print itself.
         let joined = lines.joined(separator: "\n")
+        guard joined.utf8.count <= WrittenRule.maximumRRuleSetBytes else {
+            throw ICalendarError(
+                line: item.line,
+                "its rule with its dates is \(joined.utf8.count) bytes, more than the \(WrittenRule.maximumRRuleSetBytes) "
+                    + "a rule may have (\(exdates.count) exception dates)")
+        }
         return (joined, .rrule(joined, dtstart: start.local))
     }
 
