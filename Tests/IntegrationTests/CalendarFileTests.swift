@@ -94,6 +94,8 @@ import Testing
                 LocalDateTime(iso: String(weeklyStart.prefix(8)).inserting("-", at: [4, 6]) + "T09:00:00"))
             let weeklyAlarm = WallClock.instants(for: weekly, in: berlin)[0].addingTimeInterval(-900)
             #expect(fireAt("Stand-up") == weeklyAlarm)
+            let standUp = pending.first { $0["summary"] as? String == "Stand-up" }
+            #expect((standUp?["rule"] as? String)?.hasPrefix("15 minutes before: DTSTART:") == true, "\(pending)")
             #expect(fireAt("Expenses") == due)
             if let soonAlarm = fireAt("Call, soon") {
                 #expect(abs(soonAlarm.timeIntervalSince(soon.addingTimeInterval(-60))) < 1)
