@@ -66,6 +66,7 @@ extension Daemon {
             \(counts[.removed] ?? 0) removed, \(counts[.unchanged] ?? 0) unchanged
             """)
         perform(scheduler.apply(plan, now: clock.now()))
+        endEscalations(of: Set(plan.removed), because: "its entry was removed from the group")
         return plan.changes
     }
 

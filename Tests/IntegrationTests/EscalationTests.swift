@@ -136,6 +136,21 @@ import Testing
         }
     }
 
+    /// A reschedule that drops the entry ends its escalation: the waiting re-notification goes.
+    @Test func droppingTheEntryEndsItsEscalation() async throws {
+        try await Session.run(groups: ["health.toml": Self.pill("escalate-every = \"10m\"\n")]) { s in
+            _ = try await Self.moveToFirstOccurrence(s, of: "health")
+            try await s.delivered.wait(forCount: 1)
+            try await InteractionTests.awaitListing(s, ["pending"], "the re-notification") { $0.count == 2 }
+            try s.writeGroup(
+                "health.toml", "[[entry]]\nid = \"tea\"\nevery = \"every day at 16:00\"\nsummary = \"Tea\"\n")
+            try await s.chimed!.waitForStderr(containing: "escalation stopped: its entry was removed from the group")
+            try await InteractionTests.awaitListing(s, ["pending"], "the new entry only") {
+                $0.compactMap { $0["summary"] as? String } == ["Tea"]
+            }
+        }
+    }
+
     /// An action on a re-notification acts on the entry it escalates: Stop Repeat stops the daily entry.
     /// Removing a group ends the escalation of its entries.
     @Test func aReNotificationActsForItsEntryAndGoesWithItsGroup() async throws {
