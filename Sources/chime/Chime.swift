@@ -306,10 +306,14 @@ struct Send: AsyncParsableCommand {
             func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
             if printID { emit(String(id)) }
             if let rule { explainSent(rule, timeZone: tz, until: trigger.until, count: trigger.count) }
+            // An escalating notification that expires unseen is shown again: wait for that showing too.
+            var showingsLeft = trigger.escalation?.times ?? 0
             for await event in events {
                 switch event {
                 case .action(let action) where action.itemID == id: emit(action.action)
-                case .closed(let closed) where closed.itemID == id: return
+                case .closed(let closed) where closed.itemID == id:
+                    guard closed.reason == "expired", showingsLeft > 0 else { return }
+                    showingsLeft -= 1
                 default: continue
                 }
             }

@@ -96,6 +96,25 @@ import Testing
         }
     }
 
+    /// With escalation an expiry is no answer: --wait goes on to the next showing, and ends after the last.
+    @Test func waitFollowsAnEscalationToItsLastShowing() async throws {
+        try await Session.run { s in
+            let waiting = try ManagedProcess(
+                Binaries.chime,
+                ["send", "-w", "--escalate-every", "1m", "--escalate-times", "1", "-A", "ok=OK", "Pill"],
+                environment: s.bus.environment, directory: s.bus.directory)
+            try await s.awaitDelivered(notification: 1)
+            try await s.serverEmits("NotificationClosed", "uu", [.uint32(1), .uint32(1)])
+            try s.setClock(offset: 61)
+            try await s.server!.notifyCalls.wait(forCount: 2)
+            #expect(waiting.hasExited == false, "the first expiry did not end the wait")
+            try await s.choose("ok", on: 1)
+            try await waiting.waitForStdout(containing: "ok\n")
+            try await s.serverEmits("NotificationClosed", "uu", [.uint32(1), .uint32(1)])
+            #expect(await waiting.waitForExit() == 0)
+        }
+    }
+
     @Test func groupPutsTheItemInTheGroupUntilTheGroupIsRescheduled() async throws {
         try await Session.run { s in
             let sent = try await s.chime(["send", "--group", "standup", "-p", "--in", "1h", "Bring the notes"])
