@@ -7,6 +7,11 @@
 #                                     (docs/index.md and what it lists)
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
+#
+# DESTDIR=DIR puts what install (or uninstall) handles under DIR, with the paths inside the files unchanged.
+# Every release build links the Swift runtime in (-static-stdlib), so the binaries need no Swift toolchain where
+# they run, and binds symbols at start (-z now, as Debian's hardening does). scripts/bench builds with the same
+# flags in the same folder, so that both use one build.
 
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
@@ -24,6 +29,7 @@ STATEDIR ?= $(or $(XDG_STATE_HOME),$(HOME)/.local/state)/chime
 BUILD ?= .build-release
 
 SWIFT ?= swift
+SWIFT_RELEASE := -Xswiftc -static-stdlib -Xlinker -z -Xlinker now
 # The man pages, from the commands' own help (swift-argument-parser's generate-manual plugin).
 MANPAGES := $(BUILD)/plugins/GenerateManual/outputs/chime/chime.1 $(BUILD)/plugins/GenerateManual/outputs/chimed/chimed.1
 # The example group files, installed for the user to copy into ~/.config/chime/groups.
@@ -35,39 +41,44 @@ USER_DOCS := index.md install.md cli.md rules.md rule-phrases.md timelines.md gr
 .PHONY: all man install uninstall
 
 all:
-	$(SWIFT) build -c release --scratch-path $(BUILD) --product chimed
-	$(SWIFT) build -c release --scratch-path $(BUILD) --product chime
+	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chimed
+	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chime
 
+# The plugin builds every product in release first: with the same flags, that build is the one above.
 man: all
-	$(SWIFT) package --scratch-path $(BUILD) generate-manual
+	$(SWIFT) package --scratch-path $(BUILD) $(SWIFT_RELEASE) generate-manual
 
+# In the generated man pages a blank line is a paragraph break: .Pp says so without groff's warning.
 install: all man
-	install -d $(BINDIR) $(UNITDIR) $(DBUSDIR) $(IFACEDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(MANDIR)
-	install -m 0644 $(MANPAGES) $(MANDIR)/
-	install -m 0755 $(BUILD)/release/chimed $(BINDIR)/chimed
-	install -m 0755 $(BUILD)/release/chime $(BINDIR)/chime
+	install -d $(addprefix $(DESTDIR),$(BINDIR) $(UNITDIR) $(DBUSDIR) $(IFACEDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) \
+		$(FISHDIR) $(MANDIR) $(DOCDIR)/examples $(DOCDIR)/examples/groups)
+	for page in $(MANPAGES); do sed 's/^$$/.Pp/' $$page > $(DESTDIR)$(MANDIR)/$$(basename $$page); done
+	install -m 0755 $(BUILD)/release/chimed $(DESTDIR)$(BINDIR)/chimed
+	install -m 0755 $(BUILD)/release/chime $(DESTDIR)$(BINDIR)/chime
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' -e 's|@DOCDIR@|$(abspath $(DOCDIR))|g' \
-		systemd/chimed.service.in > $(UNITDIR)/chimed.service
-	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in > $(DBUSDIR)/io.chime.Chime1.service
-	install -m 0644 docs/io.chime.Chime1.xml $(IFACEDIR)/io.chime.Chime1.xml
-	install -m 0644 README.md $(DOCDIR)/README.md
-	install -m 0644 $(addprefix docs/,$(USER_DOCS)) $(DOCDIR)/
-	install -d $(DOCDIR)/examples $(DOCDIR)/examples/groups
-	install -m 0644 config/chime.toml $(DOCDIR)/examples/chime.toml
-	install -m 0644 $(EXAMPLE_GROUPS) $(DOCDIR)/examples/groups/
-	$(BINDIR)/chime --generate-completion-script bash > $(BASHDIR)/chime
-	$(BINDIR)/chime --generate-completion-script zsh > $(ZSHDIR)/_chime
-	$(BINDIR)/chime --generate-completion-script fish > $(FISHDIR)/chime.fish
-	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now chimed"
+		systemd/chimed.service.in > $(DESTDIR)$(UNITDIR)/chimed.service
+	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in \
+		> $(DESTDIR)$(DBUSDIR)/io.chime.Chime1.service
+	install -m 0644 docs/io.chime.Chime1.xml $(DESTDIR)$(IFACEDIR)/io.chime.Chime1.xml
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 0644 $(addprefix docs/,$(USER_DOCS)) $(DESTDIR)$(DOCDIR)/
+	install -m 0644 config/chime.toml $(DESTDIR)$(DOCDIR)/examples/chime.toml
+	install -m 0644 $(EXAMPLE_GROUPS) $(DESTDIR)$(DOCDIR)/examples/groups/
+	$(BUILD)/release/chime --generate-completion-script bash > $(DESTDIR)$(BASHDIR)/chime
+	$(BUILD)/release/chime --generate-completion-script zsh > $(DESTDIR)$(ZSHDIR)/_chime
+	$(BUILD)/release/chime --generate-completion-script fish > $(DESTDIR)$(FISHDIR)/chime.fish
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now chimed"; fi
 
 uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
-	rm -f $(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service $(DBUSDIR)/io.chime.Chime1.service \
-		$(IFACEDIR)/io.chime.Chime1.xml \
+	rm -f $(addprefix $(DESTDIR),$(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service \
+		$(DBUSDIR)/io.chime.Chime1.service $(IFACEDIR)/io.chime.Chime1.xml \
 		$(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(USER_DOCS)) \
 		$(DOCDIR)/examples/chime.toml $(MANDIR)/chime.1 $(MANDIR)/chimed.1 \
 		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \
-		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish
-	-rmdir $(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR) 2>/dev/null
+		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish)
+	-rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR)) 2>/dev/null
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(STATEDIR); echo "Removed the schedule in $(STATEDIR)"; \
 	else echo "Kept the schedule in $(STATEDIR) (make uninstall PURGE=1 removes it)"; fi
+
