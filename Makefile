@@ -1,4 +1,5 @@
-# Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local).
+# Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local), or build the
+# Debian package.
 #
 #   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, the D-Bus
 #                                     interface (share/dbus-1/interfaces/io.chime.Chime1.xml), completions,
@@ -7,6 +8,8 @@
 #                                     (docs/index.md and what it lists)
 #   make uninstall PREFIX=~/.local    removes what install put there; keeps the schedule
 #   make uninstall PURGE=1            also deletes the schedule ($XDG_STATE_HOME/chime)
+#   make deb                          the Debian package, by debian/rules (dpkg-buildpackage -b), which stages
+#                                     this install in /usr: .build-deb/chime_VERSION_ARCH.deb
 #
 # DESTDIR=DIR puts what install (or uninstall) handles under DIR, with the paths inside the files unchanged.
 # Every release build links the Swift runtime in (-static-stdlib), so the binaries need no Swift toolchain where
@@ -30,6 +33,8 @@ BUILD ?= .build-release
 
 SWIFT ?= swift
 SWIFT_RELEASE := -Xswiftc -static-stdlib -Xlinker -z -Xlinker now
+# Where make deb leaves the package, with its .buildinfo and .changes.
+DEBDIR ?= .build-deb
 # The man pages, from the commands' own help (swift-argument-parser's generate-manual plugin).
 MANPAGES := $(BUILD)/plugins/GenerateManual/outputs/chime/chime.1 $(BUILD)/plugins/GenerateManual/outputs/chimed/chimed.1
 # The example group files, installed for the user to copy into ~/.config/chime/groups.
@@ -38,7 +43,7 @@ EXAMPLE_GROUPS := $(wildcard config/groups/*.toml)
 USER_DOCS := index.md install.md cli.md rules.md rule-phrases.md timelines.md groups.md actions.md \
 	interaction.md chimekit.md dbus-api.md security.md
 
-.PHONY: all man install uninstall
+.PHONY: all man install uninstall deb
 
 all:
 	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chimed
@@ -82,3 +87,12 @@ uninstall:
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(STATEDIR); echo "Removed the schedule in $(STATEDIR)"; \
 	else echo "Kept the schedule in $(STATEDIR) (make uninstall PURGE=1 removes it)"; fi
 
+# dpkg-buildpackage writes the .deb where debian/rules says (CHIME_DEBDIR) and the .buildinfo and .changes
+# next to it, instead of in the parent folder.
+DEB_PVA = $(shell dpkg-parsechangelog -SSource)_$(shell dpkg-parsechangelog -SVersion)_$(shell dpkg-architecture -qDEB_HOST_ARCH)
+deb:
+	mkdir -p $(DEBDIR)
+	CHIME_DEBDIR=$(abspath $(DEBDIR)) dpkg-buildpackage -b -us -uc \
+		--buildinfo-option=-u$(abspath $(DEBDIR)) --buildinfo-file=$(abspath $(DEBDIR))/$(DEB_PVA).buildinfo \
+		--changes-option=-u$(abspath $(DEBDIR)) --changes-file=$(abspath $(DEBDIR))/$(DEB_PVA).changes
+	@echo "Built $(DEBDIR)/$(DEB_PVA).deb"

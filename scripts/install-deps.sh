@@ -16,6 +16,10 @@ packages=(
     xfce4-notifyd notification-daemon mako-notifier sway
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
+    # chimed's user unit needs the session bus as a user service (dbus.socket)
+    dbus-user-session
+    # the Debian package: make deb (dpkg-buildpackage, debhelper) and its checks (lintian)
+    debhelper dpkg-dev lintian
 )
 
 if [ "${1:-}" = --list ]; then
