@@ -19,6 +19,9 @@ swift test --skip-build --no-parallel
 echo "== chimed as a systemd user service"
 bash Tests/system/systemd-service.sh
 
+echo "== the Debian package under systemd --user (make deb, install, the same checks, remove, purge)"
+bash Tests/system/deb-package.sh
+
 echo "== fuzzing the rule parsers briefly"
 bash scripts/fuzz.sh 10
 
