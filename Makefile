@@ -41,7 +41,7 @@ MANPAGES := $(BUILD)/plugins/GenerateManual/outputs/chime/chime.1 $(BUILD)/plugi
 EXAMPLE_GROUPS := $(wildcard config/groups/*.toml)
 # The user's documentation: the index and the pages it lists (docs/ holds the developers' pages too).
 USER_DOCS := index.md install.md cli.md rules.md rule-phrases.md timelines.md groups.md actions.md \
-	interaction.md chimekit.md dbus-api.md security.md
+	interaction.md calendars.md servers.md chimekit.md dbus-api.md security.md
 
 .PHONY: all man install uninstall deb
 
