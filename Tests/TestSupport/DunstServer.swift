@@ -141,18 +141,9 @@ public final class DunstServer: @unchecked Sendable {
     /// Runs `dunstctl ARGUMENTS` against this dunst and returns its stdout; throws when it fails.
     @discardableResult
     public func dunstctl(_ arguments: [String], timeout: Duration = .seconds(20)) async throws -> String {
-        let control = try ManagedProcess(
-            "/usr/bin/dunstctl", arguments, environment: bus.environment, directory: directory)
-        defer { control.removeFiles() }
-        guard let status = await control.waitForExit(timeout: timeout) else {
-            await control.stop()
-            throw HarnessFailure("dunstctl \(arguments.joined(separator: " ")) did not finish within \(timeout)")
-        }
-        guard status == 0 else {
-            throw HarnessFailure(
-                "dunstctl \(arguments.joined(separator: " ")) failed with status \(status): \(control.stderr)")
-        }
-        return control.stdout
+        try await ManagedProcess.run(
+            "/usr/bin/dunstctl", arguments, environment: bus.environment, directory: directory, timeout: timeout
+        ).output
     }
 
     /// How many popups dunst shows now (`dunstctl count displayed`).
@@ -184,14 +175,12 @@ public final class DunstServer: @unchecked Sendable {
     private func waitForDisplayed(
         _ what: String, timeout: Duration, interval: Duration, until done: (Int) -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        var shown = try await displayedCount()
-        while !done(shown) {
-            guard ContinuousClock.now < deadline else {
-                throw Await.TimedOut(what: "dunst shows \(what) popups (it shows \(shown))")
-            }
-            try await Task.sleep(for: interval)
+        var shown = 0
+        try await Await.polling(
+            "dunst shows \(what) popups", timeout: timeout, interval: interval, describe: { "it shows \(shown)" }
+        ) {
             shown = try await displayedCount()
+            return done(shown)
         }
     }
 

@@ -124,6 +124,39 @@ public final class ManagedProcess: @unchecked Sendable {
     }
 }
 
+extension ManagedProcess {
+    /// What a tool run to its end (`run`) printed, and how it exited.
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var stdout: Data
+        public var stderr: String
+        /// stdout as text.
+        public var output: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// Runs `executable` to its end and returns what it printed; its output files are removed. Throws when
+    /// it does not finish within `timeout` (it is stopped then) and, with `check`, when its status is not 0.
+    @discardableResult
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: URL,
+        timeout: Duration = .seconds(20), check: Bool = true
+    ) async throws -> Outcome {
+        let process = try ManagedProcess(executable, arguments, environment: environment, directory: directory)
+        defer { process.removeFiles() }
+        let command = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments).joined(separator: " ")
+        guard let status = await process.waitForExit(timeout: timeout) else {
+            await process.stop()
+            throw HarnessFailure("\(command) did not finish within \(timeout)")
+        }
+        let outcome = Outcome(
+            status: status, stdout: (try? Data(contentsOf: process.stdoutURL)) ?? Data(), stderr: process.stderr)
+        guard !check || status == 0 else {
+            throw HarnessFailure("\(command) failed with status \(status): \(outcome.stderr)")
+        }
+        return outcome
+    }
+}
+
 /// Resolves waiters when the process exits.
 final class ExitBox: @unchecked Sendable {
     // @unchecked Sendable: all state is guarded by `lock`.
@@ -209,5 +242,21 @@ public enum Await {
         }
         if condition() { return }
         throw TimedOut(what: what)
+    }
+
+    /// Asks `condition` every `interval` until it holds, or throws after `timeout`: for state that
+    /// announces no change (a server's popups on screen). `describe` adds what was last seen to the failure.
+    public static func polling(
+        _ what: String, timeout: Duration = .seconds(20), interval: Duration = .milliseconds(100),
+        describe: () -> String = { "" }, _ condition: () async throws -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                let seen = describe()
+                throw TimedOut(what: what + (seen.isEmpty ? "" : " (\(seen))"))
+            }
+            try await Task.sleep(for: interval)
+        }
     }
 }

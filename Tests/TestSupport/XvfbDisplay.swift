@@ -50,16 +50,11 @@ public final class XvfbDisplay: @unchecked Sendable {
 
     /// Captures the whole screen as a PNG at `url` with ImageMagick (`import -window root`).
     public func screenshot(to url: URL, timeout: Duration = .seconds(20)) async throws {
-        let capture = try ManagedProcess(
+        try await ManagedProcess.run(
             "/usr/bin/import", ["-display", name, "-window", "root", url.path],
-            directory: process.stdoutURL.deletingLastPathComponent())
-        defer { capture.removeFiles() }
-        guard let status = await capture.waitForExit(timeout: timeout) else {
-            await capture.stop()
-            throw HarnessFailure("import did not capture \(name) within \(timeout)")
-        }
-        guard status == 0, FileManager.default.fileExists(atPath: url.path) else {
-            throw HarnessFailure("import could not capture \(name) (status \(status)): \(capture.stderr)")
+            directory: process.stdoutURL.deletingLastPathComponent(), timeout: timeout)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw HarnessFailure("import wrote no \(url.path)")
         }
     }
 
@@ -82,15 +77,11 @@ public final class XvfbDisplay: @unchecked Sendable {
     private static func number(from tool: String, _ arguments: [String], reading url: URL, timeout: Duration)
         async throws -> Int
     {
-        let name = (tool as NSString).lastPathComponent
-        let process = try ManagedProcess(tool, arguments, directory: url.deletingLastPathComponent())
-        defer { process.removeFiles() }
-        guard let status = await process.waitForExit(timeout: timeout) else {
-            await process.stop()
-            throw HarnessFailure("\(name) did not read \(url.path) within \(timeout)")
-        }
-        guard status == 0, let count = Int(process.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw HarnessFailure("\(name) could not read \(url.path) (status \(status)): \(process.stderr)")
+        let outcome = try await ManagedProcess.run(
+            tool, arguments, directory: url.deletingLastPathComponent(), timeout: timeout)
+        guard let count = Int(outcome.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessFailure(
+                "\((tool as NSString).lastPathComponent) printed \"\(outcome.output)\" for \(url.path)")
         }
         return count
     }
