@@ -8,11 +8,6 @@ import Testing
 /// Set CHIME_KEEP_SCREENSHOTS to a folder to keep the screenshots there; otherwise they go with the
 /// test's folder.
 @Suite(.serialized) struct DunstTests {
-    struct ActionInvoked: Sendable, Equatable {
-        var notification: UInt32
-        var key: String
-    }
-
     /// Copies `screenshot` to the folder named by CHIME_KEEP_SCREENSHOTS, if set.
     static func keep(_ screenshot: URL, as name: String) throws {
         guard let folder = ProcessInfo.processInfo.environment["CHIME_KEEP_SCREENSHOTS"], !folder.isEmpty else {
@@ -31,18 +26,7 @@ import Testing
             s.dunst = dunst
             // dunst sends ActionInvoked to the connection that called Notify (chimed) only: the test
             // overhears it.
-            let invoked = Recorder<ActionInvoked>()
-            let actions = try await s.observer.subscribe(
-                DBusMatchRule(
-                    sender: DunstServer.busName, interface: "org.freedesktop.Notifications", member: "ActionInvoked",
-                    eavesdrop: true)
-            ) { message in
-                guard message.body.count == 2, case .uint32(let notification) = message.body[0],
-                    case .string(let key) = message.body[1]
-                else { return }
-                invoked.append(ActionInvoked(notification: notification, key: key))
-            }
-            defer { actions.cancel() }
+            let invoked = try await s.overhearServerSignals().invoked
             s.chimed = try await s.startChimed()
 
             let sent = try await s.chime(["send", "-A", "open=Open", "-A", "later=Later", "Hello", "from chime"])

@@ -32,6 +32,8 @@ final class Session: @unchecked Sendable {
     var logFollowers: [Task<Void, Never>] = []
     /// Added to chimed's environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
     var chimedEnvironment: [String: String] = [:]
+    /// Signal subscriptions of the observer (`overhearServerSignals`), cancelled by `stop()`.
+    var subscriptions: [DBusSubscription] = []
 
     init(bus: TestBus, observer: DBusConnection) {
         self.bus = bus
@@ -247,6 +249,7 @@ final class Session: @unchecked Sendable {
 
     func stop() async {
         for follower in logFollowers { follower.cancel() }
+        for subscription in subscriptions { subscription.cancel() }
         for client in clients { client.close() }
         for connection in connections { connection.close() }
         if let chimed { await chimed.stop() }
@@ -256,6 +259,48 @@ final class Session: @unchecked Sendable {
         if let dunst { await dunst.stop() }
         observer.close()
         await bus.stop()
+    }
+}
+
+/// A notification server's ActionInvoked.
+struct ActionInvoked: Sendable, Equatable {
+    var notification: UInt32
+    var key: String
+}
+
+/// A notification server's NotificationClosed.
+struct PopupClosed: Sendable, Equatable {
+    var notification: UInt32
+    var reason: UInt32
+}
+
+/// What the notification server told chimed about its popups, overheard by the test: servers send these
+/// to the connection that called Notify (chimed), some to it alone.
+struct ServerSignals: Sendable {
+    let invoked = Recorder<ActionInvoked>()
+    let closed = Recorder<PopupClosed>()
+}
+
+extension Session {
+    /// Starts overhearing the notification server's ActionInvoked and NotificationClosed.
+    func overhearServerSignals() async throws -> ServerSignals {
+        let signals = ServerSignals()
+        for member in ["ActionInvoked", "NotificationClosed"] {
+            let rule = DBusMatchRule(
+                sender: "org.freedesktop.Notifications", interface: "org.freedesktop.Notifications", member: member,
+                eavesdrop: true)
+            subscriptions.append(
+                try await observer.subscribe(rule) { message in
+                    guard message.body.count == 2, case .uint32(let notification) = message.body[0] else { return }
+                    switch message.body[1] {
+                    case .string(let key): signals.invoked.append(ActionInvoked(notification: notification, key: key))
+                    case .uint32(let reason):
+                        signals.closed.append(PopupClosed(notification: notification, reason: reason))
+                    default: break
+                    }
+                })
+        }
+        return signals
     }
 }
 
