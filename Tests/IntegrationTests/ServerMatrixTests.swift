@@ -4,47 +4,64 @@ import TestSupport
 import Testing
 
 /// chimed against the notification servers people run, each started for real on the test's bus
-/// (dunst has DunstTests): what each reports, that a popup with actions and markup is shown (captured on
-/// X), that replacing keeps its id, that closing by id is reported, and that a popup with an expiry time
-/// closes then. docs/servers.md holds the same table.
+/// (dunst has DunstTests): what each reports, that a popup with actions and markup is shown (captured),
+/// that replacing keeps its id, that closing by id is reported, that a popup with an expiry time closes
+/// then, that actions chosen on a popup as a user would reach chimed and are carried out, and how bold
+/// markup renders. docs/servers.md holds the same table.
 @Suite(.serialized) struct ServerMatrixTests {
     struct Expected: Sendable, CustomTestStringConvertible {
         var kind: DesktopNotificationServer.Kind
         var name: String
         var capabilities: Set<String>
+        /// The reason the server gives when it closes a popup itself once an action is chosen on it; nil
+        /// when it leaves the popup open, and chimed closes it (reason 3).
+        var closesAfterAction: UInt32?
+        /// Whether a popup closed by CloseNotification goes from the screen, not only from the server's list.
+        var closeRemovesPopup: Bool
+        /// Whether a Notify that replaces a popup closed already (a snooze coming back) gets its id again.
+        var replacingAClosedPopupKeepsItsID: Bool
+        /// Whether dismissing a popup as a user would (`dismiss`) also sends ActionInvoked "default", even
+        /// when the popup has no such action.
+        var dismissInvokesDefault: Bool
         var testDescription: String { kind.rawValue }
     }
 
     static let servers = [
         Expected(
             kind: .xfce4Notifyd, name: "Xfce Notify Daemon",
-            capabilities: ["actions", "body", "body-markup", "body-hyperlinks", "icon-static", "action-icons"]),
+            capabilities: ["actions", "body", "body-markup", "body-hyperlinks", "icon-static", "action-icons"],
+            closesAfterAction: 2, closeRemovesPopup: true, replacingAClosedPopupKeepsItsID: true,
+            dismissInvokesDefault: false),
         Expected(
             kind: .notificationDaemon, name: "Notification Daemon",
-            capabilities: ["actions", "body", "body-markup", "body-hyperlinks", "icon-static", "persistence", "sound"]),
-        Expected(kind: .mako, name: "mako", capabilities: ["actions", "body", "body-markup", "icon-static"]),
+            capabilities: ["actions", "body", "body-markup", "body-hyperlinks", "icon-static", "persistence", "sound"],
+            closesAfterAction: 2, closeRemovesPopup: false, replacingAClosedPopupKeepsItsID: false,
+            dismissInvokesDefault: true),
+        Expected(
+            kind: .mako, name: "mako", capabilities: ["actions", "body", "body-markup", "icon-static"],
+            closesAfterAction: nil, closeRemovesPopup: true, replacingAClosedPopupKeepsItsID: false,
+            dismissInvokesDefault: false),
     ]
 
-    @Test(arguments: servers)
-    func chimedWorksWith(_ expected: Expected) async throws {
+    /// Runs `body` with the server of `expected` on the test's bus, chimed talking to it, and the
+    /// server's signals overheard.
+    static func withServer(
+        _ expected: Expected, _ body: (Session, DesktopNotificationServer, ServerSignals) async throws -> Void
+    ) async throws {
         try await Session.run(withServer: false, startChimed: false, allowOtherUsers: expected.kind.needsOtherUsers) {
             s in
             let server = try await DesktopNotificationServer.start(expected.kind, on: s.bus, observer: s.observer)
             s.desktopServers.append(server)
-            // The server's NotificationClosed goes to chimed's connection; the test overhears it.
-            let closed = Recorder<(id: UInt32, reason: UInt32)>()
-            let subscription = try await s.observer.subscribe(
-                DBusMatchRule(interface: "org.freedesktop.Notifications", member: "NotificationClosed", eavesdrop: true)
-            ) { message in
-                guard message.body.count == 2, case .uint32(let id) = message.body[0],
-                    case .uint32(let reason) = message.body[1]
-                else { return }
-                closed.append((id, reason))
-            }
-            defer { subscription.cancel() }
+            let signals = try await s.overhearServerSignals()
             s.chimed = try await s.startChimed()
             try await s.chimed!.waitForStderr(containing: "capabilities:")
+            try await body(s, server, signals)
+        }
+    }
 
+    @Test(arguments: servers)
+    func chimedWorksWith(_ expected: Expected) async throws {
+        try await Self.withServer(expected) { s, server, signals in
             let status = try await s.chime(["status", "--json"])
             let fields = try #require(
                 try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
@@ -60,18 +77,13 @@ import Testing
             #expect(sent.status == 0, "\(sent.stderr)")
             try await s.delivered.wait(forCount: 1)
             let id = s.delivered.elements[0].notification
-            if expected.kind.onX {
-                // The server signals nothing when it has drawn: the screen is captured until it is not blank.
-                let screenshot = s.bus.directory.appendingPathComponent("\(expected.kind).png")
-                let deadline = ContinuousClock.now + .seconds(20)
-                var colors = 0
-                repeat {
-                    try await server.screenshot(to: screenshot)
-                    colors = try await XvfbDisplay.colorCount(ofImage: screenshot)
-                } while colors <= 1 && ContinuousClock.now < deadline
-                #expect(colors > 1, "the screen is blank")
-                try DunstTests.keep(screenshot, as: "\(expected.kind)-popup.png")
-            }
+            // The server signals nothing when it has drawn: the screen is captured until the popup is.
+            let screenshot = s.bus.directory.appendingPathComponent("\(expected.kind).png")
+            let look = try await server.capture(try await server.waitForPopup(of: id), to: screenshot).look
+            #expect(look.textPixels > 0, "the popup shows no text")
+            let png = try Data(contentsOf: screenshot)
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "not a PNG")
+            try DunstTests.keep(screenshot, as: "\(expected.kind)-popup.png")
 
             // Replacing keeps the id.
             let replaced = try await s.chime(["send", "-t", "0", "-r", "\(id)", "Matrix", "replaced"])
@@ -79,11 +91,21 @@ import Testing
             try await s.delivered.wait(forCount: 2)
             #expect(s.delivered.elements[1].notification == id)
 
-            // Closed by id: the server reports it (reason 3).
+            // Closed by id: the server reports it (reason 3), and the popup goes from the screen, but on
+            // notification-daemon, which leaves it drawn.
             let close = try await s.chime(["close", "\(id)"])
             #expect(close.status == 0, "\(close.stderr)")
-            try await closed.wait("\(expected.kind) reported the close") { $0.contains { $0.id == id } }
-            #expect(closed.elements.first { $0.id == id }?.reason == 3)
+            try await signals.closed.wait("\(expected.kind) reported the close") {
+                $0.contains { $0.notification == id }
+            }
+            #expect(signals.closed.elements.first { $0.notification == id }?.reason == 3)
+            if expected.closeRemovesPopup {
+                try await server.waitForPopups("no popup") { $0.isEmpty }
+            } else {
+                // Watched for a while: it stays.
+                _ = try? await server.waitForPopups("no popup", timeout: .seconds(3)) { $0.isEmpty }
+                #expect(try await !server.popups().isEmpty, "the closed popup went from the screen")
+            }
 
             // An expiry time: the popup closes then, by the server or, for one that ignores it, by chimed.
             let expiring = try await s.chime(["send", "-t", "1000", "-p", "Expiring"])
@@ -91,7 +113,9 @@ import Testing
             let item = expiring.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             try await s.delivered.wait(forCount: 3)
             let third = s.delivered.elements[2].notification
-            try await closed.wait("the expiring popup closed", timeout: .seconds(15)) { $0.contains { $0.id == third } }
+            try await signals.closed.wait("the expiring popup closed", timeout: .seconds(15)) {
+                $0.contains { $0.notification == third }
+            }
             // Recorded as an expiry either way; chimed stepped in for notification-daemon alone.
             try await InteractionTests.awaitListing(s, ["history", "--item", item], "the expiry") {
                 $0.contains { $0["event"] as? String == "closed" && $0["detail"] as? String == "expired" }
@@ -99,6 +123,106 @@ import Testing
             #expect(
                 s.chimed!.stderr.contains("which the server does not keep")
                     == (expected.kind == .notificationDaemon))
+        }
+    }
+
+    /// The seed's case, with actions chosen as a user would (a click on the button on X, `makoctl invoke`
+    /// on mako): ActionInvoked comes back with the key, chimed carries the action out (Stop Repeat ends
+    /// the repeats, Snooze brings the popup back after its time), and the popup goes: closed by the server
+    /// or, where the server leaves it open, by chimed.
+    @Test(arguments: servers)
+    func actionsChosenOnThePopupAreCarriedOut(_ expected: Expected) async throws {
+        try await Self.withServer(expected) { s, server, signals in
+            let keys = ["snooze:2s", "stop-repeat"]
+            let actions = ["-t", "0", "-A", "snooze:2s=Snooze 2 s", "-A", "stop-repeat=Stop Repeat", "Pizza Time"]
+            // Every minute from three seconds on: the second occurrence would come after the test.
+            let start = GroupTests.local(Date().addingTimeInterval(3), zone: TimeZone(identifier: "Europe/Berlin")!)
+            let repeating = try await s.chime(["send", "--rrule", "FREQ=MINUTELY", "--dtstart", start] + actions)
+            #expect(repeating.status == 0, "\(repeating.stderr)")
+            let first = try await s.delivered.element(0, timeout: .seconds(70))
+            let screenshot = s.bus.directory.appendingPathComponent("pizza.png")
+            _ = try await server.capture(try await server.waitForPopup(of: first.notification), to: screenshot)
+            try DunstTests.keep(screenshot, as: "\(expected.kind)-pizza-time.png")
+
+            // Stop Repeat, the second button: nothing is left pending.
+            let stopped = try await server.chooseAction("stop-repeat", among: keys, on: first.notification)
+            try await signals.invoked.wait(forCount: 1)
+            #expect(signals.invoked.elements == [ActionInvoked(notification: first.notification, key: "stop-repeat")])
+            try await Self.popupGoes(stopped, of: first.notification, after: 0, expected, server, signals)
+            try await s.chimed!.waitForStderr(containing: "stop-repeat: stopped its repeats")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+
+            // Snooze, the first button, on a popup shown now: it comes back two seconds later.
+            let once = try await s.chime(["send"] + actions)
+            #expect(once.status == 0, "\(once.stderr)")
+            let second = try await s.delivered.element(1)
+            let closedBefore = signals.closed.elements.count
+            // Taken before the action is chosen: the popup cannot come back less than 2 s after this.
+            let chosen = Date()
+            let snoozed = try await server.chooseAction("snooze:2s", among: keys, on: second.notification)
+            try await signals.invoked.wait(forCount: 2)
+            #expect(signals.invoked.elements.last == ActionInvoked(notification: second.notification, key: "snooze:2s"))
+            try await Self.popupGoes(snoozed, of: second.notification, after: closedBefore, expected, server, signals)
+            try await s.chimed!.waitForStderr(containing: "snooze:2s: snoozed until")
+            let snooze = try #require(try await s.chimeJSON(["pending"]).first?["id"] as? Int)
+            let back = try await s.delivered.element(2, timeout: .seconds(10))
+            #expect(back.item == UInt64(snooze))
+            // It replaces the closed popup: with the same id, or a new one.
+            #expect((back.notification == second.notification) == expected.replacingAClosedPopupKeepsItsID)
+            #expect(Date().timeIntervalSince(chosen) >= 2)
+            _ = try await server.waitForPopup(of: back.notification)
+        }
+    }
+
+    /// After an action was chosen on `popup` of `notification`, it is reported closed (after the first
+    /// `earlier` closes), by the server with its reason or by chimed with 3, and goes from the screen.
+    static func popupGoes(
+        _ popup: DesktopNotificationServer.Popup, of notification: UInt32, after earlier: Int, _ expected: Expected,
+        _ server: DesktopNotificationServer, _ signals: ServerSignals
+    ) async throws {
+        try await signals.closed.wait("\(popup) reported closed after the action") {
+            $0.dropFirst(earlier).contains { $0.notification == notification }
+        }
+        let closed = signals.closed.elements.dropFirst(earlier).first { $0.notification == notification }
+        #expect(closed?.reason == expected.closesAfterAction ?? 3)
+        try await server.waitForPopups("\(popup) gone after the action") { !$0.contains(popup) }
+    }
+
+    /// `<b>` in a body shows bold: the body has more text pixels than the same words sent with `--plain`,
+    /// and than the tags shown as written (each popup shown alone, then dismissed as a user would).
+    @Test(arguments: servers)
+    func boldMarkupShowsBolderThanPlainText(_ expected: Expected) async throws {
+        try await Self.withServer(expected) { s, server, signals in
+            // Shows one notification alone and returns its popup's text pixels.
+            func show(_ arguments: [String], name: String) async throws -> Int {
+                let count = s.delivered.elements.count
+                let sent = try await s.chime(["send", "-t", "0"] + arguments)
+                #expect(sent.status == 0, "\(sent.stderr)")
+                let id = try await s.delivered.element(count).notification
+                let screenshot = s.bus.directory.appendingPathComponent("\(name).png")
+                let (popup, look) = try await server.capture(try await server.waitForPopup(of: id), to: screenshot)
+                try DunstTests.keep(screenshot, as: "\(expected.kind)-markup-\(name).png")
+                // Dismissed as a user would: notification-daemon leaves a popup closed by a call on screen.
+                try await server.dismiss(popup)
+                try await server.waitForPopups("no popup") { $0.isEmpty }
+                try await signals.closed.wait("\(popup) reported dismissed") { $0.contains { $0.notification == id } }
+                #expect(signals.closed.elements.last { $0.notification == id }?.reason == 2)
+                let defaults = signals.invoked.elements.filter { $0 == ActionInvoked(notification: id, key: "default") }
+                #expect(defaults.count == (expected.dismissInvokesDefault ? 1 : 0))
+                return look.textPixels
+            }
+            // The body's share: the popup's text pixels less those of the summary alone (and of the
+            // popup's own marks: notification-daemon's close button and rounded corners).
+            let summary = try await show(["Pill"], name: "summary")
+            // On one line on each server (notification-daemon wraps a longer bold line).
+            let words = "take it now with water"
+            let plain = try await show(["--plain", "Pill", words], name: "plain") - summary
+            let bold = try await show(["Pill", "<b>\(words)</b>"], name: "bold") - summary
+            // The tags shown as written would add text pixels too, fewer than bold does.
+            let tags = try await show(["--plain", "Pill", "<b>\(words)</b>"], name: "tags") - summary
+            #expect(plain > 0)
+            #expect(Double(bold) > Double(plain) * 1.2, "bold \(bold) vs plain \(plain) text pixels of the body")
+            #expect(Double(bold) > Double(tags) * 1.05, "bold \(bold) vs the tags as written \(tags)")
         }
     }
 }
