@@ -12,8 +12,9 @@ packages=(
     python3-dbusmock
     # a real notification server in the tests (dunst on a virtual X display, screenshots of it)
     dunst xvfb imagemagick
-    # the other servers of the compatibility matrix (docs/servers.md): two on X, mako under headless sway
-    xfce4-notifyd notification-daemon mako-notifier sway
+    # the other servers of the compatibility matrix (docs/servers.md): two on X, mako under headless sway;
+    # clicks on their popups (xdotool) and screenshots of sway's screen (grim)
+    xfce4-notifyd notification-daemon mako-notifier sway xdotool grim
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
     # chimed's user unit needs the session bus as a user service (dbus.socket)
