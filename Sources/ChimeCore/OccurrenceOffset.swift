@@ -28,20 +28,22 @@ public struct OccurrenceOffset: Codable, Hashable, Sendable, CustomStringConvert
         return nil
     }
 
-    /// Reads `-15m`, `+1d`, `-1d2h30m`, `2h`.
+    /// Reads `-15m`, `+1d`, `-1d2h30m`, `2h`; a sign holds for the parts after it, up to the next sign
+    /// (`+1d-15m`: a day later, then 15 minutes earlier, as an alarm 15 minutes before an all-day event's end).
     public static func parse(_ text: String) throws(TimeInputError) -> OccurrenceOffset {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        var rest = trimmed[...]
         var sign = 1
-        if let first = rest.first, first == "-" || first == "+" {
-            sign = first == "-" ? -1 : 1
-            rest = rest.dropFirst()
-        }
         let expected = "a signed duration such as -15m, -1d or +2h (units w, d, h, m, s)"
         var offset = OccurrenceOffset()
         var number: Int?
         var parts = 0
-        for (index, character) in rest.enumerated() {
+        var signPending = false
+        for (index, character) in trimmed.enumerated() {
+            if character == "-" || character == "+", number == nil, !signPending {
+                sign = character == "-" ? -1 : 1
+                signPending = true
+                continue
+            }
             if let digit = character.wholeNumberValue, character.isASCII {
                 number = (number ?? 0) * 10 + digit
                 guard number! <= 10_000_000 else {
@@ -51,30 +53,28 @@ public struct OccurrenceOffset: Codable, Hashable, Sendable, CustomStringConvert
             }
             guard let n = number else { throw TimeInputError(input: text, offset: index, expected: expected) }
             switch character {
-            case "w": offset.days += 7 * n
-            case "d": offset.days += n
-            case "h": offset.seconds += 3600 * n
-            case "m": offset.seconds += 60 * n
-            case "s": offset.seconds += n
+            case "w": offset.days += sign * 7 * n
+            case "d": offset.days += sign * n
+            case "h": offset.seconds += sign * 3600 * n
+            case "m": offset.seconds += sign * 60 * n
+            case "s": offset.seconds += sign * n
             default: throw TimeInputError(input: text, offset: index, expected: expected)
             }
             number = nil
             parts += 1
+            signPending = false
         }
-        guard parts > 0, number == nil else {
+        guard parts > 0, number == nil, !signPending else {
             throw TimeInputError(input: text, offset: trimmed.count, expected: expected)
         }
-        offset.days *= sign
-        offset.seconds *= sign
         if offset.problem != nil {
             throw TimeInputError(input: text, offset: 0, expected: "an offset of at most a year (366d) either way")
         }
         return offset
     }
 
-    /// `-15m`, `+1d`, `-1d2h`; `0s` for none. Reads back as the same offset when days and seconds have
-    /// the same sign; otherwise as `+1d -15m` (two parts, which `parse` does not read: such offsets come
-    /// from calendar files only).
+    /// `-15m`, `+1d`, `-1d2h`, `+1d-15m` (days and seconds of opposite signs); `0s` for none. `parse`
+    /// reads it back as the same offset.
     public var description: String {
         func part(_ days: Int, _ seconds: Int) -> String {
             var text = ""
@@ -87,7 +87,7 @@ public struct OccurrenceOffset: Codable, Hashable, Sendable, CustomStringConvert
         }
         if isZero { return "0s" }
         if days != 0, seconds != 0, (days < 0) != (seconds < 0) {
-            return "\(days < 0 ? "-" : "+")\(part(days, 0)) \(seconds < 0 ? "-" : "+")\(part(0, seconds))"
+            return "\(days < 0 ? "-" : "+")\(part(days, 0))\(seconds < 0 ? "-" : "+")\(part(0, seconds))"
         }
         return (days < 0 || seconds < 0 ? "-" : "+") + part(days, seconds)
     }

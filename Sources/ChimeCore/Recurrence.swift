@@ -81,8 +81,27 @@ public enum Recurrence: Codable, Hashable, Sendable {
             // after `after` is found by starting where an exact move would put it, less the slack a day
             // offset may have across a daylight-saving change.
             let zone = base.offsetZone(systemTimeZone: systemTimeZone)
-            let slack = offset.days == 0 ? 0 : OccurrenceOffset.daySlack
-            var cursor = after.addingTimeInterval(-Double(offset.days) * 86_400 - Double(offset.seconds) - slack)
+            let exact = after.addingTimeInterval(-Double(offset.days) * 86_400 - Double(offset.seconds))
+            var cursor = exact
+            if offset.days != 0 {
+                // Bisected within the slack: whether the first occurrence after a cursor moves past `after`
+                // only turns from no to yes as the cursor grows, so about 15 of the base rule's steps find
+                // where, however often it fires.
+                func movesPast(_ t: Date) -> Bool {
+                    base.nextOccurrence(after: t, systemTimeZone: systemTimeZone).map {
+                        offset.apply(to: $0, in: zone) > after
+                    } ?? false
+                }
+                var low = exact.addingTimeInterval(-OccurrenceOffset.daySlack)
+                var high = exact.addingTimeInterval(OccurrenceOffset.daySlack)
+                if !movesPast(low), movesPast(high) {
+                    while high.timeIntervalSince(low) > 0.5 {
+                        let middle = low.addingTimeInterval(high.timeIntervalSince(low) / 2)
+                        if movesPast(middle) { high = middle } else { low = middle }
+                    }
+                }
+                cursor = low
+            }
             while let occurrence = base.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone) {
                 let moved = offset.apply(to: occurrence, in: zone)
                 if moved > after { return moved }

@@ -334,9 +334,8 @@ extension Daemon {
             ])
     }
 
-    /// The most items `ListPending` returns with their content (the soonest): at most 64 KiB of content and
-    /// 17 KiB of trigger each, 256 items stay within about 20 MiB.
-    static let maximumPendingWithContent = 256
+    /// The most items `ListPending` returns with their content (the soonest).
+    static let maximumPendingWithContent = ChimeBus.maximumPendingWithContent
 
     /// The most occurrences of one item `ListPending` lists up to `until`.
     static let maximumOccurrencesUntil = 1000

@@ -10,6 +10,9 @@ public enum ChimeBus {
     public static let interface = "io.chime.Chime1"
     /// The version of the API in this build (the `Version` property).
     public static let version = "0.4.0"
+    /// The most items `ListPending` returns with their content (the soonest): at most 64 KiB of content and
+    /// 17 KiB of trigger each, 256 items stay within about 20 MiB.
+    public static let maximumPendingWithContent = 256
 
     /// Error names chimed answers with; each comes with a message saying what to change.
     public enum ErrorName {

@@ -117,6 +117,12 @@ struct Export: AsyncParsableCommand {
             let uid = (item.group.map { "\($0)/\(entry.id)" } ?? entry.id) + "@chime"
             return CalendarExport.Item(uid: uid, entry: entry, next: item.next.isEmpty ? [item.fireDate] : item.next)
         }
+        if items.count >= ChimeBus.maximumPendingWithContent {
+            FileHandle.standardError.write(
+                Data(
+                    ("chime: chimed lists at most \(ChimeBus.maximumPendingWithContent) items with their content: the "
+                        + "soonest \(items.count) are exported; export the rest with --group or fewer --days\n").utf8))
+        }
         let text = CalendarExport.document(
             exported, name: group ?? "Chime", now: now, systemTimeZone: .current, horizon: horizon)
         guard let output else {

@@ -1,24 +1,32 @@
 import Foundation
 
 /// A `VTIMEZONE` as its file defines it: observances (STANDARD and DAYLIGHT) that start at an onset
-/// (DTSTART, repeated by RRULE or RDATE) and set the UTC offset from then on.
+/// (DTSTART, repeated yearly by RRULE, or by RDATE) and set the UTC offset from then on.
 ///
 /// Chime runs rules on IANA zones, so a definition is used to find one: the zone its TZID names
 /// (`Europe/Berlin`, also behind a prefix such as `/mozilla.org/20050126_1/Europe/Berlin`), its
 /// `X-LIC-LOCATION`, or else a known zone whose offsets agree with the definition at every onset and
 /// between them over the years asked (Outlook's `W. Europe Standard Time` becomes a zone with Berlin's
 /// offsets).
+///
+/// The onsets are computed once, up to the year ``lastYear``: at most ``maximumTransitions`` of them, and
+/// an observance's RRULE must repeat yearly (as every calendar program writes it), so that a definition
+/// costs a bounded amount of work however it is written.
 public struct ICalendarTimeZone: Hashable, Sendable {
     public var tzid: String
     public var location: String?
-    public var observances: [Observance]
+    /// Every onset (seconds since 1970, UTC) with the offset it sets, in time order.
+    public private(set) var transitions: [Transition]
+    /// The offset before the first onset.
+    public private(set) var initialOffset: Int
 
-    public struct Observance: Hashable, Sendable {
-        /// The onsets, local times on the clock before them (`TZOFFSETFROM`).
-        public var onsets: RRuleSet
-        public var offsetFrom: Int
-        public var offsetTo: Int
+    public struct Transition: Hashable, Sendable {
+        public var at: Int
+        public var offset: Int
     }
+
+    public static let maximumTransitions = 10_000
+    public static let lastYear = 2300
 
     /// Reads a VTIMEZONE component.
     public init(_ component: ICalendarComponent) throws(ICalendarError) {
@@ -27,7 +35,9 @@ public struct ICalendarTimeZone: Hashable, Sendable {
         }
         self.tzid = tzid
         location = component.property("X-LIC-LOCATION")?.value
-        observances = []
+        transitions = []
+        var earliest: (LocalDateTime, Int)?
+        let end = LocalDateTime(year: Self.lastYear, month: 12, day: 31, hour: 23, minute: 59, second: 59)
         for sub in component.components where sub.name == "STANDARD" || sub.name == "DAYLIGHT" {
             guard let start = sub.property("DTSTART"),
                 let from = sub.property("TZOFFSETFROM").flatMap({ Self.offset($0.value) }),
@@ -38,25 +48,41 @@ public struct ICalendarTimeZone: Hashable, Sendable {
                     "\(sub.name) of time zone \(tzid) needs DTSTART, TZOFFSETFROM and TZOFFSETTO (+hhmm)")
             }
             let onset = try ICalendarTime.value(of: start).local
-            var rules = sub.properties("RRULE").map { "RRULE:\($0.value)" }
+            if earliest == nil || onset < earliest!.0 { earliest = (onset, from) }
+            var lines = sub.properties("RRULE").map { "RRULE:\($0.value)" }
             var rdates: [ICalendarTime] = []
             for property in sub.properties("RDATE") { rdates += try ICalendarTime.values(of: property) }
-            rules += rdates.map { "RDATE:\(ICalendarTime.floating($0.local).text)" }
+            lines += rdates.map { "RDATE:\(ICalendarTime.floating($0.local).text)" }
             // Without a rule, the onset itself is the one (RFC 5545 counts DTSTART as the first onset).
-            if sub.properties("RRULE").isEmpty { rules.append("RDATE:\(ICalendarTime.floating(onset).text)") }
+            if sub.properties("RRULE").isEmpty { lines.append("RDATE:\(ICalendarTime.floating(onset).text)") }
             let fixed = TimeZone(secondsFromGMT: from) ?? TimeZone(identifier: "UTC")!
             let set: RRuleSet
             do {
                 // A UTC UNTIL is read on the clock before the onset.
-                set = try RRuleSet.parse(rules.joined(separator: "\n"), dtstart: onset, timeZone: fixed)
+                set = try RRuleSet.parse(lines.joined(separator: "\n"), dtstart: onset, timeZone: fixed)
             } catch {
                 throw ICalendarError(line: sub.line, "\(sub.name) of time zone \(tzid): \(error)")
             }
-            observances.append(Observance(onsets: set, offsetFrom: from, offsetTo: to))
+            guard set.rules.allSatisfy({ $0.frequency == .yearly }) else {
+                throw ICalendarError(
+                    line: sub.line, "\(sub.name) of time zone \(tzid): its RRULE must repeat yearly (FREQ=YEARLY)")
+            }
+            var iterator = set.makeIterator()
+            while let local = iterator.next(), local <= end {
+                guard transitions.count < Self.maximumTransitions else {
+                    throw ICalendarError(
+                        line: sub.line,
+                        "time zone \(tzid) changes its offset more than \(Self.maximumTransitions) times before "
+                            + "\(Self.lastYear)")
+                }
+                transitions.append(Transition(at: local.secondsSinceEpoch - from, offset: to))
+            }
         }
-        guard !observances.isEmpty else {
+        guard let earliest else {
             throw ICalendarError(line: component.line, "time zone \(tzid) has no STANDARD or DAYLIGHT part")
         }
+        initialOffset = earliest.1
+        transitions.sort { $0.at < $1.at }
     }
 
     /// `+0100`, `-0500`, `+053000`.
@@ -76,36 +102,16 @@ public struct ICalendarTimeZone: Hashable, Sendable {
     /// The UTC offset the definition gives at `instant`: that of the latest onset at or before it, or
     /// the earliest observance's offset before all onsets.
     public func utcOffset(at instant: Date) -> Int {
-        var best: (Int, Int)?  // (onset in seconds since 1970, offset)
-        let seconds = Int(instant.timeIntervalSince1970.rounded(.down))
-        for observance in observances {
-            let local = LocalDateTime(
-                daysSinceEpoch: Int((Double(seconds + observance.offsetFrom) / 86_400).rounded(.down)),
-                secondsIntoDay: ((seconds + observance.offsetFrom) % 86_400 + 86_400) % 86_400)
-            // The latest onset at or before `local`: walk the onsets of the last two years before it.
-            var iterator = observance.onsets.makeIterator(after: local.adding(days: -800), inclusive: true)
-            var latest: LocalDateTime?
-            var steps = 0
-            while let onset = iterator.next(), onset <= local, steps < 10_000 {
-                latest = onset
-                steps += 1
-            }
-            if latest == nil, observance.onsets.dtstart <= local, steps == 0 {
-                // Onsets so far apart that none falls in the window: the last before it, found from the start.
-                var all = observance.onsets.makeIterator()
-                while let onset = all.next(), onset <= local, steps < 100_000 {
-                    latest = onset
-                    steps += 1
-                }
-            }
-            if let latest {
-                let at = latest.secondsSinceEpoch - observance.offsetFrom
-                if best == nil || at > best!.0 { best = (at, observance.offsetTo) }
-            }
+        let raw = instant.timeIntervalSince1970
+        let seconds = raw.isFinite ? Int(max(-1e15, min(1e15, raw)).rounded(.down)) : 0
+        // The first transition after `seconds`; the one before it is in force.
+        var low = 0
+        var high = transitions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if transitions[middle].at <= seconds { low = middle + 1 } else { high = middle }
         }
-        if let best { return best.1 }
-        let earliest = observances.min { $0.onsets.dtstart < $1.onsets.dtstart }
-        return earliest?.offsetFrom ?? 0
+        return low == 0 ? initialOffset : transitions[low - 1].offset
     }
 
     /// The IANA zone this definition stands for, checked or found over `years` (instants to compare
@@ -145,7 +151,8 @@ public struct ICalendarTimeZone: Hashable, Sendable {
         sampleInstants(over: range).allSatisfy { zone.secondsFromGMT(for: $0) == utcOffset(at: $0) }
     }
 
-    /// An instant every 10 days over the range (at most 200), and an hour either side of each onset in it.
+    /// An instant every 10 days over the range (at most 200), and an hour either side of each onset in it
+    /// (at most 200 onsets).
     func sampleInstants(over range: ClosedRange<Date>) -> [Date] {
         var samples: [Date] = []
         let span = range.upperBound.timeIntervalSince(range.lowerBound)
@@ -155,16 +162,11 @@ public struct ICalendarTimeZone: Hashable, Sendable {
             samples.append(t)
             t += step
         }
-        let start = LocalDateTime(daysSinceEpoch: Int(range.lowerBound.timeIntervalSince1970 / 86_400) - 1)
-        let end = LocalDateTime(daysSinceEpoch: Int(range.upperBound.timeIntervalSince1970 / 86_400) + 1)
-        for observance in observances {
-            var iterator = observance.onsets.makeIterator(after: start, inclusive: true)
-            var count = 0
-            while let onset = iterator.next(), onset <= end, count < 100 {
-                let at = Date(timeIntervalSince1970: Double(onset.secondsSinceEpoch - observance.offsetFrom))
-                samples += [at - 3600, at + 3600]
-                count += 1
-            }
+        let from = Int(range.lowerBound.timeIntervalSince1970)
+        let to = Int(range.upperBound.timeIntervalSince1970)
+        for transition in transitions.lazy.filter({ $0.at >= from && $0.at <= to }).prefix(200) {
+            let at = Date(timeIntervalSince1970: Double(transition.at))
+            samples += [at - 3600, at + 3600]
         }
         return samples
     }

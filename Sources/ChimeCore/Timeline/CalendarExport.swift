@@ -38,17 +38,42 @@ public enum CalendarExport {
         var zoneStarts: [String: Date] = [:]
         var events: [ICalendarComponent] = []
         for item in items {
-            guard let (event, zone) = event(item, now: now, systemTimeZone: systemTimeZone) else { continue }
-            events.append(event)
-            if let (name, start) = zone { zoneStarts[name] = min(zoneStarts[name] ?? start, start) }
+            for part in parts(of: item) {
+                guard let (event, zone) = event(part, now: now, systemTimeZone: systemTimeZone) else { continue }
+                events.append(event)
+                if let (name, start) = zone { zoneStarts[name] = min(zoneStarts[name] ?? start, start) }
+            }
         }
+        // A repeating event has no end, and a program that reads the zone from the file (not by its name)
+        // needs its changes as far as it will draw: 30 years ahead.
+        let zoneEnd = max(horizon, now.addingTimeInterval(30 * 366 * 86_400))
         for (name, start) in zoneStarts.sorted(by: { $0.key < $1.key }) {
             guard let zone = TimeZone(identifier: name) else { continue }
             let from = max(start.addingTimeInterval(-86_400), now.addingTimeInterval(-10 * 366 * 86_400))
-            calendar.components.append(timeZoneComponent(zone, from: from, to: max(horizon, from)))
+            calendar.components.append(timeZoneComponent(zone, from: from, to: max(zoneEnd, from)))
         }
         calendar.components += events
         return calendar.serialized
+    }
+
+    /// The most occurrences one event lists, so that `chime import` takes each event's dates as one rule.
+    static let maximumDatesPerEvent = 900
+
+    /// An item exported as its occurrences, in events of at most ``maximumDatesPerEvent`` each (`UID`s
+    /// `…-part2`, …); any other item as it is.
+    static func parts(of item: Item) -> [Item] {
+        guard case .rule = item.entry.trigger, item.next.count > maximumDatesPerEvent else { return [item] }
+        return stride(from: 0, to: item.next.count, by: maximumDatesPerEvent).map { start in
+            var part = item
+            part.next = Array(item.next[start..<min(item.next.count, start + maximumDatesPerEvent)])
+            if start > 0 {
+                let number = start / maximumDatesPerEvent + 1
+                part.uid = item.uid.split(separator: "@", maxSplits: 1).enumerated().map {
+                    $0.offset == 0 ? "\($0.element)-part\(number)" : String($0.element)
+                }.joined(separator: "@")
+            }
+            return part
+        }
     }
 
     /// The event of one item, and the zone (with the event's start) its times name, if any.

@@ -56,6 +56,7 @@ private struct Reader {
     var entries: [TimelineEntry] = []
     var notes: [CalendarImport.Note] = []
     var usedIDs: Set<String> = []
+    var nextSuffix: [String: Int] = [:]
     var calendarName: String?
     var past = 0
 
@@ -96,9 +97,16 @@ private struct Reader {
                 replaced[uid, default: []].append(id)
             }
         }
+        var masters: Set<String> = []
         for item in items {
             let uid = item.property("UID")?.value
             let isOverride = item.property("RECURRENCE-ID") != nil
+            if !isOverride, let uid, !uid.isEmpty {
+                guard masters.insert(uid).inserted else {
+                    note(item.line, "a second \(item.name) with UID \(uid.prefix(60)) left out: a UID names one event")
+                    continue
+                }
+            }
             read(item, replacedInstances: isOverride ? [] : uid.flatMap { replaced[$0] } ?? [])
         }
         if past > 0 {
@@ -125,14 +133,18 @@ private struct Reader {
             return note(item.line, "\(what) left out: it has no \(isTodo ? "DTSTART or DUE" : "DTSTART")")
         }
         let start: ICalendarTime
-        let endOffset: OccurrenceOffset
         do {
             start = try ICalendarTime.value(of: startProperty)
-            endOffset = try self.endOffset(of: item, start: start, due: isTodo ? due : nil)
         } catch {
             return note(error.line, "\(what) left out: \(error.message)")
         }
         guard let zoneName = zoneName(of: start, line: startProperty.line, what: what) else { return }
+        let endOffset: OccurrenceOffset
+        do {
+            endOffset = try self.endOffset(of: item, start: start, due: isTodo ? due : nil)
+        } catch {
+            return note(error.line, "\(what) left out: \(error.message)")
+        }
         var alarms = item.components("VALARM").map { Alarm.component($0) }
         if alarms.isEmpty {
             guard isTodo else { return note(item.line, "\(what) left out: it has no alarm") }
@@ -271,7 +283,7 @@ private struct Reader {
 
     /// How far the end (DTEND, DURATION, a to-do's DUE) is from the start; a day for an event on a date
     /// without an end, nothing for one at a time.
-    func endOffset(of item: ICalendarComponent, start: ICalendarTime, due: ICalendarProperty?)
+    mutating func endOffset(of item: ICalendarComponent, start: ICalendarTime, due: ICalendarProperty?)
         throws(ICalendarError) -> OccurrenceOffset
     {
         if let duration = item.property("DURATION") {
@@ -306,13 +318,26 @@ private struct Reader {
         var rdates: [LocalDateTime] = []
         for property in item.properties("RDATE") {
             for value in try ICalendarTime.values(of: property) {
-                if let local = local(value, onClockOf: zoneName, start: start) { rdates.append(local) }
+                guard let local = local(value, onClockOf: zoneName, start: start) else {
+                    throw ICalendarError(
+                        line: property.line, "RDATE names a time zone that is not known: \(property.value)")
+                }
+                rdates.append(local)
             }
         }
         var exdates: [LocalDateTime] = []
         for property in item.properties("EXDATE") + replaced {
+            if property.name == "RECURRENCE-ID", property.parameter("RANGE")?.uppercased() == "THISANDFUTURE" {
+                note(
+                    property.line,
+                    "RANGE=THISANDFUTURE read as this instance only: the later ones keep the series' times")
+            }
             for value in try ICalendarTime.values(of: property) {
-                if let local = local(value, onClockOf: zoneName, start: start) { exdates.append(local) }
+                guard let local = local(value, onClockOf: zoneName, start: start) else {
+                    throw ICalendarError(
+                        line: property.line, "\(property.name) names a time zone that is not known: \(property.value)")
+                }
+                exdates.append(local)
             }
         }
         func text(_ values: [LocalDateTime]) -> String {
@@ -320,6 +345,14 @@ private struct Reader {
         }
         if !rdates.isEmpty { lines.append("RDATE:\(text(rdates))") }
         if !exdates.isEmpty { lines.append("EXDATE:\(text(exdates))") }
+        // Refused before it is parsed: the size alone says it.
+        let size = lines.reduce(0) { $0 + $1.utf8.count + 1 } + 16
+        guard size <= WrittenRule.maximumRRuleSetBytes else {
+            throw ICalendarError(
+                line: item.line,
+                "its rule with its dates is about \(size) bytes, more than the \(WrittenRule.maximumRRuleSetBytes) "
+                    + "a rule may have (\(rdates.count) extra and \(exdates.count) exception dates)")
+        }
         let zone = zoneName.flatMap { TimeZone(identifier: $0) } ?? system
         var set: RRuleSet
         do {
@@ -330,8 +363,15 @@ private struct Reader {
         if set.nextOccurrence(after: start.local, inclusive: true) != start.local,
             !exdates.contains(start.local)
         {
+            // RFC 5545 counts DTSTART as the first instance, also within COUNT: a rule that does not give it
+            // keeps one occurrence less of its own.
+            var rules = set.rules
+            for index in rules.indices { if let count = rules[index].count { rules[index].count = count - 1 } }
+            rules.removeAll { $0.count == 0 }
             rdates.append(start.local)
-            lines = lines.filter { !$0.hasPrefix("RDATE:") } + ["RDATE:\(text(rdates))"]
+            lines =
+                rules.map { "RRULE:\($0.rfcString)" } + ["RDATE:\(text(rdates))"]
+                + (exdates.isEmpty ? [] : ["EXDATE:\(text(exdates))"])
             do {
                 set = try RRuleSet.parse(lines.joined(separator: "\n"), dtstart: start.local, timeZone: zone)
             } catch {
@@ -371,27 +411,40 @@ private struct Reader {
                 offset: offset.isZero ? nil : offset))
     }
 
+    /// The end of the year 9999: chimed keeps no time after it.
+    static let lastInstant = Date(timeIntervalSince1970: 253_402_300_799)
+
     mutating func addOnce(id: String, at instant: Date, content: NotificationContent) {
         guard instant > now else {
             past += 1
             return
         }
+        guard instant <= Self.lastInstant else {
+            return note(0, "\(id) left out: its time is after the year 9999")
+        }
         add(TimelineEntry(id: unique(id), trigger: .at(instant), content: .fixed(content)))
     }
 
     mutating func add(_ entry: TimelineEntry) {
+        guard entries.count < TimelineGroup.maximumEntries else {
+            if entries.count == TimelineGroup.maximumEntries {
+                note(0, "more than \(TimelineGroup.maximumEntries) alarms: the rest left out (a group holds that many)")
+            }
+            return
+        }
         entries.append(entry)
     }
 
     mutating func unique(_ id: String) -> String {
-        var candidate = id
-        var n = 2
-        while usedIDs.contains(candidate) {
-            candidate = "\(id)-\(n)"
-            n += 1
+        guard usedIDs.contains(id) else {
+            usedIDs.insert(id)
+            return id
         }
-        usedIDs.insert(candidate)
-        return candidate
+        var n = nextSuffix[id] ?? 2
+        while usedIDs.contains("\(id)-\(n)") { n += 1 }
+        nextSuffix[id] = n + 1
+        usedIDs.insert("\(id)-\(n)")
+        return "\(id)-\(n)"
     }
 
     // MARK: Times and zones
@@ -426,13 +479,13 @@ private struct Reader {
     }
 
     /// The instant a time names (dates and floating times on the system's clock).
-    func instant(_ time: ICalendarTime) -> Date? {
+    mutating func instant(_ time: ICalendarTime) -> Date? {
         let zone: TimeZone
         switch time {
         case .date, .floating: zone = system
         case .utc: zone = TimeZone(identifier: "UTC")!
         case .zoned(_, let tzid):
-            guard let known = zones[tzid] ?? ICalendarTimeZone.namedZone(tzid) else { return nil }
+            guard let known = self.zone(tzid) else { return nil }
             zone = known
         }
         return WallClock.instants(for: time.local, in: zone).first

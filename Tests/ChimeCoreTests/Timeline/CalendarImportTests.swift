@@ -236,6 +236,94 @@ import Testing
                     "2026-12-01T08:55:00Z", "2026-12-02T08:55:00Z", "2026-12-03T08:55:00Z"))
     }
 
+    /// A time zone definition costs bounded work however it is written: an observance repeating every
+    /// second is refused at its line, and the event that names the zone is left out with a note.
+    @Test func aTimeZoneThatChangesEverySecondIsRefused() throws {
+        let text = """
+            BEGIN:VCALENDAR
+            BEGIN:VTIMEZONE
+            TZID:Weird Standard Time
+            BEGIN:DAYLIGHT
+            DTSTART:20000101T000000
+            RRULE:FREQ=SECONDLY
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0200
+            END:DAYLIGHT
+            END:VTIMEZONE
+            BEGIN:VEVENT
+            UID:z
+            DTSTART;TZID=Weird Standard Time:20261201T090000
+            SUMMARY:z
+            BEGIN:VALARM
+            ACTION:DISPLAY
+            TRIGGER:-PT15M
+            END:VALARM
+            END:VEVENT
+            END:VCALENDAR
+            """
+        let result = try CalendarImport.read(text, now: Self.now, systemTimeZone: Fixture.berlin)
+        #expect(result.entries.isEmpty)
+        #expect(result.notes.map(\.line) == [4, 13])
+        #expect(result.notes[0].message.contains("FREQ=YEARLY"))
+        #expect(result.notes[1].message.contains("Weird Standard Time"))
+    }
+
+    static func calendar(_ body: String) -> String { "BEGIN:VCALENDAR\n" + body + "END:VCALENDAR\n" }
+
+    static func event(_ uid: String, _ lines: String, trigger: String = "TRIGGER:-PT15M") -> String {
+        "BEGIN:VEVENT\nUID:\(uid)\nSUMMARY:\(uid)\n\(lines)\nBEGIN:VALARM\nACTION:DISPLAY\n\(trigger)\nEND:VALARM\nEND:VEVENT\n"
+    }
+
+    /// An alarm related to the end of an event in a zone found from its VTIMEZONE counts from that end,
+    /// for the first event that names the zone as for any later one.
+    @Test func anAlarmAtTheEndOfAnEventInAWindowsZone() throws {
+        let zone = """
+            BEGIN:VTIMEZONE
+            TZID:W. Europe Standard Time
+            BEGIN:STANDARD
+            DTSTART:16011028T030000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=10
+            TZOFFSETFROM:+0200
+            TZOFFSETTO:+0100
+            END:STANDARD
+            BEGIN:DAYLIGHT
+            DTSTART:16010325T020000
+            RRULE:FREQ=YEARLY;BYDAY=-1SU;BYMONTH=3
+            TZOFFSETFROM:+0100
+            TZOFFSETTO:+0200
+            END:DAYLIGHT
+            END:VTIMEZONE
+
+            """
+        let times =
+            "DTSTART;TZID=W. Europe Standard Time:20261201T090000\nDTEND;TZID=W. Europe Standard Time:20261201T110000"
+        let text = Self.calendar(
+            zone + Self.event("first", times, trigger: "TRIGGER;RELATED=END:-PT15M")
+                + Self.event("second", times, trigger: "TRIGGER;RELATED=END:-PT15M"))
+        let fires = try Self.fires(CalendarImport.read(text, now: Self.now, systemTimeZone: Fixture.berlin))
+        #expect(fires == ["first": Self.dates("2026-12-01T09:45:00Z"), "second": Self.dates("2026-12-01T09:45:00Z")])
+    }
+
+    /// RFC 5545 counts DTSTART within COUNT even where the rule would not give it; an all-day event's
+    /// alarm before its end is a day later and 15 minutes earlier; a time after the year 9999 is left out.
+    @Test func countIncludesTheStartAndOddOffsetsStayExact() throws {
+        let text = Self.calendar(
+            // Tuesday 2026-12-01; the rule gives Fridays: the Tuesday and one Friday.
+            Self.event("count", "DTSTART:20261201T090000Z\nRRULE:FREQ=WEEKLY;BYDAY=FR;COUNT=2")
+                + Self.event(
+                    "allday", "DTSTART;VALUE=DATE:20261207\nRRULE:FREQ=WEEKLY;COUNT=2",
+                    trigger: "TRIGGER;RELATED=END:-PT15M")
+                + Self.event("far", "DTSTART:99991231T120000Z", trigger: "TRIGGER:P2D"))
+        let result = try CalendarImport.read(text, now: Self.now, systemTimeZone: Fixture.berlin)
+        let fires = try Self.fires(result)
+        #expect(fires["count"] == Self.dates("2026-12-01T08:45:00Z", "2026-12-04T08:45:00Z"))
+        // The end of Monday 2026-12-07 in Berlin is Tuesday 00:00 (23:00Z), the alarm 15 minutes before it.
+        #expect(fires["allday"] == Self.dates("2026-12-07T22:45:00Z", "2026-12-14T22:45:00Z"))
+        #expect(result.entries.first { $0.id.hasPrefix("allday") }?.offset == OccurrenceOffset(days: 1, seconds: -900))
+        #expect(fires["far"] == nil)
+        #expect(result.notes.contains { $0.message.contains("after the year 9999") })
+    }
+
     @Test func contentLinesUnfoldAndTextUnescapes() throws {
         let long = String(repeating: "é, ", count: 40)
         let property = ICalendarProperty("DESCRIPTION", text: long + "line\nnext; end\\")

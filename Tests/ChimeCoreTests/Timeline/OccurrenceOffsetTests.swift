@@ -6,6 +6,7 @@ import Testing
 @Suite struct OccurrenceOffsetTests {
     @Test(arguments: [
         ("-15m", 0, -900), ("+1d", 1, 0), ("-1w2d", -9, 0), ("2h30m", 0, 9000), ("-1d2h", -1, -7200), ("45s", 0, 45),
+        ("+1d-15m", 1, -900), ("-1d+2h", -1, 7200),
     ])
     func writtenOffsetsReadAndWriteBack(text: String, days: Int, seconds: Int) throws {
         let offset = try OccurrenceOffset.parse(text)
@@ -13,7 +14,7 @@ import Testing
         #expect(try OccurrenceOffset.parse(offset.description) == offset)
     }
 
-    @Test(arguments: ["", "-", "15", "m15", "-15x", "1d-2h", "- 15m", "-367d", "+9000h"])
+    @Test(arguments: ["", "-", "15", "m15", "-15x", "1d-", "- 15m", "-367d", "+9000h", "-1d-366d"])
     func badOffsetsSayWhatIsExpected(text: String) {
         #expect(throws: TimeInputError.self) { try OccurrenceOffset.parse(text) }
     }
