@@ -56,7 +56,9 @@ extension Daemon {
 
     /// What the router needs to know of chimed's state, as it is now.
     var interactionLookup: InteractionRouter.Lookup {
-        InteractionRouter.Lookup(shown: delivery.shown, categories: categories, groupFileCategories: configCategories)
+        InteractionRouter.Lookup(
+            shown: delivery.shown, categories: categories, groupFileCategories: configCategories,
+            quirks: presence.quirks)
     }
 
     /// A Notify call was made; its answer is due.

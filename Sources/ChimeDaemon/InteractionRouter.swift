@@ -77,14 +77,17 @@ struct InteractionRouter: Sendable {
         var categories: [String: [ActionCategory]]
         /// The categories each group file declared: only those may have chimed run a program.
         var groupFileCategories: [String: [ActionCategory]]
+        /// What the server of the moment does differently.
+        var quirks: ServerQuirks
 
         init(
             shown: [UInt32: ShownNotification] = [:], categories: [String: [ActionCategory]] = [:],
-            groupFileCategories: [String: [ActionCategory]] = [:]
+            groupFileCategories: [String: [ActionCategory]] = [:], quirks: ServerQuirks = ServerQuirks()
         ) {
             self.shown = shown
             self.categories = categories
             self.groupFileCategories = groupFileCategories
+            self.quirks = quirks
         }
 
         func category(of shown: ShownNotification) -> ActionCategory? {
@@ -159,6 +162,9 @@ struct InteractionRouter: Sendable {
     private(set) var closing: Set<UInt32> = []
     /// Popups chimed closed in the stead of a server that does not expire them: their closing is an expiry.
     private(set) var expiring: Set<UInt32> = []
+    /// Shown notifications an action was chosen on, until they are closed: a server that reports closing
+    /// them after the action as by a call (`ServerQuirks.reportsActionCloseAsCall`) means the user's doing.
+    private(set) var actedOn: Set<UInt32> = []
 
     // MARK: - Events
 
@@ -189,9 +195,13 @@ struct InteractionRouter: Sendable {
                 return [.popupClosed(shown, reason: 1)]
             }
             let byChimed = closing.remove(id) != nil
+            let acted = actedOn.remove(id) != nil
             guard let shown = lookup.shown[id] else { return [] }
             // Closed because chimed asked, whatever code the server reports (some say "expired").
-            return [.popupClosed(shown, reason: byChimed ? 3 : reason)]
+            if byChimed { return [.popupClosed(shown, reason: 3)] }
+            // Closed by the server once the user chose an action: the user's doing, whatever it says.
+            if acted, reason == 3, lookup.quirks.reportsActionCloseAsCall { return [.popupClosed(shown, reason: 2)] }
+            return [.popupClosed(shown, reason: reason)]
         }
     }
 
@@ -205,6 +215,7 @@ struct InteractionRouter: Sendable {
         guard let shown = lookup.shown[id] else {
             return [.log(.debug, "action \(key) on notification \(id), which chimed did not show")]
         }
+        actedOn.insert(id)
         let token = tokens.removeValue(forKey: id)
         let category = lookup.category(of: shown)
         var chosen = key

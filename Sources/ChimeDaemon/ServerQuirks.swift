@@ -8,6 +8,9 @@ struct ServerQuirks: Hashable, Sendable {
     var keepsPopupAfterAction = false
     /// A popup stays past its `expire_timeout`, and no NotificationClosed comes: chimed closes it then.
     var ignoresExpireTimeout = false
+    /// A popup the server closes itself once an action is chosen on it is reported closed with reason 3
+    /// (by a call to CloseNotification) instead of 2: chimed takes it as dismissed by the user.
+    var reportsActionCloseAsCall = false
 
     /// By the name `GetServerInformation` gives.
     static let known: [String: ServerQuirks] = [
@@ -22,6 +25,9 @@ struct ServerQuirks: Hashable, Sendable {
         // GNOME's notification-daemon 3.20: a popup sent with expire_timeout 1000 was still shown, and
         // not reported closed, 12 s later (ServerMatrixTests).
         "Notification Daemon": ServerQuirks(ignoresExpireTimeout: true),
+        // Plasma 5.27: a click on an action's button, or on the popup (`default`), sends ActionInvoked,
+        // then NotificationClosed with reason 3, which chimed did not ask for (ServerMatrixTests).
+        "Plasma": ServerQuirks(reportsActionCloseAsCall: true),
     ]
 
     static func of(_ serverName: String) -> ServerQuirks { known[serverName] ?? ServerQuirks() }

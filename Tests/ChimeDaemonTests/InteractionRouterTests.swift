@@ -527,4 +527,31 @@ import Testing
         h.show(Self.shown(7))
         #expect(h.signal(.closed(7, reason: 2)) == [.popupClosed(Self.shown(7), reason: 2)])
     }
+
+    /// Plasma: after an action, the server closes the popup itself and reports reason 3, as if by a call.
+    @Test(arguments: [false, true])
+    func aCloseByCallAfterAnActionIsTheUsersWhereTheServerReportsItSo(quirk: Bool) {
+        var h = Harness()
+        h.lookup.quirks = ServerQuirks(reportsActionCloseAsCall: quirk)
+        h.show(Self.shown(7))
+        _ = h.action(7, "open")
+        #expect(h.router.actedOn == [7])
+        #expect(h.signal(.closed(7, reason: 3)) == [.popupClosed(Self.shown(7), reason: quirk ? 2 : 3)])
+        #expect(h.router.actedOn.isEmpty)
+    }
+
+    @Test func onSuchAServerACloseByCallWithNoActionOrAskedByChimedStaysAClose() {
+        var h = Harness()
+        h.lookup.quirks = ServerQuirks(reportsActionCloseAsCall: true)
+        h.show(Self.shown(7))
+        #expect(h.signal(.closed(7, reason: 3)) == [.popupClosed(Self.shown(7), reason: 3)])
+        // chimed closes it after the action (a built-in verb, or a server that keeps it open): its close.
+        h.show(Self.shown(8))
+        _ = h.action(8, "open")
+        h.router.closeRequested(8)
+        #expect(h.signal(.closed(8, reason: 3)) == [.popupClosed(Self.shown(8), reason: 3)])
+        #expect(h.router.actedOn.isEmpty)
+        // An unknown id (Plasma reports a close of one): ignored, nothing kept.
+        #expect(h.signal(.closed(99, reason: 3)).isEmpty)
+    }
 }
