@@ -15,6 +15,8 @@ packages=(
     # the other servers of the compatibility matrix (docs/servers.md): two on X, mako under headless sway;
     # clicks on their popups (xdotool) and screenshots of sway's screen (grim)
     xfce4-notifyd notification-daemon mako-notifier sway xdotool grim
+    # KDE Plasma's shell on X with its activity manager (~0.9 GB installed with their dependencies)
+    plasma-workspace plasma-desktop kactivitymanagerd
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
     # chimed's user unit needs the session bus as a user service (dbus.socket)

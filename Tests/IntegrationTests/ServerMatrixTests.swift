@@ -14,7 +14,8 @@ import Testing
         var name: String
         var capabilities: Set<String>
         /// The reason the server gives when it closes a popup itself once an action is chosen on it; nil
-        /// when it leaves the popup open, and chimed closes it (reason 3).
+        /// when it leaves the popup open, and chimed closes it (reason 3). chimed records the server's
+        /// closing as dismissed by the user, Plasma's reason 3 too.
         var closesAfterAction: UInt32?
         /// Whether a popup closed by CloseNotification goes from the screen, not only from the server's list.
         var closeRemovesPopup: Bool
@@ -40,6 +41,14 @@ import Testing
         Expected(
             kind: .mako, name: "mako", capabilities: ["actions", "body", "body-markup", "icon-static"],
             closesAfterAction: nil, closeRemovesPopup: true, replacingAClosedPopupKeepsItsID: false,
+            dismissInvokesDefault: false),
+        Expected(
+            kind: .plasma, name: "Plasma",
+            capabilities: [
+                "actions", "body", "body-markup", "body-hyperlinks", "body-images", "icon-static", "persistence",
+                "inline-reply",
+            ],
+            closesAfterAction: 3, closeRemovesPopup: true, replacingAClosedPopupKeepsItsID: true,
             dismissInvokesDefault: false),
     ]
 
@@ -151,6 +160,12 @@ import Testing
             try await Self.popupGoes(stopped, of: first.notification, after: 0, expected, server, signals)
             try await s.chimed!.waitForStderr(containing: "stop-repeat: stopped its repeats")
             #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            // Recorded as the user's doing where the server closed it (Plasma says reason 3), else chimed's.
+            let closing =
+                expected.closesAfterAction == nil ? "closed by a call to CloseNotification" : "dismissed by the user"
+            try await InteractionTests.awaitListing(s, ["history", "--item", "\(first.item)"], closing) {
+                $0.contains { $0["event"] as? String == "closed" && $0["detail"] as? String == closing }
+            }
 
             // Snooze, the first button, on a popup shown now: it comes back two seconds later.
             let once = try await s.chime(["send"] + actions)

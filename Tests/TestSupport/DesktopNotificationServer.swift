@@ -1,6 +1,10 @@
 import DBusKit
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One of the notification servers people run, on a test's private bus: xfce4-notifyd and GNOME's
 /// notification-daemon on a virtual X display, mako under sway's headless backend. (dunst has its own
 /// harness, `DunstServer`, which also drives its menu.) A test can see its popups, capture the screen,
@@ -14,10 +18,14 @@ public final class DesktopNotificationServer: @unchecked Sendable {
         case xfce4Notifyd = "xfce4-notifyd"
         case notificationDaemon = "notification-daemon"
         case mako
+        /// KDE Plasma's shell, whose popups are its own windows on X.
+        case plasma
 
         public var description: String { rawValue }
         /// Whether it draws on X (its popups are windows that `xdotool` finds and clicks).
         public var onX: Bool { self != .mako }
+        /// The class of its windows on X.
+        var windowClass: String { self == .plasma ? "plasmashell" : rawValue }
         /// Whether its bus must let another user connect (sway as `nobody` under root).
         public var needsOtherUsers: Bool { self == .mako && getuid() == 0 }
         /// Whether its popups show dark text on a light background (the X servers' GTK theme), rather
@@ -51,6 +59,8 @@ public final class DesktopNotificationServer: @unchecked Sendable {
     let bus: TestBus
     /// mako's sway session.
     let compositor: Compositor?
+    /// What runs beside the server and is stopped with it (Plasma's activity manager).
+    let helpers: [ManagedProcess]
 
     public static let busName = "org.freedesktop.Notifications"
 
@@ -62,6 +72,7 @@ public final class DesktopNotificationServer: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var display: XvfbDisplay?
         var compositor: Compositor?
+        var helpers: [ManagedProcess] = []
         let process: ManagedProcess
         do {
             switch kind {
@@ -82,13 +93,29 @@ public final class DesktopNotificationServer: @unchecked Sendable {
                 let sway = try Compositor(in: directory, bus: bus)
                 compositor = sway
                 process = try sway.startSwayWithMako()
+            case .plasma:
+                let x = try await XvfbDisplay.start(in: directory, timeout: timeout)
+                display = x
+                let environment = try privateSession(in: directory).merging(bus.environment) { $1 }
+                    .merging(x.environment) { $1 }.merging(["QT_QPA_PLATFORM": "xcb"]) { $1 }
+                // plasmashell gives up without the activity manager, which the test's bus cannot activate.
+                let activities = try ManagedProcess(
+                    "/usr/lib/x86_64-linux-gnu/libexec/kactivitymanagerd", environment: environment,
+                    directory: directory)
+                helpers.append(activities)
+                try await activities.waitUntilItOwns(
+                    "org.kde.ActivityManager", as: "kactivitymanagerd", using: observer, timeout: timeout)
+                process = try ManagedProcess("/usr/bin/plasmashell", environment: environment, directory: directory)
             }
         } catch {
+            for helper in helpers { await helper.stop() }
+            await stopLeftovers(of: directory)
             await display?.stop()
             throw error
         }
         let server = DesktopNotificationServer(
-            kind: kind, display: display, process: process, directory: directory, bus: bus, compositor: compositor)
+            kind: kind, display: display, process: process, directory: directory, bus: bus, compositor: compositor,
+            helpers: helpers)
         do {
             try await server.waitUntilOwned(using: observer, timeout: timeout)
         } catch {
@@ -96,6 +123,53 @@ public final class DesktopNotificationServer: @unchecked Sendable {
             throw error
         }
         return server
+    }
+
+    /// The environment of a desktop session of the server's own in `directory`: HOME, XDG_RUNTIME_DIR and
+    /// the XDG folders (Plasma writes ~31 MB of configuration and caches there), all removed with the
+    /// test's bus folder. Whatever the server starts inherits it: `stopLeftovers(of:)` finds those.
+    private static func privateSession(in directory: URL) throws -> [String: String] {
+        let home = directory.appendingPathComponent("home")
+        let runtime = directory.appendingPathComponent("runtime")
+        for folder in [home, runtime] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: runtime.path)
+        return [
+            "HOME": home.path, "XDG_RUNTIME_DIR": runtime.path,
+            "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+            "XDG_DATA_HOME": home.appendingPathComponent(".local/share").path,
+            "XDG_CACHE_HOME": home.appendingPathComponent(".cache").path,
+            "XDG_STATE_HOME": home.appendingPathComponent(".local/state").path,
+        ]
+    }
+
+    /// Stops, by PID, every process still running in the private session of `directory` (its
+    /// XDG_RUNTIME_DIR in its environment): helpers a server started on its own (Plasma's kioslave5), which
+    /// may outlive it.
+    static func stopLeftovers(of directory: URL) async {
+        let marker = Array("XDG_RUNTIME_DIR=\(directory.appendingPathComponent("runtime").path)".utf8) + [0]
+        func leftovers() -> [Int32] {
+            let own = getpid()
+            return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+                guard let pid = Int32(entry), pid != own,
+                    let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ")
+                else { return nil }
+                let bytes = [UInt8](environment)
+                let found =
+                    bytes.starts(with: marker)
+                    || bytes.indices.contains { $0 > 0 && bytes[$0 - 1] == 0 && bytes[$0...].starts(with: marker) }
+                return found ? pid : nil
+            }
+        }
+        var found = leftovers()
+        for pid in found { kill(pid, SIGTERM) }
+        // Gone once their PIDs are no longer in /proc (a zombie's environ reads empty).
+        try? await Await.polling("the session's leftovers stopped", timeout: .seconds(5)) {
+            found = leftovers()
+            return found.isEmpty
+        }
+        for pid in found { kill(pid, SIGKILL) }
     }
 
     /// sway, headless, and what runs in its session (mako, grim): as `nobody` when the tests run as root.
@@ -166,8 +240,9 @@ public final class DesktopNotificationServer: @unchecked Sendable {
 
     private init(
         kind: Kind, display: XvfbDisplay?, process: ManagedProcess, directory: URL, bus: TestBus,
-        compositor: Compositor?
+        compositor: Compositor?, helpers: [ManagedProcess]
     ) {
+        self.helpers = helpers
         self.kind = kind
         self.display = display
         self.process = process
@@ -205,7 +280,7 @@ public final class DesktopNotificationServer: @unchecked Sendable {
         // xdotool prints WINDOW=, X=, Y=, WIDTH=, HEIGHT=, SCREEN= for each window, and fails when none.
         let found = try await ManagedProcess.run(
             "/usr/bin/xdotool",
-            ["search", "--onlyvisible", "--class", kind.rawValue, "getwindowgeometry", "--shell", "%@"],
+            ["search", "--onlyvisible", "--class", kind.windowClass, "getwindowgeometry", "--shell", "%@"],
             environment: display.environment, directory: directory, check: false)
         guard found.status == 0 else {
             if found.status == 1, found.output.isEmpty { return [] }
@@ -219,8 +294,9 @@ public final class DesktopNotificationServer: @unchecked Sendable {
             if pair[0] == "SCREEN", let id = fields["WINDOW"], let x = fields["X"], let y = fields["Y"],
                 let width = fields["WIDTH"], let height = fields["HEIGHT"]
             {
-                // Not notification-daemon's 16-pixel icon of its queue, should it be mapped.
-                if width > 32, height > 32 {
+                // Not notification-daemon's 16-pixel icon of its queue, should it be mapped, nor Plasma's
+                // desktop and panel, as wide as the screen.
+                if width > 32, height > 32, width < 1000 {
                     popups.append(
                         Popup(id: UInt32(id), frame: ScreenRegion(x: x, y: y, width: width, height: height)))
                 }
@@ -327,18 +403,29 @@ public final class DesktopNotificationServer: @unchecked Sendable {
             return labels.count == keys.count
         }
         let (x, y) = labels[index].center
-        try await xdotool(["mousemove", "\(popup.frame!.x + x)", "\(popup.frame!.y + y)", "click", "1"])
+        try await click(x: popup.frame!.x + x, y: popup.frame!.y + y)
         return popup
     }
 
-    /// Dismisses `popup` as a user would: a click on it on X (left of its middle, away from any button),
+    /// Dismisses `popup` as a user would: a click on it on X (left of its middle, away from any button;
+    /// on Plasma, where that chooses the default action, on its close button at the top-right corner),
     /// `makoctl dismiss` on mako.
     public func dismiss(_ popup: Popup) async throws {
         guard let frame = popup.frame else {
             try await makoctl(["dismiss", "-n", "\(popup.id)"])
             return
         }
-        try await xdotool(["mousemove", "\(frame.x + frame.width / 4)", "\(frame.y + frame.height / 2)", "click", "1"])
+        if kind == .plasma {
+            try await click(x: frame.x + frame.width - 15, y: frame.y + 15)
+        } else {
+            try await click(x: frame.x + frame.width / 4, y: frame.y + frame.height / 2)
+        }
+    }
+
+    /// A click at (x, y) on the screen; then the pointer goes to the top-left corner, off any popup
+    /// (Plasma holds the expiry of a popup under the pointer).
+    private func click(x: Int, y: Int) async throws {
+        try await xdotool(["mousemove", "\(x)", "\(y)", "click", "1", "mousemove", "0", "0"])
     }
 
     @discardableResult
@@ -355,9 +442,12 @@ public final class DesktopNotificationServer: @unchecked Sendable {
             "/usr/bin/xdotool", arguments, environment: display.environment, directory: directory)
     }
 
-    /// Stops the server (sway takes mako with it), then Xvfb, each by its PID.
+    /// Stops the server (sway takes mako with it), its helpers, whatever else runs in its session, then
+    /// Xvfb, each by its PID.
     public func stop() async {
         await process.stop()
+        for helper in helpers { await helper.stop() }
+        await Self.stopLeftovers(of: directory)
         await display?.stop()
     }
 }
