@@ -179,9 +179,10 @@ import Testing
             #expect(signals.invoked.elements.last == ActionInvoked(notification: second.notification, key: "snooze:2s"))
             try await Self.popupGoes(snoozed, of: second.notification, after: closedBefore, expected, server, signals)
             try await s.chimed!.waitForStderr(containing: "snooze:2s: snoozed until")
-            let snooze = try #require(try await s.chimeJSON(["pending"]).first?["id"] as? Int)
+            // The snooze is an item of its own (not read from the listing: on a busy machine it may have fired
+            // by then).
             let back = try await s.delivered.element(2, timeout: .seconds(10))
-            #expect(back.item == UInt64(snooze))
+            #expect(back.item != second.item)
             // It replaces the closed popup: with the same id, or a new one.
             #expect((back.notification == second.notification) == expected.replacingAClosedPopupKeepsItsID)
             #expect(Date().timeIntervalSince(chosen) >= 2)
