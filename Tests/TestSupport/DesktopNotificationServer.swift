@@ -352,6 +352,14 @@ public final class DesktopNotificationServer: @unchecked Sendable {
         return Look(drawn: text > 0, textPixels: text)
     }
 
+    /// How many pixels of `popup`, in the screenshot at `url`, are of a color: those for which
+    /// `condition`, an ImageMagick `-fx` expression of the pixel's `r`, `g` and `b` (0 to 1), holds.
+    public func count(_ condition: String, of popup: Popup, in url: URL) async throws -> Int {
+        let frame = popup.frame(onScreenOf: try await GrayImage.read(url))
+        let matches = try await GrayImage.read(url, after: ["-crop", "\(frame)", "+repage", "-fx", condition])
+        return matches.count { $0 > 128 }
+    }
+
     /// Captures the screen to `url` once `popup` is drawn (servers signal nothing when they have drawn),
     /// and returns the popup as captured (where it was then) and its look.
     public func capture(_ popup: Popup, to url: URL, timeout: Duration = .seconds(20)) async throws -> (

@@ -33,10 +33,13 @@ public struct GrayImage: Sendable {
         self.pixels = pixels
     }
 
-    /// Reads the image at `url` (any format ImageMagick reads) as a binary PGM from `convert`.
-    public static func read(_ url: URL, timeout: Duration = .seconds(20)) async throws -> GrayImage {
+    /// Reads the image at `url` (any format ImageMagick reads) as a binary PGM from `convert`, after
+    /// `operations` of `convert` on it, if any.
+    public static func read(_ url: URL, after operations: [String] = [], timeout: Duration = .seconds(20))
+        async throws -> GrayImage
+    {
         let outcome = try await ManagedProcess.run(
-            "/usr/bin/convert", [url.path, "-colorspace", "gray", "-depth", "8", "pgm:-"],
+            "/usr/bin/convert", [url.path] + operations + ["-colorspace", "gray", "-depth", "8", "pgm:-"],
             directory: url.deletingLastPathComponent(), timeout: timeout)
         return try portableGraymap(outcome.stdout)
     }
