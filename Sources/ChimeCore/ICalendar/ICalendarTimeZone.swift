@@ -117,16 +117,17 @@ public struct ICalendarTimeZone: Hashable, Sendable {
     /// The IANA zone this definition stands for, checked or found over `years` (instants to compare
     /// offsets at), or nil when no known zone has its offsets.
     public func ianaZone(over range: ClosedRange<Date>) -> TimeZone? {
-        for candidate in [tzid, location].compactMap({ $0 }) {
-            if let zone = Self.namedZone(candidate), agrees(with: zone, over: range) { return zone }
-        }
         // The definition's offsets, computed once; most zones differ at the first sample.
         let samples = sampleInstants(over: range).map { ($0, utcOffset(at: $0)) }
+        func agrees(_ zone: TimeZone) -> Bool { samples.allSatisfy { zone.secondsFromGMT(for: $0.0) == $0.1 } }
+        for candidate in [tzid, location].compactMap({ $0 }) {
+            if let zone = Self.namedZone(candidate), agrees(zone) { return zone }
+        }
         let words = Set(tzid.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
         var matches: [TimeZone] = []
         for identifier in TimeZone.knownTimeZoneIdentifiers.sorted() where identifier.contains("/") {
             guard !identifier.hasPrefix("Etc/"), let zone = TimeZone(identifier: identifier) else { continue }
-            if samples.allSatisfy({ zone.secondsFromGMT(for: $0.0) == $0.1 }) { matches.append(zone) }
+            if agrees(zone) { matches.append(zone) }
         }
         // Any match gives the same times; one whose name shares a word with the TZID reads better.
         return matches.first { zone in
@@ -144,11 +145,6 @@ public struct ICalendarTimeZone: Hashable, Sendable {
             }
         }
         return nil
-    }
-
-    /// Whether `zone` has this definition's offsets at every sample.
-    func agrees(with zone: TimeZone, over range: ClosedRange<Date>) -> Bool {
-        sampleInstants(over: range).allSatisfy { zone.secondsFromGMT(for: $0) == utcOffset(at: $0) }
     }
 
     /// An instant every 10 days over the range (at most 200), and an hour either side of each onset in it

@@ -59,6 +59,8 @@ private struct Reader {
     var nextSuffix: [String: Int] = [:]
     var calendarName: String?
     var past = 0
+    /// Set once the group is full: the note says so once.
+    var full = false
 
     init(now: Date, system: TimeZone, appName: String) {
         self.now = now
@@ -427,7 +429,8 @@ private struct Reader {
 
     mutating func add(_ entry: TimelineEntry) {
         guard entries.count < TimelineGroup.maximumEntries else {
-            if entries.count == TimelineGroup.maximumEntries {
+            if !full {
+                full = true
                 note(0, "more than \(TimelineGroup.maximumEntries) alarms: the rest left out (a group holds that many)")
             }
             return
