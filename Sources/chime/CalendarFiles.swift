@@ -84,7 +84,8 @@ struct Export: AsyncParsableCommand {
             One event per pending item, each with an alarm when the notification fires. A repeating item \
             whose rule RRULE can say is one repeating event on its zone's clock (with the zone's VTIMEZONE), \
             its offset as the alarm's trigger; others, and items with an end or a count, are events at \
-            their occurrences within --days. `chime import` reads the file back.
+            their occurrences within --days. At most 256 items (the soonest) are exported at once; the command \
+            says so when it reaches that. `chime import` reads the file back.
             """)
 
     @Flag(help: "Write iCalendar (RFC 5545), the one format export writes.")
