@@ -57,4 +57,14 @@ static const int CDBUS_MAXIMUM_TYPE_RECURSION_DEPTH = DBUS_MAXIMUM_TYPE_RECURSIO
 // DBUS_TIMEOUT_INFINITE and DBUS_TIMEOUT_USE_DEFAULT are int-cast macros.
 static const int CDBUS_TIMEOUT_INFINITE = DBUS_TIMEOUT_INFINITE;
 
+// dbus_message_iter_get_array_len is marked deprecated, yet it is the one call that tells an array's
+// marshalled size without reading its elements, which a size check before decoding needs. Wrapped here so
+// that the deprecation warning stays in this one reviewed place.
+static inline int cdbus_message_iter_get_array_len(DBusMessageIter *iter) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    return dbus_message_iter_get_array_len(iter);
+#pragma clang diagnostic pop
+}
+
 #endif

@@ -15,12 +15,15 @@ extension Daemon {
     /// its next `await`.
     private nonisolated func method(
         _ name: String, _ inputs: [DBusArgument] = [], _ outputs: [DBusArgument] = [],
-        _ body: @escaping @Sendable (Caller, [DBusValue]) async throws -> [DBusValue]
+        maximumBytes: Int = ChimeBus.maximumCallBytes, streaming: Int? = nil,
+        _ body: @escaping @Sendable (Caller, [DBusValue], DBusMethodCall) async throws -> [DBusValue]
     ) -> DBusMethod {
-        DBusMethod(name, inputs: inputs, outputs: outputs) { [unowned self] call in
+        DBusMethod(
+            name, inputs: inputs, outputs: outputs, maximumArgumentBytes: maximumBytes, streamedArgument: streaming
+        ) { [unowned self] call in
             let caller = try await self.admit(call)
             do {
-                return try await body(caller, call.arguments)
+                return try await body(caller, call.arguments, call)
             } catch let error as StoreError {
                 // Every transaction is all or nothing: a failed one left the state as it was.
                 self.logger.error("\(name) failed: \(error.message)")
@@ -36,13 +39,16 @@ extension Daemon {
         DBusInterface(
             ChimeBus.interface,
             methods: [
-                method("Schedule", [record("content"), record("trigger")], [DBusArgument("item_id", .uint64)]) {
-                    caller, arguments in
+                method(
+                    "Schedule", [record("content"), record("trigger")], [DBusArgument("item_id", .uint64)],
+                    maximumBytes: ChimeBus.maximumScheduleBytes
+                ) {
+                    caller, arguments, _ in
                     let content = try ContentWire.decode(arguments[0])
                     let trigger = try TriggerWire.decode(arguments[1])
                     return [.uint64(try await self.schedule(content, trigger: trigger, caller: caller))]
                 },
-                method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments in
+                method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments, _ in
                     let id = try Self.itemID(arguments[0], key: "item_id")
                     try await self.checkOwner(caller, itemID: id)
                     guard try await self.cancel(id) else {
@@ -52,7 +58,7 @@ extension Daemon {
                     }
                     return []
                 },
-                method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments in
+                method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["group"])
                     var group: GroupKey?
@@ -67,7 +73,7 @@ extension Daemon {
                 method(
                     "Snooze", [DBusArgument("item_id", .uint64), DBusArgument("seconds", .uint32)],
                     [DBusArgument("snooze_id", .uint64)]
-                ) { caller, arguments in
+                ) { caller, arguments, _ in
                     let id = try Self.itemID(arguments[0], key: "item_id")
                     let seconds = try arguments[1].decode(UInt32.self)
                     guard seconds > 0, seconds <= 366 * 86_400 else {
@@ -76,7 +82,7 @@ extension Daemon {
                     }
                     return [.uint64(try await self.snooze(itemID: id, seconds: TimeInterval(seconds), caller: caller))]
                 },
-                method("ListPending", [record("options")], [records("items")]) { caller, arguments in
+                method("ListPending", [record("options")], [records("items")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["next", "group", "content", "until"])
                     let until = try options.date("until")
@@ -103,24 +109,23 @@ extension Daemon {
                 method(
                     "Reschedule",
                     [DBusArgument("group", .string), record("settings"), records("entries"), record("options")],
-                    [records("changes")]
-                ) { caller, arguments in
+                    [records("changes")], maximumBytes: ChimeBus.maximumRescheduleBytes, streaming: 2
+                ) { caller, arguments, call in
                     let id = try Self.groupID(try arguments[0].decode(String.self))
                     let settings = try GroupSettingsWire.decode(arguments[1])
-                    guard case .array(_, let values) = arguments[2] else { return [] }
-                    guard values.count <= TimelineGroup.maximumEntries else {
-                        throw DBusError(
-                            name: ChimeBus.ErrorName.invalidArgument,
-                            message: "\(values.count) entries is more than the \(TimelineGroup.maximumEntries) allowed")
-                    }
                     let options = try WireFields(arguments[3], what: "options")
                     try options.refuseUnknown(known: PermissionWire.keys.union(["dry-run"]))
                     let strategy = try PermissionWire.strategy(options) ?? .askSystemPermissionIfNeeded
                     let now = self.clock.now()
+                    // One entry decoded at a time: a large group never exists as D-Bus values all at once.
                     var entries: [TimelineEntry] = []
-                    entries.reserveCapacity(values.count)
-                    for (index, value) in values.enumerated() {
-                        entries.append(try EntryWire.decode(value, index: index, now: now))
+                    try call.forEachElement { (value) throws(DBusError) in
+                        guard entries.count < TimelineGroup.maximumEntries else {
+                            throw DBusError(
+                                name: ChimeBus.ErrorName.invalidArgument,
+                                message: "more than the \(TimelineGroup.maximumEntries) entries a group may have")
+                        }
+                        entries.append(try EntryWire.decode(value, index: entries.count, now: now))
                     }
                     try Self.refuseCommands(in: entries)
                     try Self.checkCallbacks(in: entries, caller: caller)
@@ -142,7 +147,7 @@ extension Daemon {
                     let changes = try await self.reschedule(group, dryRun: dryRun)
                     return [WireRecord.list(changes.map(ChangeWire.encode))]
                 },
-                method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments in
+                method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments, _ in
                     let key = try await self.groupKey(try arguments[0].decode(String.self), caller: caller)
                     guard try await self.removeGroup(key) else {
                         throw DBusError(
@@ -151,10 +156,10 @@ extension Daemon {
                     }
                     return []
                 },
-                method("ListGroups", [], [records("groups")]) { caller, _ in
+                method("ListGroups", [], [records("groups")]) { caller, _, _ in
                     [WireRecord.list(await self.groups().filter { caller.owns($0.owner) }.map(\.encoded))]
                 },
-                method("History", [record("options")], [records("entries")]) { caller, arguments in
+                method("History", [record("options")], [records("entries")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["limit", "group", "item", "since"])
                     let limit = Int(try options.uint32("limit") ?? 100)
@@ -183,12 +188,12 @@ extension Daemon {
                             })
                     ]
                 },
-                method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments in
+                method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: [])
                     return [WireRecord.list(await self.deliveredNotifications(owner: caller.appID).map(\.encoded))]
                 },
-                method("CloseDelivered", [record("options")]) { caller, arguments in
+                method("CloseDelivered", [record("options")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: ["notifications", "all"])
                     let all = try options.bool("all") ?? false
@@ -210,7 +215,8 @@ extension Daemon {
                     try await self.closeDelivered(ids, owner: caller.appID)
                     return []
                 },
-                method("RegisterCategories", [records("categories")]) { caller, arguments in
+                method("RegisterCategories", [records("categories")], maximumBytes: ChimeBus.maximumCategoriesBytes) {
+                    caller, arguments, _ in
                     guard case .array(_, let values) = arguments[0] else { return [] }
                     guard values.count <= 100 else {
                         throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "at most 100 categories")
@@ -231,7 +237,7 @@ extension Daemon {
                     try await self.setCategories(list, owner: caller.appID)
                     return []
                 },
-                method("TakeActions", [], [records("actions")]) { caller, _ in
+                method("TakeActions", [], [records("actions")]) { caller, _, _ in
                     let owner = caller.appID
                     let actions = try await self.persisted { try $0.takeActions(owner: owner) }
                     return [
@@ -249,7 +255,7 @@ extension Daemon {
                     ]
                 },
                 method("RequestPermission", [DBusArgument("group", .string), record("options")], [record("result")]) {
-                    caller, arguments in
+                    caller, arguments, _ in
                     let group = try Self.groupID(try arguments[0].decode(String.self), allowEmpty: true)
                     let options = try WireFields(arguments[1], what: "options")
                     try options.refuseUnknown(known: PermissionWire.keys)
@@ -257,16 +263,17 @@ extension Daemon {
                     let outcome = try await self.evaluate(strategy, caller: caller, group: group.isEmpty ? nil : group)
                     return [await self.authorization(caller: caller, group: group, outcome: outcome).value]
                 },
-                method("GetAuthorization", [DBusArgument("group", .string)], [record("result")]) { caller, arguments in
+                method("GetAuthorization", [DBusArgument("group", .string)], [record("result")]) {
+                    caller, arguments, _ in
                     let group = try Self.groupID(try arguments[0].decode(String.self), allowEmpty: true)
                     return [await self.authorization(caller: caller, group: group, outcome: nil).value]
                 },
-                method("ListApps", [], [records("apps")]) { caller, _ in
+                method("ListApps", [], [records("apps")]) { caller, _, _ in
                     try self.requireUser(caller, "list apps")
                     return [WireRecord.list(await self.apps().map(\.encoded))]
                 },
                 method("SetAppConsent", [DBusArgument("app", .string), DBusArgument("consent", .string)]) {
-                    caller, arguments in
+                    caller, arguments, _ in
                     try self.requireUser(caller, "change an app's permission")
                     let app = try arguments[0].decode(String.self)
                     guard !app.isEmpty, app.utf8.count <= Self.maximumAppIDBytes else {
@@ -288,13 +295,13 @@ extension Daemon {
                     return []
                 },
                 method("SetGroupEnabled", [DBusArgument("group", .string), DBusArgument("enabled", .boolean)]) {
-                    caller, arguments in
+                    caller, arguments, _ in
                     let key = try await self.groupKey(try arguments[0].decode(String.self), caller: caller)
                     let enabled = try arguments[1].decode(Bool.self)
                     try await self.setGroupEnabled(key, enabled: enabled, byUser: caller.isUser)
                     return []
                 },
-                method("Status", [], [record("status")]) { _, _ in
+                method("Status", [], [record("status")]) { _, _, _ in
                     [await self.status().value]
                 },
             ],

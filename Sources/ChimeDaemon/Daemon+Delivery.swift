@@ -304,7 +304,8 @@ extension Daemon {
                 [
                     .string(row.group?.id ?? ""), .string(entryID), .int64(WireTime.microseconds(row.occurrence)),
                     .uint32(UInt32(clamping: row.number)),
-                ], timeout: .milliseconds(Int64(callback.timeout * 1000)))
+                ], timeout: .milliseconds(Int64(callback.timeout * 1000)),
+                maximumReplyBytes: ChimeBus.maximumContentReplyBytes)
             guard var value = reply.first else { return callback.fallback }
             if case .dictionary(let key, let type, var entries) = value,
                 let index = entries.firstIndex(where: { $0.key == .string("present") })

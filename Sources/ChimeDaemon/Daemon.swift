@@ -208,11 +208,22 @@ public actor Daemon {
         try await restore()
     }
 
+    /// What chimed takes in from callers before their calls are handled (docs/security.md, Limits).
+    static var incomingLimits: DBusConnection.IncomingLimits {
+        var limits = DBusConnection.IncomingLimits()
+        limits.callsPerSender = DBusConnection.maximumCallsPerSender
+        limits.bytesPerSender = ChimeBus.maximumWaitingBytesPerConnection
+        limits.bytes = ChimeBus.maximumWaitingBytes
+        limits.callBytes = ChimeBus.maximumCallBytes
+        return limits
+    }
+
     /// The bus's part: the connection, the names, the object, the name owned, the server followed.
     private func startBus() async throws {
         let connection: DBusConnection
         do {
-            connection = try await DBusConnection.connect(configuration.bus, queue: busQueue)
+            connection = try await DBusConnection.connect(
+                configuration.bus, queue: busQueue, limits: Self.incomingLimits)
         } catch {
             throw DaemonError(
                 "cannot connect to the \(configuration.bus == .session ? "session bus" : "bus"): \(error.message). "

@@ -14,6 +14,22 @@ public enum ChimeBus {
     /// 17 KiB of trigger each, 256 items stay within about 20 MiB.
     public static let maximumPendingWithContent = 256
 
+    /// The most bytes of arguments a call to chimed may carry, as measured on the wire before anything of it
+    /// is decoded (a larger call gets `org.freedesktop.DBus.Error.LimitsExceeded`): `Schedule` takes one
+    /// item (64 KiB of content, a pool of 1 MiB, its trigger), `Reschedule` a whole group (within an app's
+    /// 32 MiB), `RegisterCategories` 100 categories, every other method a few options.
+    public static let maximumCallBytes = 64 << 10
+    public static let maximumScheduleBytes = 2 << 20
+    public static let maximumRescheduleBytes = 32 << 20
+    public static let maximumCategoriesBytes = 1 << 20
+    /// The most bytes an app's answer to `MakeContent` may carry (one item's content is at most 64 KiB); a
+    /// larger answer is not decoded, and the entry's fallback content is shown.
+    public static let maximumContentReplyBytes = 256 << 10
+    /// The most bytes chimed holds of calls waiting for their turn: from one connection (a `Reschedule` and
+    /// a few small calls) and from all together.
+    public static let maximumWaitingBytesPerConnection = 40 << 20
+    public static let maximumWaitingBytes = 128 << 20
+
     /// Error names chimed answers with; each comes with a message saying what to change.
     public enum ErrorName {
         /// An argument has the wrong shape or value.

@@ -383,7 +383,7 @@ public enum UserInfoWire {
         case .double(let number): .double(number)
         case .bool(let flag): .boolean(flag)
         case .date(let date): .structure([.string("date"), .int64(WireTime.microseconds(date))])
-        case .data(let data): .array(element: .byte, data.map(DBusValue.byte))
+        case .data(let data): .bytes(Array(data))
         case .array(let items): .array(element: .variant, items.map { .variant(encode($0)) })
         case .dictionary(let items): encode(items)
         }
@@ -496,9 +496,9 @@ public enum UserInfoWire {
                     )
                 }
                 return try scalar(.date(WireTime.date(microseconds: microseconds)), at: path)
-            case .array(.byte, let items):
-                try counted(items.count, at: path)
-                return .data(Data(items.map { if case .byte(let b) = $0 { b } else { 0 } }))
+            case .bytes(let bytes):
+                try counted(bytes.count, at: path)
+                return .data(Data(bytes))
             case .array(.variant, let items):
                 try nest(depth, at: path)
                 try counted(0, at: path)

@@ -1,5 +1,6 @@
 import CDBus
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -51,17 +52,54 @@ public final class DBusConnection: @unchecked Sendable {
     var disconnectHandlers: [@Sendable () -> Void] = []
     /// Method calls to exported objects, waiting by sender (see `MethodCallLanes`).
     let methodCalls: MethodCallLanes
+    /// What became of the messages that arrived (`statistics`).
+    let decodedCount = Atomic<Int>(0)
+    let unreadCount = Atomic<Int>(0)
+
+    /// What became of the messages that arrived on this connection: how many were decoded, and how many
+    /// were dropped or refused without their bodies being decoded (replies nobody waited for, signals
+    /// nobody subscribed to, calls and answers over their limits).
+    public struct Statistics: Sendable, Hashable {
+        public var decoded: Int
+        public var unread: Int
+    }
+
+    public var statistics: Statistics {
+        Statistics(decoded: decodedCount.load(ordering: .relaxed), unread: unreadCount.load(ordering: .relaxed))
+    }
 
     struct PendingCall {
         let complete: @Sendable (Result<DBusMessage, DBusError>) -> Void
         let timer: DispatchSourceTimer
+        /// A larger answer is not decoded: the call fails with LimitsExceeded.
+        let maximumReplyBytes: Int
     }
 
-    /// The most method calls one sender may have waiting for their answers; more are refused with
-    /// `org.freedesktop.DBus.Error.LimitsExceeded`.
-    public static let maximumCallsPerSender = 64
+    /// How much of other connections' work this one takes in: method calls to its exported objects wait,
+    /// undecoded, within these bounds, and a call beyond them is answered with
+    /// `org.freedesktop.DBus.Error.LimitsExceeded` before anything of it is decoded.
+    public struct IncomingLimits: Sendable, Hashable {
+        /// The most calls one sender may have waiting for their answers (the one being handled included).
+        public var callsPerSender = 64
+        /// The most bytes one sender's waiting calls may hold.
+        public var bytesPerSender = 32 << 20
+        /// The most bytes all senders' waiting calls may hold together.
+        public var bytes = 128 << 20
+        /// The largest body of a call to a method that sets no `maximumArgumentBytes` of its own, of
+        /// Introspect and Properties calls, and of calls to methods the connection does not export.
+        public var callBytes = 1 << 20
 
-    private init(raw: OpaquePointer, uniqueName: String?, queue: DispatchQueue) {
+        public init() {}
+    }
+
+    /// The most method calls one sender may have waiting for their answers by default; more are refused
+    /// with `org.freedesktop.DBus.Error.LimitsExceeded`.
+    public static let maximumCallsPerSender = IncomingLimits().callsPerSender
+
+    /// The largest answer `call` decodes unless told otherwise.
+    public static let defaultMaximumReplyBytes = 16 << 20
+
+    private init(raw: OpaquePointer, uniqueName: String?, queue: DispatchQueue, limits: IncomingLimits) {
         self.raw = raw
         self.uniqueName = uniqueName
         self.queue = queue
@@ -69,7 +107,7 @@ public final class DBusConnection: @unchecked Sendable {
             queue.setSpecific(key: DBusConnection.queueKey, value: QueueTag())
         }
         self.queueTag = queue.getSpecific(key: DBusConnection.queueKey)!
-        self.methodCalls = MethodCallLanes(limit: Self.maximumCallsPerSender)
+        self.methodCalls = MethodCallLanes(limits: limits)
     }
 
     /// Connects, authenticates and (for buses) registers with Hello, off the caller's queue, then
@@ -78,7 +116,8 @@ public final class DBusConnection: @unchecked Sendable {
     /// The corresponding C functions are `dbus_bus_get_private`, `dbus_connection_open_private`
     /// and `dbus_bus_register`.
     public static func connect(
-        _ address: Address, queue: DispatchQueue? = nil, label: String = "DBusKit.connection"
+        _ address: Address, queue: DispatchQueue? = nil, label: String = "DBusKit.connection",
+        limits: IncomingLimits = IncomingLimits()
     ) async throws(DBusError) -> DBusConnection {
         let result: Result<(UInt, String?), DBusError> = await withCheckedContinuation { continuation in
             // libdbus connects and authenticates with blocking I/O: do it on a queue of its own, never on
@@ -91,7 +130,7 @@ public final class DBusConnection: @unchecked Sendable {
         let (bits, unique) = try result.get()
         guard let raw = OpaquePointer(bitPattern: bits) else { throw DBusError(.failed, "no connection") }
         let connection = DBusConnection(
-            raw: raw, uniqueName: unique, queue: queue ?? DispatchQueue(label: label))
+            raw: raw, uniqueName: unique, queue: queue ?? DispatchQueue(label: label), limits: limits)
         connection.queue.sync { connection.install() }
         return connection
     }
@@ -250,44 +289,64 @@ public final class DBusConnection: @unchecked Sendable {
 
     // MARK: - Incoming messages
 
+    /// Every message that arrives passes here, on `queue`. Only its header is read first: a reply nobody
+    /// waits for, a signal no subscription wants and a call that is too big, or whose sender has too much
+    /// waiting, are dropped or refused unread; a method call is queued undecoded and decoded when its turn
+    /// comes, off this queue.
     private func filter(_ rawMessage: OpaquePointer) -> DBusHandlerResult {
-        let message: DBusMessage
+        let header: DBusMessage
         do {
-            message = try DBusMessage(decoding: rawMessage)
+            header = try DBusMessage(header: rawMessage)
         } catch {
-            // A message we cannot decode (it passed libdbus's validation, so this is a DBusKit
-            // limitation) is answered with an error when it is a call, and otherwise dropped.
-            if dbus_message_get_type(rawMessage) == CDBUS_MESSAGE_TYPE_METHOD_CALL,
-                dbus_message_get_no_reply(rawMessage) == 0
-            {
-                replyError(to: rawMessage, error)
-                return DBUS_HANDLER_RESULT_HANDLED
-            }
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         }
-        switch message.kind {
+        switch header.kind {
         case .methodReturn, .error:
-            if let pending = pendingCalls.removeValue(forKey: message.replySerial) {
-                pending.timer.cancel()
+            // A reply that no call waits for is left unread.
+            guard let pending = pendingCalls.removeValue(forKey: header.replySerial) else {
+                unreadCount.add(1, ordering: .relaxed)
+                return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            }
+            pending.timer.cancel()
+            let bytes = Marshalling.bodyBytes(of: rawMessage)
+            guard bytes <= pending.maximumReplyBytes else {
+                unreadCount.add(1, ordering: .relaxed)
+                pending.complete(
+                    .failure(
+                        DBusError(
+                            .limitsExceeded,
+                            "\(header.sender ?? "the peer") answered with \(bytes) bytes, more than the "
+                                + "\(pending.maximumReplyBytes) taken from it")))
+                return DBUS_HANDLER_RESULT_HANDLED
+            }
+            decodedCount.add(1, ordering: .relaxed)
+            let result = Result { () throws(DBusError) in try DBusMessage(decoding: rawMessage) }
+            switch result {
+            case .success(let message):
                 if let error = message.error {
                     pending.complete(.failure(error))
                 } else {
                     pending.complete(.success(message))
                 }
-                return DBUS_HANDLER_RESULT_HANDLED
+            case .failure(let error):
+                pending.complete(.failure(error))
             }
-            return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+            return DBUS_HANDLER_RESULT_HANDLED
         case .signal:
-            if message.interface == "org.freedesktop.DBus.Local", message.member == "Disconnected" {
+            if header.interface == "org.freedesktop.DBus.Local", header.member == "Disconnected" {
                 handleDisconnect()
                 return DBUS_HANDLER_RESULT_HANDLED
             }
-            deliverSignal(message)
+            receiveSignal(header, rawMessage)
             return DBUS_HANDLER_RESULT_NOT_YET_HANDLED
         case .methodCall:
             // Peer is answered by libdbus itself after the filters.
-            if message.interface == "org.freedesktop.DBus.Peer" { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-            receiveMethodCall(message)
+            if header.interface == "org.freedesktop.DBus.Peer" { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+            let signature = dbus_message_get_signature(rawMessage).map { String(cString: $0) } ?? ""
+            receiveMethodCall(
+                IncomingCall(
+                    header: header, signature: signature, bytes: Marshalling.bodyBytes(of: rawMessage),
+                    received: ReceivedMessage(retaining: rawMessage)))
             return DBUS_HANDLER_RESULT_HANDLED
         }
     }
@@ -338,12 +397,20 @@ public final class DBusConnection: @unchecked Sendable {
     ///
     /// An error reply throws a `DBusError` carrying the remote error name and message; no reply
     /// within `timeout` throws `org.freedesktop.DBus.Error.NoReply`; a cancelled task throws at once.
-    public func call(_ message: DBusMessage, timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
+    ///
+    /// An answer whose body is larger than `maximumReplyBytes` is not decoded: the call throws
+    /// `org.freedesktop.DBus.Error.LimitsExceeded`.
+    public func call(
+        _ message: DBusMessage, timeout: Duration = .seconds(25),
+        maximumReplyBytes: Int = DBusConnection.defaultMaximumReplyBytes
+    ) async throws(DBusError) -> DBusMessage {
         let serialBox = SerialBox()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>) in
-                call(message, timeout: timeout, serialBox: serialBox) { continuation.resume(returning: $0) }
+                call(message, timeout: timeout, maximumReplyBytes: maximumReplyBytes, serialBox: serialBox) {
+                    continuation.resume(returning: $0)
+                }
             }
         } onCancel: {
             queue.async {
@@ -362,13 +429,16 @@ public final class DBusConnection: @unchecked Sendable {
     /// one after the other there leave in that order.
     public func call(
         _ message: DBusMessage, timeout: Duration = .seconds(25),
+        maximumReplyBytes: Int = DBusConnection.defaultMaximumReplyBytes,
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
     ) {
-        call(message, timeout: timeout, serialBox: SerialBox(), completion: completion)
+        call(
+            message, timeout: timeout, maximumReplyBytes: maximumReplyBytes, serialBox: SerialBox(),
+            completion: completion)
     }
 
     private func call(
-        _ message: DBusMessage, timeout: Duration, serialBox: SerialBox,
+        _ message: DBusMessage, timeout: Duration, maximumReplyBytes: Int, serialBox: SerialBox,
         completion: @escaping @Sendable (Result<DBusMessage, DBusError>) -> Void
     ) {
         guard message.kind == .methodCall else {
@@ -413,7 +483,8 @@ public final class DBusConnection: @unchecked Sendable {
                         )))
             }
             timer.resume()
-            pendingCalls[serial] = PendingCall(complete: completion, timer: timer)
+            pendingCalls[serial] = PendingCall(
+                complete: completion, timer: timer, maximumReplyBytes: maximumReplyBytes)
         }
         if isOnQueue { send() } else { queue.async(execute: send) }
     }
@@ -421,11 +492,11 @@ public final class DBusConnection: @unchecked Sendable {
     /// Calls a method and returns the reply's body.
     public func call(
         destination: String?, path: DBusObjectPath, interface: String?, member: String, _ body: [DBusValue] = [],
-        timeout: Duration = .seconds(25)
+        timeout: Duration = .seconds(25), maximumReplyBytes: Int = DBusConnection.defaultMaximumReplyBytes
     ) async throws(DBusError) -> [DBusValue] {
         let message = DBusMessage.methodCall(
             destination: destination, path: path, interface: interface, member: member, body: body)
-        return try await call(message, timeout: timeout).body
+        return try await call(message, timeout: timeout, maximumReplyBytes: maximumReplyBytes).body
     }
 
     /// Emits a signal.

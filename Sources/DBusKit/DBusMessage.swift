@@ -145,6 +145,13 @@ public struct DBusMessage: Sendable, Hashable {
 
     /// Decodes a libdbus message (borrowed; not released here).
     init(decoding message: OpaquePointer) throws(DBusError) {
+        try self.init(header: message)
+        body = try Marshalling.read(from: message)
+    }
+
+    /// Reads a libdbus message's header only (borrowed; not released here): `body` stays empty, so that
+    /// what the message is, who sent it and how big it is can be checked before its body is decoded.
+    init(header message: OpaquePointer) throws(DBusError) {
         switch dbus_message_get_type(message) {
         case CDBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
         case CDBUS_MESSAGE_TYPE_METHOD_RETURN: kind = .methodReturn
@@ -163,7 +170,7 @@ public struct DBusMessage: Sendable, Hashable {
         replySerial = dbus_message_get_reply_serial(message)
         noReplyExpected = dbus_message_get_no_reply(message) != 0
         autoStart = dbus_message_get_auto_start(message) != 0
-        body = try Marshalling.read(from: message)
+        body = []
     }
 }
 
@@ -236,15 +243,7 @@ extension DBusMessage {
     ///
     /// The corresponding C function is `dbus_message_demarshal`.
     public init(serialized bytes: [UInt8]) throws(DBusError) {
-        var error = CDBus.DBusError()
-        dbus_error_init(&error)
-        defer { dbus_error_free(&error) }
-        let raw = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                dbus_message_demarshal($0, Int32(buffer.count), &error)
-            }
-        }
-        guard let raw else { throw DBusError(takingC: &error, default: "not a valid D-Bus message") }
+        let raw = try Marshalling.demarshal(bytes)
         defer { dbus_message_unref(raw) }
         try self.init(decoding: raw)
     }

@@ -16,11 +16,26 @@ public struct DBusMethodCall: Sendable {
     public let message: DBusMessage
     /// The connection the call arrived on (to emit signals or call back).
     public let connection: DBusConnection
+    /// The message as it arrived, for the argument the method streams.
+    let received: ReceivedMessage?
+    let streamedArgument: Int?
 
-    /// The call's arguments; their types already match the method's declared inputs.
+    /// The call's arguments; their types already match the method's declared inputs. The argument a method
+    /// streams (`DBusMethod.streamedArgument`) is an empty array here: read it with `forEachElement`.
     public var arguments: [DBusValue] { message.body }
     /// The caller's unique bus name.
     public var sender: String? { message.sender }
+    /// About how many bytes the call's arguments took on the wire.
+    public let bytes: Int
+
+    /// Calls `body` with each element of the array argument the method streams, decoded one at a time, so
+    /// that a large array never exists as decoded values all at once.
+    public func forEachElement(_ body: (DBusValue) throws(DBusError) -> Void) throws(DBusError) {
+        guard let received, let streamedArgument else {
+            throw DBusError(.failed, "the method streams no argument")
+        }
+        try Marshalling.forEachElement(of: received.raw, argument: streamedArgument, body)
+    }
 }
 
 /// A method an exported object answers.
@@ -28,17 +43,25 @@ public struct DBusMethod: Sendable {
     public var name: String
     public var inputs: [DBusArgument]
     public var outputs: [DBusArgument]
+    /// The largest body a call may have, in bytes on the wire; nil: the connection's
+    /// `IncomingLimits.callBytes`. A larger call is answered with LimitsExceeded before it is decoded.
+    public var maximumArgumentBytes: Int?
+    /// An argument (an array, by index) that the handler reads one element at a time with
+    /// `DBusMethodCall.forEachElement` instead of finding it decoded in `arguments`.
+    public var streamedArgument: Int?
     /// Returns the reply body, which must match `outputs`; a thrown `DBusError` becomes the error reply,
     /// any other error becomes `org.freedesktop.DBus.Error.Failed`.
     public var handler: @Sendable (DBusMethodCall) async throws -> [DBusValue]
 
     public init(
-        _ name: String, inputs: [DBusArgument] = [], outputs: [DBusArgument] = [],
-        handler: @escaping @Sendable (DBusMethodCall) async throws -> [DBusValue]
+        _ name: String, inputs: [DBusArgument] = [], outputs: [DBusArgument] = [], maximumArgumentBytes: Int? = nil,
+        streamedArgument: Int? = nil, handler: @escaping @Sendable (DBusMethodCall) async throws -> [DBusValue]
     ) {
         self.name = name
         self.inputs = inputs
         self.outputs = outputs
+        self.maximumArgumentBytes = maximumArgumentBytes
+        self.streamedArgument = streamedArgument
         self.handler = handler
     }
 }
@@ -145,36 +168,63 @@ extension DBusConnection {
             ])
     }
 
-    /// A method call arrived (on `queue`): it joins its sender's lane, and a lane that was empty gets a
-    /// task that handles its calls one after another.
-    func receiveMethodCall(_ message: DBusMessage) {
-        switch methodCalls.admit(message) {
-        case .queued:
-            break
-        case .full:
-            guard !message.noReplyExpected else { return }
-            _ = try? send(
-                message.makeError(
-                    DBusError(
-                        .limitsExceeded,
-                        "\(methodCalls.limit) calls from this connection are waiting for their answers "
-                            + "already; wait for them before sending more")))
-        case .startLane:
-            Task { [weak self] in
-                var next: DBusMessage? = message
-                while let call = next, let connection = self {
-                    await connection.handleMethodCall(call)
-                    next = connection.methodCalls.next(after: call)
+    /// A method call arrived (on `queue`), undecoded. One larger than its method takes, or than its sender
+    /// or everyone together may have waiting (`IncomingLimits`), is refused with LimitsExceeded; the others
+    /// join their sender's lane, and a lane that was empty gets a task that handles its calls one after
+    /// another.
+    func receiveMethodCall(_ call: IncomingCall) {
+        let limit = methodFor(call.header)?.maximumArgumentBytes ?? methodCalls.limits.callBytes
+        let refusal: String?
+        if call.bytes > limit {
+            refusal =
+                "\(call.header.member ?? "the call") takes at most \(limit) bytes of arguments; this call has "
+                + "\(call.bytes)"
+        } else {
+            switch methodCalls.admit(call) {
+            case .queued:
+                refusal = nil
+            case .startLane:
+                refusal = nil
+                Task { [weak self] in
+                    var next: IncomingCall? = call
+                    while let current = next, let connection = self {
+                        await connection.handleMethodCall(current)
+                        next = connection.methodCalls.next(after: current)
+                    }
                 }
+            case .tooManyCalls:
+                refusal =
+                    "\(methodCalls.limits.callsPerSender) calls from this connection are waiting for their answers "
+                    + "already; wait for them before sending more"
+            case .tooManyBytesFromSender:
+                refusal =
+                    "calls from this connection holding \(methodCalls.limits.bytesPerSender) bytes are waiting for "
+                    + "their answers already; wait for them before sending more"
+            case .tooManyBytes:
+                refusal = "the service has too many large calls waiting; try again in a moment"
             }
         }
+        guard let refusal else { return }
+        unreadCount.add(1, ordering: .relaxed)
+        guard !call.header.noReplyExpected else { return }
+        _ = try? send(call.header.makeError(DBusError(.limitsExceeded, refusal)))
     }
 
-    /// Handles one call and sends its answer; runs in its sender's lane.
-    func handleMethodCall(_ message: DBusMessage) async {
+    /// The method a call's header names, if this connection exports it (on `queue`).
+    private func methodFor(_ header: DBusMessage) -> DBusMethod? {
+        guard let path = header.path, let member = header.member, let interfaces = objects[path] else { return nil }
+        if let name = header.interface {
+            return interfaces[name]?.methods.first { $0.name == member }
+        }
+        return interfaces.values.sorted { $0.name < $1.name }.lazy.flatMap(\.methods).first { $0.name == member }
+    }
+
+    /// Decodes one call, handles it and sends its answer; runs in its sender's lane.
+    func handleMethodCall(_ call: IncomingCall) async {
+        let message = call.header
         let reply: DBusMessage
         do {
-            reply = message.makeReturn(try await answer(message))
+            reply = message.makeReturn(try await answer(call))
         } catch let error as DBusError {
             reply = message.makeError(error)
         } catch {
@@ -189,44 +239,56 @@ extension DBusConnection {
         }
     }
 
-    private func answer(_ message: DBusMessage) async throws -> [DBusValue] {
-        guard let path = message.path, let member = message.member else {
+    private func answer(_ incoming: IncomingCall) async throws -> [DBusValue] {
+        let header = incoming.header
+        guard let path = header.path, let member = header.member else {
             throw DBusError(.unknownMethod, "a method call needs a path and a member")
         }
         let (interfaces, children): ([String: DBusInterface]?, [String]) = onQueue {
             (objects[path], childNodes(of: path))
         }
-        let call = DBusMethodCall(message: message, connection: self)
-        if message.interface == DBusConnection.introspectable || (message.interface == nil && member == "Introspect") {
-            guard member == "Introspect" else { throw unknownMethod(message) }
-            try expectSignature(message, "")
+        // Found and checked against the signature in the header, before the body is decoded.
+        func decoded(streaming streamed: Int? = nil) throws(DBusError) -> DBusMethodCall {
+            var message = header
+            decodedCount.add(1, ordering: .relaxed)
+            message.body = try Marshalling.read(from: incoming.received.raw, skipping: streamed)
+            return DBusMethodCall(
+                message: message, connection: self, received: incoming.received, streamedArgument: streamed,
+                bytes: incoming.bytes)
+        }
+        if header.interface == DBusConnection.introspectable || (header.interface == nil && member == "Introspect") {
+            guard member == "Introspect" else { throw unknownMethod(header, incoming.signature) }
+            try expectSignature(header, incoming.signature, "")
             guard interfaces != nil || !children.isEmpty else { throw unknownObject(path) }
             return [.string(DBusIntrospection.xml(interfaces: Array((interfaces ?? [:]).values), children: children))]
         }
         guard let interfaces else { throw unknownObject(path) }
-        if message.interface == DBusConnection.properties {
-            return try await answerProperties(call, interfaces: interfaces, path: path)
+        if header.interface == DBusConnection.properties {
+            return try await answerProperties(
+                try decoded(), signature: incoming.signature, interfaces: interfaces, path: path)
         }
         let method: DBusMethod
-        if let name = message.interface {
+        if let name = header.interface {
             guard let interface = interfaces[name] else {
                 throw DBusError(.unknownInterface, "object \(path) has no interface \(name)")
             }
             guard let found = interface.methods.first(where: { $0.name == member }) else {
-                throw unknownMethod(message)
+                throw unknownMethod(header, incoming.signature)
             }
             method = found
         } else {
             let candidates = interfaces.values.sorted { $0.name < $1.name }.flatMap(\.methods)
-            guard let found = candidates.first(where: { $0.name == member }) else { throw unknownMethod(message) }
+            guard let found = candidates.first(where: { $0.name == member }) else {
+                throw unknownMethod(header, incoming.signature)
+            }
             method = found
         }
-        try expectSignature(message, DBusSignature(method.inputs.map(\.type)).description)
-        return try await method.handler(call)
+        try expectSignature(header, incoming.signature, DBusSignature(method.inputs.map(\.type)).description)
+        return try await method.handler(try decoded(streaming: method.streamedArgument))
     }
 
     private func answerProperties(
-        _ call: DBusMethodCall, interfaces: [String: DBusInterface], path: DBusObjectPath
+        _ call: DBusMethodCall, signature: String, interfaces: [String: DBusInterface], path: DBusObjectPath
     ) async throws -> [DBusValue] {
         let message = call.message
         func interface(_ value: DBusValue) throws -> DBusInterface {
@@ -245,7 +307,7 @@ extension DBusConnection {
         }
         switch message.member {
         case "Get":
-            try expectSignature(message, "ss")
+            try expectSignature(message, signature, "ss")
             let iface = try interface(message.body[0])
             let prop = try property(iface, message.body[1])
             guard let get = prop.get else {
@@ -253,7 +315,7 @@ extension DBusConnection {
             }
             return [.variant(try await get())]
         case "GetAll":
-            try expectSignature(message, "s")
+            try expectSignature(message, signature, "s")
             let iface = try interface(message.body[0])
             var entries: [DBusDictEntry] = []
             for prop in iface.properties {
@@ -262,7 +324,7 @@ extension DBusConnection {
             }
             return [.dictionary(key: .string, value: .variant, entries)]
         case "Set":
-            try expectSignature(message, "ssv")
+            try expectSignature(message, signature, "ssv")
             let iface = try interface(message.body[0])
             let prop = try property(iface, message.body[1])
             guard let set = prop.set else {
@@ -278,12 +340,11 @@ extension DBusConnection {
             }
             return []
         default:
-            throw unknownMethod(message)
+            throw unknownMethod(message, signature)
         }
     }
 
-    private func expectSignature(_ message: DBusMessage, _ expected: String) throws {
-        let actual = message.signature.description
+    private func expectSignature(_ message: DBusMessage, _ actual: String, _ expected: String) throws {
         guard actual == expected else {
             throw DBusError(
                 .invalidArgs,
@@ -292,10 +353,10 @@ extension DBusConnection {
         }
     }
 
-    private func unknownMethod(_ message: DBusMessage) -> DBusError {
+    private func unknownMethod(_ message: DBusMessage, _ signature: String) -> DBusError {
         DBusError(
             .unknownMethod,
-            "no method \(message.member ?? "") with signature '\(message.signature)' on interface "
+            "no method \(message.member ?? "") with signature '\(signature)' on interface "
                 + "\(message.interface ?? "(any)") at \(message.path?.rawValue ?? "")")
     }
 

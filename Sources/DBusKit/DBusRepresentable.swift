@@ -149,8 +149,15 @@ extension DBusUnixFD: DBusRepresentable {
 
 extension Array: DBusRepresentable where Element: DBusRepresentable {
     public static var dbusType: DBusType { .array(Element.dbusType) }
-    public var dbusValue: DBusValue { .array(element: Element.dbusType, map(\.dbusValue)) }
+    public var dbusValue: DBusValue {
+        if let bytes = self as? [UInt8] { return .bytes(bytes) }
+        return .array(element: Element.dbusType, map(\.dbusValue))
+    }
     public init(dbusValue value: DBusValue) throws(DBusError) {
+        if case .bytes(let bytes) = value, let same = bytes as? Self {
+            self = same
+            return
+        }
         guard case .array(let element, let items) = value, element == Element.dbusType else {
             throw Self.mismatch(value)
         }

@@ -49,8 +49,9 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
         return parts.joined(separator: ",")
     }
 
-    /// Whether `message` matches everything but the sender (the sender needs the name-owner table).
-    func matchesIgnoringSender(_ message: DBusMessage) -> Bool {
+    /// Whether the header of `message` matches everything but the sender (the sender needs the name-owner
+    /// table) and the arguments (which need the body).
+    func matchesHeader(_ message: DBusMessage) -> Bool {
         guard message.kind == .signal else { return false }
         if let interface, message.interface != interface { return false }
         if let member, message.member != member { return false }
@@ -60,6 +61,11 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
             let ns = pathNamespace.rawValue
             if !(ns == "/" || p == ns || p.hasPrefix(ns + "/")) { return false }
         }
+        return true
+    }
+
+    /// Whether the decoded body of `message` holds the string arguments the rule asks for.
+    func matchesArguments(_ message: DBusMessage) -> Bool {
         for (index, value) in arguments {
             guard index < message.body.count, case .string(let s) = message.body[index], s == value else {
                 return false
@@ -87,6 +93,8 @@ public final class DBusSubscription: Sendable {
 
 struct SignalSubscription {
     let rule: DBusMatchRule
+    /// A larger signal is dropped unread.
+    let maximumBytes: Int
     let handler: @Sendable (DBusMessage) -> Void
     /// Whether AddMatch was sent for this subscription (peer connections have no bus).
     let addedToBus: Bool
@@ -96,12 +104,17 @@ extension DBusConnection {
     static let busName = "org.freedesktop.DBus"
     static let busPath: DBusObjectPath = "/org/freedesktop/DBus"
 
+    /// The largest signal body a subscription takes unless told otherwise.
+    public static let defaultMaximumSignalBytes = 1 << 20
+
     /// Subscribes to signals matching `rule`; `handler` runs on the connection's queue, in arrival order.
+    /// A matching signal whose body is larger than `maximumBytes` is dropped without being decoded.
     ///
     /// On a bus connection this returns after the bus has accepted the rule (AddMatch), so no signal
     /// sent after the call returns is missed.
     public func subscribe(
-        _ rule: DBusMatchRule, handler: @escaping @Sendable (DBusMessage) -> Void
+        _ rule: DBusMatchRule, maximumBytes: Int = DBusConnection.defaultMaximumSignalBytes,
+        handler: @escaping @Sendable (DBusMessage) -> Void
     ) async throws(DBusError) -> DBusSubscription {
         let onBus = uniqueName != nil
         if onBus {
@@ -113,7 +126,8 @@ extension DBusConnection {
         return onQueue {
             let id = nextSubscriptionID
             nextSubscriptionID += 1
-            subscriptions[id] = SignalSubscription(rule: rule, handler: handler, addedToBus: onBus)
+            subscriptions[id] = SignalSubscription(
+                rule: rule, maximumBytes: maximumBytes, handler: handler, addedToBus: onBus)
             return DBusSubscription(id: id, connection: self)
         }
     }
@@ -139,25 +153,50 @@ extension DBusConnection {
 
     var isClosedNow: Bool { onQueue { isClosed } }
 
-    func deliverSignal(_ message: DBusMessage) {
-        if message.sender == DBusConnection.busName, message.member == "NameOwnerChanged",
-            message.interface == DBusConnection.busName, message.body.count == 3,
-            case .string(let name) = message.body[0], case .string(let newOwner) = message.body[2],
-            watchedNames[name] != nil
+    /// A signal arrived (on `queue`), its header read. The subscriptions whose rule its header and sender
+    /// match decide whether its body is decoded at all: a signal nobody subscribed to, one from a sender
+    /// the rule does not name (however it is addressed), or one larger than every matching subscription
+    /// takes, is dropped unread.
+    func receiveSignal(_ header: DBusMessage, _ raw: OpaquePointer) {
+        let ownerChange =
+            header.sender == DBusConnection.busName && header.member == "NameOwnerChanged"
+            && header.interface == DBusConnection.busName && !watchedNames.isEmpty
+        // A signal addressed to another connection is here only because some rule eavesdrops.
+        let overheard = header.destination.map { $0.hasPrefix(":") && $0 != uniqueName } ?? false
+        let wanted = subscriptions.sorted(by: { $0.key < $1.key }).map(\.value).filter { subscription in
+            guard subscription.rule.matchesHeader(header), subscription.rule.eavesdrop || !overheard else {
+                return false
+            }
+            guard let sender = subscription.rule.sender, sender != header.sender else { return true }
+            // A well-known sender name matches the unique name that currently owns it.
+            guard !sender.hasPrefix(":"), let owner = nameOwners[sender] else { return false }
+            return owner == header.sender
+        }
+        guard ownerChange || !wanted.isEmpty else {
+            unreadCount.add(1, ordering: .relaxed)
+            return
+        }
+        let bytes = Marshalling.bodyBytes(of: raw)
+        let limit = max(wanted.map(\.maximumBytes).max() ?? 0, ownerChange ? Self.ownerChangeBytes : 0)
+        guard bytes <= limit else {
+            unreadCount.add(1, ordering: .relaxed)
+            return
+        }
+        decodedCount.add(1, ordering: .relaxed)
+        guard let message = try? DBusMessage(decoding: raw) else { return }
+        if ownerChange, message.body.count == 3, case .string(let name) = message.body[0],
+            case .string(let newOwner) = message.body[2], watchedNames[name] != nil
         {
             nameOwners[name] = newOwner.isEmpty ? nil : newOwner
         }
-        // A signal addressed to another connection is here only because some rule eavesdrops.
-        let overheard = message.destination.map { $0.hasPrefix(":") && $0 != uniqueName } ?? false
-        for (_, subscription) in subscriptions.sorted(by: { $0.key < $1.key })
-        where subscription.rule.matchesIgnoringSender(message) && (subscription.rule.eavesdrop || !overheard) {
-            if let sender = subscription.rule.sender, sender != message.sender {
-                // A well-known sender name matches the unique name that currently owns it.
-                guard !sender.hasPrefix(":"), let owner = nameOwners[sender], owner == message.sender else { continue }
-            }
+        for subscription in wanted where bytes <= subscription.maximumBytes {
+            guard subscription.rule.matchesArguments(message) else { continue }
             subscription.handler(message)
         }
     }
+
+    /// NameOwnerChanged carries three bus names, 255 bytes each at most.
+    static let ownerChangeBytes = 1024
 
     /// Keeps `nameOwners[name]` current, for matching signals sent by a well-known name.
     private func trackOwner(of name: String) async throws(DBusError) {

@@ -24,6 +24,9 @@ public indirect enum DBusValue: Hashable, Sendable {
     case variant(DBusValue)
     /// An array whose elements all have type `element`.
     case array(element: DBusType, [DBusValue])
+    /// An array of bytes (`ay`), kept as bytes: every `ay` that arrives is decoded into this case, never into
+    /// `.array(element: .byte, …)`, so that a megabyte costs a megabyte and not one boxed value per byte.
+    case bytes([UInt8])
     /// An array of dict entries; key order is kept as sent.
     case dictionary(key: DBusType, value: DBusType, [DBusDictEntry])
     case structure([DBusValue])
@@ -46,6 +49,7 @@ public indirect enum DBusValue: Hashable, Sendable {
         case .unixFD: .unixFD
         case .variant: .variant
         case .array(let element, _): .array(element)
+        case .bytes: .array(.byte)
         case .dictionary(let key, let value, _): .dictionary(key: key, value: value)
         case .structure(let fields): .structure(fields.map(\.type))
         }

@@ -76,6 +76,14 @@ enum Marshalling {
             try container(CDBUS_TYPE_ARRAY, element.description, in: &iter) { (sub) throws(DBusError) in
                 for item in items { try append(item, to: &sub) }
             }
+        case .bytes(let bytes):
+            try container(CDBUS_TYPE_ARRAY, "y", in: &iter) { (sub) throws(DBusError) in
+                let ok = bytes.withUnsafeBufferPointer { buffer -> Bool in
+                    var start = buffer.baseAddress
+                    return dbus_message_iter_append_fixed_array(&sub, CDBUS_TYPE_BYTE, &start, Int32(buffer.count)) != 0
+                }
+                guard ok else { throw DBusError(.noMemory, "append bytes") }
+            }
         case .dictionary(let key, let valueType, let entries):
             try container(CDBUS_TYPE_ARRAY, "{\(key)\(valueType)}", in: &iter) { (sub) throws(DBusError) in
                 for entry in entries {
@@ -92,11 +100,114 @@ enum Marshalling {
         }
     }
 
-    /// Reads the whole body of `message`.
-    static func read(from message: OpaquePointer) throws(DBusError) -> [DBusValue] {
+    /// About how many bytes the body of `message` takes on the wire, found without decoding it: the
+    /// marshalled length of each array (which libdbus keeps in the message), each string's length, eight
+    /// for any other value. It reads the top-level arguments and what a top-level variant or struct holds
+    /// directly (never an array's elements), so it costs the same for a byte as for a hundred megabytes:
+    /// a size can be checked before anything is decoded.
+    static func bodyBytes(of message: OpaquePointer) -> Int {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iter) != 0 else { return 0 }
+        return bytes(&iter)
+    }
+
+    /// `bodyBytes(of:)` of a message in wire format (for tests).
+    static func bodyBytes(serialized bytes: [UInt8]) throws(DBusError) -> Int {
+        let raw = try demarshal(bytes)
+        defer { dbus_message_unref(raw) }
+        return bodyBytes(of: raw)
+    }
+
+    /// A libdbus message parsed from wire format and validated as libdbus validates what arrives on a
+    /// socket; the caller owns it (one reference).
+    ///
+    /// The corresponding C function is `dbus_message_demarshal`.
+    static func demarshal(_ bytes: [UInt8]) throws(DBusError) -> OpaquePointer {
+        var error = CDBus.DBusError()
+        dbus_error_init(&error)
+        defer { dbus_error_free(&error) }
+        let raw = bytes.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                dbus_message_demarshal($0, Int32(buffer.count), &error)
+            }
+        }
+        guard let raw else { throw DBusError(takingC: &error, default: "not a valid D-Bus message") }
+        return raw
+    }
+
+    private static func bytes(_ iter: inout DBusMessageIter) -> Int {
+        var total = 0
+        while true {
+            switch dbus_message_iter_get_arg_type(&iter) {
+            case CDBUS_TYPE_INVALID:
+                return total
+            case CDBUS_TYPE_ARRAY:
+                // The length word, the padding to the first element, and the elements. libdbus tells the
+                // length from an iterator inside the array, without reading an element.
+                var inside = DBusMessageIter()
+                dbus_message_iter_recurse(&iter, &inside)
+                total += 8 + Int(cdbus_message_iter_get_array_len(&inside))
+            case CDBUS_TYPE_STRING, CDBUS_TYPE_OBJECT_PATH, CDBUS_TYPE_SIGNATURE:
+                var p: UnsafePointer<CChar>? = nil
+                dbus_message_iter_get_basic(&iter, &p)
+                total += 5 + (p.map { strlen($0) } ?? 0)
+            case CDBUS_TYPE_VARIANT, CDBUS_TYPE_STRUCT, CDBUS_TYPE_DICT_ENTRY:
+                // Bounded: libdbus accepts at most 64 nested containers and 255 bytes of signature.
+                var sub = DBusMessageIter()
+                dbus_message_iter_recurse(&iter, &sub)
+                total += 8 + bytes(&sub)
+            default:
+                total += 8
+            }
+            guard dbus_message_iter_next(&iter) != 0 else { return total }
+        }
+    }
+
+    /// Calls `body` with each element of the array that is top-level argument `index` of `message`, decoded
+    /// one at a time, so that only one element's values exist at once.
+    static func forEachElement(
+        of message: OpaquePointer, argument index: Int, _ body: (DBusValue) throws(DBusError) -> Void
+    ) throws(DBusError) {
+        var iter = DBusMessageIter()
+        guard dbus_message_iter_init(message, &iter) != 0 else {
+            throw DBusError(.invalidArgs, "the message has no argument \(index)")
+        }
+        for _ in 0..<index {
+            guard dbus_message_iter_next(&iter) != 0 else {
+                throw DBusError(.invalidArgs, "the message has no argument \(index)")
+            }
+        }
+        guard dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY else {
+            throw DBusError(.invalidArgs, "argument \(index) is not an array")
+        }
+        var sub = DBusMessageIter()
+        dbus_message_iter_recurse(&iter, &sub)
+        while dbus_message_iter_get_arg_type(&sub) != CDBUS_TYPE_INVALID {
+            try body(try readOne(&sub))
+            dbus_message_iter_next(&sub)
+        }
+    }
+
+    /// Reads the whole body of `message`; the array at top-level index `skipping` is left empty (its type
+    /// kept), for a handler that streams it.
+    static func read(from message: OpaquePointer, skipping: Int? = nil) throws(DBusError) -> [DBusValue] {
         var iter = DBusMessageIter()
         guard dbus_message_iter_init(message, &iter) != 0 else { return [] }
-        return try readAll(&iter)
+        guard let skipping else { return try readAll(&iter) }
+        var values: [DBusValue] = []
+        while dbus_message_iter_get_arg_type(&iter) != CDBUS_TYPE_INVALID {
+            if values.count == skipping, dbus_message_iter_get_arg_type(&iter) == CDBUS_TYPE_ARRAY {
+                switch try currentType(&iter) {
+                case .dictionary(let key, let value): values.append(.dictionary(key: key, value: value, []))
+                case .array(let element): values.append(.array(element: element, []))
+                case let other: throw DBusError(.invalidSignature, "array iterator with type \(other)")
+                }
+            } else {
+                values.append(try readOne(&iter))
+            }
+            dbus_message_iter_next(&iter)
+        }
+        return values
     }
 
     private static func readAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
@@ -180,6 +291,13 @@ enum Marshalling {
                     dbus_message_iter_next(&sub)
                 }
                 return .dictionary(key: key, value: value, entries)
+            case .array(.byte):
+                // Read in one piece from the message's buffer.
+                var pointer: UnsafeMutableRawPointer? = nil
+                var count: Int32 = 0
+                dbus_message_iter_get_fixed_array(&sub, &pointer, &count)
+                guard let pointer, count > 0 else { return .bytes([]) }
+                return .bytes(Array(UnsafeRawBufferPointer(start: pointer, count: Int(count))))
             case .array(let element):
                 return .array(element: element, try readAll(&sub))
             default:

@@ -44,7 +44,8 @@ import Testing
         let values: [DBusValue] = [
             .array(element: .int32, []),
             .array(element: .string, [.string("a"), .string("b")]),
-            .array(element: .byte, (0...255).map { .byte(UInt8($0)) }),
+            .bytes((0...255).map { UInt8($0) }),
+            .bytes([]),
             .dictionary(key: .string, value: .variant, []),
             .dictionary(
                 key: .string, value: .variant,
@@ -65,10 +66,55 @@ import Testing
         #expect(try Self.roundTrip(values) == values)
     }
 
+    /// The size read before decoding is the body's size on the wire: the whole message less its header,
+    /// within the padding of each value, for small and large bodies of every container.
+    @Test(arguments: [1, 100, 20_000])
+    func theSizeOfABodyIsKnownBeforeItIsDecoded(records: Int) throws {
+        let record = DBusValue.dictionary(
+            key: .string, value: .variant,
+            [
+                DBusDictEntry(.string("summary"), .variant(.string(String(repeating: "s", count: 40)))),
+                DBusDictEntry(.string("data"), .variant(.bytes(Array(repeating: 1, count: 50)))),
+                DBusDictEntry(.string("at"), .variant(.structure([.string("date"), .int64(5)]))),
+            ])
+        let body: [DBusValue] = [
+            .string("group"), .array(element: record.type, Array(repeating: record, count: records)),
+            .variant(.structure([.uint32(1), .string("x")])), .uint64(9),
+        ]
+        let empty = try DBusMessage.methodCall(
+            destination: "io.chime.Test", path: "/io/chime/Test", interface: "io.chime.Test", member: "Echo"
+        ).serialized().count
+        var message = DBusMessage.methodCall(
+            destination: "io.chime.Test", path: "/io/chime/Test", interface: "io.chime.Test", member: "Echo", body: body
+        )
+        message.serial = 1
+        let wire = try message.serialized()
+        let measured = try Marshalling.bodyBytes(serialized: wire)
+        // The header grows by the signature's bytes; values are padded to at most 8 bytes each at the top.
+        let bodyOnWire = wire.count - empty
+        #expect(measured >= bodyOnWire - 64)
+        #expect(measured <= bodyOnWire + 64)
+    }
+
+    /// An `ay` is read as bytes, whichever way it was written: one value, not one per byte.
+    @Test func aByteArrayArrivesAsBytes() throws {
+        let written: [DBusValue] = [
+            .array(element: .byte, [.byte(1), .byte(2), .byte(255)]),
+            .array(element: .array(.byte), [.array(element: .byte, [.byte(9)]), .bytes([])]),
+            .variant(.array(element: .byte, [])),
+        ]
+        #expect(
+            try Self.roundTrip(written) == [
+                .bytes([1, 2, 255]), .array(element: .array(.byte), [.bytes([9]), .bytes([])]), .variant(.bytes([])),
+            ])
+        #expect(try [UInt8](dbusValue: .bytes([4, 5])) == [4, 5])
+        #expect([UInt8]([4, 5]).dbusValue == .bytes([4, 5]))
+    }
+
     @Test func deepNestingAtTheSpecificationLimits() throws {
-        var arrays = DBusValue.byte(7)
-        var type = DBusType.byte
-        for _ in 0..<32 {
+        var arrays = DBusValue.bytes([7])
+        var type = DBusType.array(.byte)
+        for _ in 0..<31 {
             arrays = .array(element: type, [arrays])
             type = .array(type)
         }

@@ -55,8 +55,8 @@ public final class TestBus: @unchecked Sendable {
     public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
     /// A new connection to this bus.
-    public func connect() async throws -> DBusConnection {
-        try await DBusConnection.connect(.bus(address))
+    public func connect(limits: DBusConnection.IncomingLimits = .init()) async throws -> DBusConnection {
+        try await DBusConnection.connect(.bus(address), limits: limits)
     }
 
     /// Waits until `name` has an owner on this bus (via NameOwnerChanged, not polling).
