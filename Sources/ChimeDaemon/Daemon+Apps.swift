@@ -108,9 +108,9 @@ extension Daemon {
         }
         if serverOwner != nil, let paused = serverPausedState { r.set("paused", paused) }
         r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
-        r.set("groups", .uint32(UInt32(clamping: scheduler.groupSettings.count)))
+        r.set("groups", .uint32(UInt32(clamping: scheduler.groupCount)))
         r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
-        r.set("apps", .uint32(UInt32(clamping: Set(scheduler.pending.map(\.owner)).subtracting([""]).count)))
+        r.set("apps", .uint32(UInt32(clamping: scheduler.ownersWithPendingItems)))
         r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
         return r
     }

@@ -84,27 +84,26 @@ extension Daemon {
                 },
                 method("ListPending", [record("options")], [records("items")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
-                    try options.refuseUnknown(known: ["next", "group", "content", "until"])
-                    let until = try options.date("until")
-                    let next = Int(try options.uint32("next") ?? 1)
-                    let most = until == nil ? 100 : Self.maximumOccurrencesUntil
-                    guard (1...most).contains(next) else {
+                    try options.refuseUnknown(known: ["next", "group", "content", "until", "after"])
+                    var listing = PendingListing()
+                    listing.until = try options.date("until")
+                    listing.next = Int(try options.uint32("next") ?? 1)
+                    let most = listing.until == nil ? 100 : Self.maximumOccurrencesUntil
+                    guard (1...most).contains(listing.next) else {
                         throw DBusError(
                             name: ChimeBus.ErrorName.invalidArgument,
                             message:
-                                "options key \"next\" must be 1 to \(most)\(until == nil ? " (with until: 1 to \(Self.maximumOccurrencesUntil))" : "")"
+                                "options key \"next\" must be 1 to \(most)\(listing.until == nil ? " (with until: 1 to \(Self.maximumOccurrencesUntil))" : "")"
                         )
                     }
-                    let group = try options.string("group").map { (text) throws(DBusError) in try Self.groupID(text) }
-                    let withContent = try options.bool("content") ?? false
-                    var items = await self.pending(next: next, group: group, content: withContent, until: until)
-                        .filter { caller.owns($0.owner) }
-                    // Content makes an item up to about 80 KiB on the wire: the soonest items only, so that
-                    // the reply stays within about 20 MiB, far below what a D-Bus message may carry.
-                    if withContent, items.count > Self.maximumPendingWithContent {
-                        items.removeLast(items.count - Self.maximumPendingWithContent)
+                    listing.group = try options.string("group").map { (text) throws(DBusError) in
+                        try Self.groupID(text)
                     }
-                    return [WireRecord.list(items.map(\.encoded))]
+                    listing.content = try options.bool("content") ?? false
+                    listing.after = try options.string("after").map { (text) throws(DBusError) in
+                        try Self.pendingCursor(text)
+                    }
+                    return [.array(element: WireRecord.type, try await self.listPending(listing, caller: caller))]
                 },
                 method(
                     "Reschedule",
@@ -157,11 +156,11 @@ extension Daemon {
                     return []
                 },
                 method("ListGroups", [], [records("groups")]) { caller, _, _ in
-                    [WireRecord.list(await self.groups().filter { caller.owns($0.owner) }.map(\.encoded))]
+                    [WireRecord.list(await self.groups(owner: caller.isUser ? nil : caller.appID).map(\.encoded))]
                 },
                 method("History", [record("options")], [records("entries")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
-                    try options.refuseUnknown(known: ["limit", "group", "item", "since"])
+                    try options.refuseUnknown(known: ["limit", "group", "item", "since", "after"])
                     let limit = Int(try options.uint32("limit") ?? 100)
                     guard (1...ScheduleStore.historyLimit).contains(limit) else {
                         throw DBusError(
@@ -175,18 +174,11 @@ extension Daemon {
                         itemID: try options.uint64("item").map { (id) throws(DBusError) in
                             try Self.itemID(.uint64(id), key: "item")
                         },
-                        since: try options.date("since"))
-                    let entries = try await self.persisted { try $0.history(query) }
-                    return [
-                        WireRecord.list(
-                            entries.map {
-                                HistoryRecord(
-                                    seq: $0.seq, date: $0.date, event: $0.event.rawValue, itemID: $0.itemID,
-                                    owner: $0.owner, group: $0.group?.id, entry: $0.entryID,
-                                    summary: $0.summary, detail: $0.detail
-                                ).encoded
-                            })
-                    ]
+                        since: try options.date("since"),
+                        before: try options.string("after").map { (text) throws(DBusError) in
+                            try Self.historyCursor(text)
+                        })
+                    return [.array(element: WireRecord.type, try await self.listHistory(query))]
                 },
                 method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
@@ -329,67 +321,16 @@ extension Daemon {
                 DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },
                 DBusProperty("NotificationServerPresent", type: .boolean, emitsChangedSignal: false) {
                     [unowned self] in
-                    .boolean(self.read { $0.serverOwner != nil })
+                    .boolean(await self.serverOwner != nil)
                 },
                 DBusProperty("ServerInformation", type: WireRecord.type, emitsChangedSignal: false) {
                     [unowned self] in
-                    self.read { $0.serverInformationRecord().value }
+                    await self.serverInformationRecord().value
                 },
                 DBusProperty("Paused", type: .boolean, emitsChangedSignal: false) { [unowned self] in
-                    .boolean(self.read { $0.pausedProperty })
+                    .boolean(await self.pausedProperty)
                 },
             ])
-    }
-
-    /// The most items `ListPending` returns with their content (the soonest).
-    static let maximumPendingWithContent = ChimeBus.maximumPendingWithContent
-
-    /// The most occurrences of one item `ListPending` lists up to `until`.
-    static let maximumOccurrencesUntil = 1000
-    /// The most occurrences one `ListPending` with `until` computes in all; the items after those get
-    /// their first occurrence only, and `more`.
-    static let occurrenceBudget = 100_000
-
-    /// The pending items, soonest first, each with its next `next` occurrences (with `until`, those up to
-    /// it, and `more` when some are left out), and with `content` also its content and trigger.
-    public func pending(next: Int = 1, group: String? = nil, content: Bool = false, until: Date? = nil)
-        -> [PendingItem]
-    {
-        let items = scheduler.pending.filter { item in
-            (group == nil || item.groupID == group) && (until.map { item.fireDate <= $0 } ?? true)
-        }
-        let entries = entries(of: items)
-        var budget = Self.occurrenceBudget
-        return items.compactMap { item in
-            // A fire date past the end date only waits for the end: it is not an occurrence.
-            let first = item.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
-            var more = false
-            var upcoming = first
-            if let until {
-                // One more than asked, to know whether any is left out; within the call's budget.
-                let wanted = min(next - 1, budget)
-                let after = item.occurrencesAfterPending(
-                    count: wanted + 1, systemTimeZone: scheduler.systemTimeZone, until: until)
-                budget -= min(after.count, wanted)
-                more = after.count > wanted
-                upcoming += after.prefix(wanted)
-            } else {
-                upcoming += item.occurrencesAfterPending(count: next - 1, systemTimeZone: scheduler.systemTimeZone)
-            }
-            // Read from the store: items hold only their definitions' fingerprints.
-            guard let entry = entries[item.id] else { return nil }
-            var rule: String?
-            if item.repeats, case .rule(let written, _) = entry.trigger {
-                rule = entry.offset.map { "\($0.words): \(written.text)" } ?? written.text
-            }
-            return PendingItem(
-                id: item.id, owner: item.owner, group: item.groupID,
-                entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
-                summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming,
-                nextNotes: upcoming.map { item.daylightSavingNote(for: $0, systemTimeZone: scheduler.systemTimeZone) },
-                rule: rule, more: more, escalation: Self.escalationWords(entry),
-                content: content ? entry.content.base : nil, trigger: content ? TriggerWire(entry) : nil)
-        }
     }
 
     // MARK: - Checks

@@ -90,9 +90,11 @@ extension Daemon {
         return true
     }
 
-    /// The groups, with what they have pending.
-    public func groups() -> [GroupInfo] {
-        return scheduler.groupSettings.sorted { $0.key < $1.key }.map { key, settings in
+    /// The groups, with what they have pending: `owner`'s only when given, found without looking at the
+    /// others'.
+    public func groups(owner: String? = nil) -> [GroupInfo] {
+        let settings = owner.map { scheduler.groupSettings(owner: $0) } ?? scheduler.groupSettings
+        return settings.sorted { $0.key < $1.key }.map { key, settings in
             let items = scheduler.items(of: key)
             let pending = items.filter { scheduler.contains($0.id) }
             return GroupInfo(

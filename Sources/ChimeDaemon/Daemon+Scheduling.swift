@@ -303,6 +303,7 @@ extension Daemon {
         let zone = SystemZone.current(localtime: configuration.localtimePath)
         guard zone != scheduler.systemTimeZone else { return }
         logger.info("the time zone is now \(zone.identifier); floating rules follow it")
+        published.withLock { $0.systemTimeZone = zone }
         perform(scheduler.setSystemTimeZone(zone, now: clock.now()))
     }
 

@@ -74,6 +74,8 @@ public actor Daemon {
     let storeQueue = DispatchQueue(label: "chimed.store", qos: .userInitiated)
     /// New items waiting to be stored together (`storeNew`).
     let inserts = InsertBatch()
+    /// What the daemon's queue publishes for listings, which run elsewhere (`Daemon+Listings.swift`).
+    let published = Mutex(PublishedState())
     let logger: Logger
     let notifier = ServiceNotifier()
     let clock: any DaemonClock
@@ -311,6 +313,7 @@ public actor Daemon {
         let zone = SystemZone.current(localtime: configuration.localtimePath)
         setAsideRows = state.setAside
         scheduler = Scheduler(systemTimeZone: zone)
+        published.withLock { $0.systemTimeZone = zone }
         // Every item the scheduler gets is stored first: it keeps their definitions' fingerprints, and
         // the daemon reads a definition from its row when it needs it (`entries(of:)`).
         scheduler.definitionsInStore = true
@@ -661,13 +664,6 @@ public actor Daemon {
     /// queues (the bus's, the store's, the relay's), in the order they come.
     nonisolated func onQueue(_ work: @escaping @Sendable (isolated Daemon) -> Void) {
         queue.async { self.assumeIsolated { work($0) } }
-    }
-
-    /// Reads the daemon's state from a synchronous caller on another queue (a D-Bus property getter),
-    /// waiting for the queue. Never from async code, nor from the daemon's queue.
-    nonisolated func read<T: Sendable>(_ work: @Sendable (isolated Daemon) -> T) -> T {
-        dispatchPrecondition(condition: .notOnQueue(queue))
-        return queue.sync { assumeIsolated { work($0) } }
     }
 
     /// The status line changed: the service manager hears the new one a second later, so that a burst

@@ -92,18 +92,19 @@ public final class ChimeClient: Sendable {
     }
 
     /// The pending items, soonest first, each with its next `next` occurrences; only `group`'s when given.
-    /// With `content`, each also carries its content and trigger (`PendingItem.content`, `.trigger`), and
-    /// only the soonest 256 items are listed. With `until`, only the items due by then, each with its
-    /// occurrences up to it (at most `next`, up to 1000; `PendingItem.more` says when some are left out).
-    public func pending(next: Int = 1, group: String? = nil, content: Bool = false, until: Date? = nil)
-        async throws(ChimeError) -> [PendingItem]
-    {
+    /// With `content`, each also carries its content and trigger (`PendingItem.content`, `.trigger`). With
+    /// `until`, only the items due by then, each with its occurrences up to it (at most `next`, up to 1000;
+    /// `PendingItem.more` says when some are left out). At most `limit` items: chimed answers in pages, and
+    /// this follows them until it has `limit` or there are no more.
+    public func pending(
+        next: Int = 1, group: String? = nil, content: Bool = false, until: Date? = nil, limit: Int = .max
+    ) async throws(ChimeError) -> [PendingItem] {
         var options = WireRecord()
         options.set("next", .uint32(UInt32(clamping: next)))
         options.set("group", group)
         options.set("until", until)
         if content { options.set("content", true) }
-        return try await records("ListPending", [options.value]) { (f) throws(DBusError) in try PendingItem(f) }
+        return try await pages("ListPending", options, limit: limit) { (f) throws(DBusError) in try PendingItem(f) }
     }
 
     /// Replaces a group's whole timeline (or, with `dryRun`, only says what would change); returns the
@@ -144,7 +145,38 @@ public final class ChimeClient: Sendable {
         options.set("group", group)
         if let item { options.set("item", .uint64(item)) }
         options.set("since", since)
-        return try await records("History", [options.value]) { (f) throws(DBusError) in try HistoryRecord(f) }
+        return try await pages("History", options, limit: limit, shrinking: "limit") { (f) throws(DBusError) in
+            try HistoryRecord(f)
+        }
+    }
+
+    /// The records of a listing that chimed answers in pages: each reply whose last record is
+    /// `{next-page: CURSOR}` alone is followed by a call with `after: CURSOR`, until `limit` records came or
+    /// no page follows. With `shrinking`, that option (a count) is lowered by what came, page by page.
+    func pages<T>(
+        _ member: String, _ options: WireRecord, limit: Int, shrinking: String? = nil,
+        _ make: (WireFields) throws(DBusError) -> T
+    ) async throws(ChimeError) -> [T] {
+        var options = options
+        var result: [T] = []
+        while true {
+            let reply = try await call(member, [options.value])
+            var next: String?
+            do {
+                for fields in try WireRecord.fields(of: reply.first, what: "\(member) reply") {
+                    if fields.has("next-page") {
+                        next = try fields.string("next-page")
+                    } else if result.count < limit {
+                        result.append(try make(fields))
+                    }
+                }
+            } catch {
+                throw ChimeError(.protocolError, error.message)
+            }
+            guard let next, result.count < limit else { return result }
+            options.set("after", next)
+            if let shrinking { options.set(shrinking, .uint32(UInt32(clamping: limit - result.count))) }
+        }
     }
 
     func records<T>(

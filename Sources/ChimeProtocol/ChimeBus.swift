@@ -25,6 +25,9 @@ public enum ChimeBus {
     /// The most bytes an app's answer to `MakeContent` may carry (one item's content is at most 64 KiB); a
     /// larger answer is not decoded, and the entry's fallback content is shown.
     public static let maximumContentReplyBytes = 256 << 10
+    /// The most bytes a reply of chimed's carries, far below the 128 MiB a D-Bus message may: `ListPending`
+    /// and `History` answer in pages (`next-page`, `after`), and no other reply comes near it.
+    public static let maximumReplyBytes = 4 << 20
     /// The most bytes chimed holds of calls waiting for their turn: from one connection (a `Reschedule` and
     /// a few small calls) and from all together.
     public static let maximumWaitingBytesPerConnection = 40 << 20

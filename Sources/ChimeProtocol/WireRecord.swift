@@ -185,8 +185,14 @@ public struct WireRecord: Sendable {
 
     public init() {}
 
+    /// Sets `key`, replacing its value when it is set already (a record holds each key once).
     public mutating func set(_ key: String, _ value: DBusValue) {
-        entries.append(DBusDictEntry(.string(key), .variant(value)))
+        let entry = DBusDictEntry(.string(key), .variant(value))
+        if let index = entries.firstIndex(where: { $0.key == entry.key }) {
+            entries[index] = entry
+        } else {
+            entries.append(entry)
+        }
     }
 
     public mutating func set(_ key: String, _ value: String?) { if let value { set(key, .string(value)) } }

@@ -157,6 +157,16 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Runs a read on one of the database's reader connections (its own queue), without blocking the caller's
+    /// thread; failures as in `write`.
+    func reading<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.read(value)
+        } catch let error as DatabaseError {
+            throw failure(error)
+        }
+    }
+
     /// Runs a read; failures as in `write`.
     func read<T>(_ value: (Database) throws -> T) throws -> T {
         do {
@@ -315,51 +325,63 @@ public final class ScheduleStore: Sendable {
 
     /// History, newest first.
     public func history(_ query: HistoryQuery) throws -> [HistoryEntry] {
-        try read { db in
-            var conditions: [String] = []
-            var arguments: StatementArguments = []
-            if let owner = query.owner {
-                conditions.append("owner = ?")
-                arguments += [owner]
-            }
-            if let group = query.group {
-                conditions.append("owner = ? AND groupID = ?")
-                arguments += [group.owner, group.id]
-            }
-            if let item = query.itemID {
-                conditions.append("itemID = ?")
-                arguments += [Int64(clamping: item)]
-            }
-            if let since = query.since {
-                conditions.append("atUsec >= ?")
-                arguments += [Time.usec(since)]
-            }
-            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            arguments += [query.limit]
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT seq, itemID, atUsec, event, detail, owner, groupID, entryID, summary FROM history
-                    \(filter) ORDER BY seq DESC LIMIT ?
-                    """,
-                arguments: arguments
-            ).compactMap { row in
-                // A record chimed cannot read is left out of the answer rather than stop it; pruning
-                // removes it in time.
-                guard let event = HistoryEvent(rawValue: (try? row.decode(String.self, atIndex: 3)) ?? ""),
-                    let seq = try? Self.storedID(row.decode(atIndex: 0), "seq"),
-                    let itemID = try? Self.storedID(row.decode(atIndex: 1), "itemID"),
-                    let at = try? Self.storedDate(row.decode(atIndex: 2), "atUsec")
-                else { return nil }
-                let groupID = try? row.decode(String?.self, atIndex: 6)
-                let owner = (try? row.decode(String?.self, atIndex: 5)) ?? ""
-                return HistoryEntry(
-                    seq: seq, date: at, event: event, itemID: itemID, owner: owner,
-                    group: groupID.map { GroupKey(owner: owner, id: $0) },
-                    entryID: (try? row.decode(String?.self, atIndex: 7)) ?? nil,
-                    summary: (try? row.decode(String?.self, atIndex: 8)) ?? "",
-                    detail: (try? row.decode(String?.self, atIndex: 4)) ?? nil)
-            }
+        try read { db in try Self.history(query, in: db) }
+    }
+
+    /// `history(_:)`, read on one of the database's reader connections without blocking the caller's thread:
+    /// never on the store's writer.
+    public func historyPage(_ query: HistoryQuery) async throws -> [HistoryEntry] {
+        try await reading { db in try Self.history(query, in: db) }
+    }
+
+    static func history(_ query: HistoryQuery, in db: Database) throws -> [HistoryEntry] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let owner = query.owner {
+            conditions.append("owner = ?")
+            arguments += [owner]
+        }
+        if let group = query.group {
+            conditions.append("owner = ? AND groupID = ?")
+            arguments += [group.owner, group.id]
+        }
+        if let item = query.itemID {
+            conditions.append("itemID = ?")
+            arguments += [Int64(clamping: item)]
+        }
+        if let since = query.since {
+            conditions.append("atUsec >= ?")
+            arguments += [Time.usec(since)]
+        }
+        if let before = query.before {
+            conditions.append("seq < ?")
+            arguments += [Int64(clamping: before)]
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        arguments += [query.limit]
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT seq, itemID, atUsec, event, detail, owner, groupID, entryID, summary FROM history
+                \(filter) ORDER BY seq DESC LIMIT ?
+                """,
+            arguments: arguments
+        ).compactMap { row in
+            // A record chimed cannot read is left out of the answer rather than stop it; pruning
+            // removes it in time.
+            guard let event = HistoryEvent(rawValue: (try? row.decode(String.self, atIndex: 3)) ?? ""),
+                let seq = try? Self.storedID(row.decode(atIndex: 0), "seq"),
+                let itemID = try? Self.storedID(row.decode(atIndex: 1), "itemID"),
+                let at = try? Self.storedDate(row.decode(atIndex: 2), "atUsec")
+            else { return nil }
+            let groupID = try? row.decode(String?.self, atIndex: 6)
+            let owner = (try? row.decode(String?.self, atIndex: 5)) ?? ""
+            return HistoryEntry(
+                seq: seq, date: at, event: event, itemID: itemID, owner: owner,
+                group: groupID.map { GroupKey(owner: owner, id: $0) },
+                entryID: (try? row.decode(String?.self, atIndex: 7)) ?? nil,
+                summary: (try? row.decode(String?.self, atIndex: 8)) ?? "",
+                detail: (try? row.decode(String?.self, atIndex: 4)) ?? nil)
         }
     }
 
@@ -840,6 +862,10 @@ public final class ScheduleStore: Sendable {
         endUsec, maxOccurrences, contentBytes, occurrences, lastFiredUsec, definitionCheck
         """
 
+    /// `itemColumns` as `item.id, item.owner, …`, for a statement that joins another table.
+    static let qualifiedItemColumns = itemColumns.split(separator: ",")
+        .map { "item." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+
     /// An item from a row of `itemColumns`, read by position: a read by name compares the names
     /// case-insensitively, column by column, which cost a start with a million items over a second.
     ///
@@ -913,24 +939,9 @@ public final class ScheduleStore: Sendable {
                         FROM item WHERE id IN (\(marks))
                         """, arguments: StatementArguments(Array(chunk)))
                 while let row = try rows.next() {
-                    let id = UInt64(clamping: row[0] as Int64)
-                    let entry: String = row[1]
-                    let entryID: String = row[3]
-                    let end: Int64? = row[4]
-                    let maximum: Int64? = row[5]
-                    let check: Int64? = row[7]
-                    let intact =
-                        check
-                        == Self.definitionCheck(
-                            entryFingerprint: EntryDefinition.fingerprint(of: entry), recurrence: row[2],
-                            entryID: entryID, end: end, maximum: maximum, bytes: row[6])
-                    if intact, let decoded = try? DefinitionCoding.decode(TimelineEntry.self, entry) {
-                        result[id] = decoded
-                    } else {
-                        result[id] = EntryDefinition.unreadable(
-                            id: entryID, endDate: end.map(Time.date),
-                            maximumOccurrences: maximum.map { Int(clamping: $0) })
-                    }
+                    result[UInt64(clamping: row[0] as Int64)] = Self.entry(
+                        row[1], recurrence: row[2], entryID: row[3], end: row[4], maximum: row[5], bytes: row[6],
+                        check: row[7])
                 }
             }
         }
@@ -939,6 +950,77 @@ public final class ScheduleStore: Sendable {
 
     /// The most ids one statement binds (SQLite allows 32,766).
     static let idsPerStatement = 500
+
+    /// An entry from its row's columns; one whose definition does not match its checksum or does not
+    /// decode reads as `EntryDefinition.unreadable`, so that chimed goes on.
+    static func entry(
+        _ entry: String, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64,
+        check: Int64?
+    ) -> TimelineEntry {
+        let intact =
+            check
+            == definitionCheck(
+                entryFingerprint: EntryDefinition.fingerprint(of: entry), recurrence: recurrence, entryID: entryID,
+                end: end, maximum: maximum, bytes: bytes)
+        if intact, let decoded = try? DefinitionCoding.decode(TimelineEntry.self, entry) { return decoded }
+        return EntryDefinition.unreadable(
+            id: entryID, endDate: end.map(Time.date), maximumOccurrences: maximum.map { Int(clamping: $0) })
+    }
+
+    // MARK: - Listings, off the writer
+
+    /// A page of pending items, soonest first (by next occurrence, then id), each with its entry, read on one
+    /// of the database's reader connections: never on the store's writer, nor where the scheduler runs.
+    /// `transform` runs there too, with the rows, so that the work a listing asks for is done on the
+    /// caller's time. Items of disabled groups are not pending.
+    public func pendingPage<T: Sendable>(
+        _ query: PendingPageQuery, _ transform: @escaping @Sendable ([(ScheduledItem, TimelineEntry)]) throws -> T
+    ) async throws -> T {
+        try await reading { db in
+            var conditions = ["item.state = 'pending'"]
+            var arguments: StatementArguments = []
+            if let owner = query.owner {
+                conditions.append("item.owner = ?")
+                arguments += [owner]
+            }
+            if let group = query.group {
+                conditions.append("item.groupID = ?")
+                arguments += [group]
+            }
+            if let until = query.until {
+                conditions.append("item.fireAtUsec <= ?")
+                arguments += [Time.usec(until)]
+            }
+            if let after = query.after {
+                conditions.append("(item.fireAtUsec, item.id) > (?, ?)")
+                arguments += [after.fireUsec, Int64(clamping: after.id)]
+            }
+            arguments += [query.limit]
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT \(Self.qualifiedItemColumns)
+                    FROM item LEFT JOIN timelineGroup g ON g.owner = item.owner AND g.id = item.groupID
+                    WHERE \(conditions.joined(separator: " AND "))
+                        AND (g.settings IS NULL OR json_extract(g.settings, '$.enabled') IS NOT 0)
+                    ORDER BY item.fireAtUsec, item.id LIMIT ?
+                    """, arguments: arguments)
+            var page: [(ScheduledItem, TimelineEntry)] = []
+            while let row = try rows.next() {
+                // A row chimed cannot read is left out of a listing; the next start sets it aside.
+                guard let item = try? Self.item(from: row) else { continue }
+                let text: String = row[4]
+                page.append(
+                    (
+                        item,
+                        Self.entry(
+                            text, recurrence: row[5], entryID: row[10], end: row[11], maximum: row[12],
+                            bytes: row[13], check: row[16])
+                    ))
+            }
+            return try transform(page)
+        }
+    }
 
     /// The checksum of a row's definition and of the columns kept beside it (FNV-1a, 64 bits): over the
     /// entry's bytes (its fingerprint is the hash after them), a zero byte, then the other columns.

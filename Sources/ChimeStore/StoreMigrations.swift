@@ -255,6 +255,12 @@ enum StoreMigrations {
             // The escalation step of an occurrence whose entry shows it again until acknowledged (JSON).
             try db.alter(table: "outbox") { t in t.add(column: "escalation", .text) }
         }
+        migrator.registerMigration("v13: listings by owner") { db in
+            // An app's pending items soonest first, and its history newest first, found without reading
+            // anyone else's rows (`pendingPage`, `history`).
+            try db.create(index: "item_owner_pending", on: "item", columns: ["owner", "state", "fireAtUsec"])
+            try db.create(index: "history_owner", on: "history", columns: ["owner", "seq"])
+        }
         return migrator
     }
 }

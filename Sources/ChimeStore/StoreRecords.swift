@@ -271,6 +271,39 @@ public struct HistoryEntry: Hashable, Sendable {
 }
 
 /// Which history to read.
+/// Which pending items a listing page holds (`ScheduleStore.pendingPage`).
+public struct PendingPageQuery: Hashable, Sendable {
+    /// Only this app's items (nil: everyone's).
+    public var owner: String?
+    /// Only this group's items (of `owner`, or of any owner when nil).
+    public var group: String?
+    /// Only items whose next occurrence is at or before this instant.
+    public var until: Date?
+    /// Only items after this one in the order of the listing: next occurrence, then id.
+    public var after: PendingCursor?
+    /// At most this many items.
+    public var limit: Int
+
+    public init(owner: String?, group: String?, until: Date?, after: PendingCursor?, limit: Int) {
+        self.owner = owner
+        self.group = group
+        self.until = until
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// Where a page of a listing of pending items ends: the last item's next occurrence and id.
+public struct PendingCursor: Hashable, Sendable {
+    public var fireUsec: Int64
+    public var id: UInt64
+
+    public init(fireUsec: Int64, id: UInt64) {
+        self.fireUsec = fireUsec
+        self.id = id
+    }
+}
+
 public struct HistoryQuery: Hashable, Sendable {
     /// At most this many entries, newest first.
     public var limit: Int
@@ -282,15 +315,19 @@ public struct HistoryQuery: Hashable, Sendable {
     public var itemID: UInt64?
     /// Only entries at or after this instant.
     public var since: Date?
+    /// Only entries older than this one (by `seq`): the next page of a listing.
+    public var before: UInt64?
 
     public init(
-        limit: Int = 100, owner: String? = nil, group: GroupKey? = nil, itemID: UInt64? = nil, since: Date? = nil
+        limit: Int = 100, owner: String? = nil, group: GroupKey? = nil, itemID: UInt64? = nil, since: Date? = nil,
+        before: UInt64? = nil
     ) {
         self.limit = limit
         self.owner = owner
         self.group = group
         self.itemID = itemID
         self.since = since
+        self.before = before
     }
 }
 

@@ -212,3 +212,22 @@ public final class DBusUnixFD: Hashable, Sendable, CustomStringConvertible {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     public var description: String { "fd \(fileDescriptor)" }
 }
+
+extension DBusValue {
+    /// About how many bytes this value takes in a message, padding included, erring high: what a service
+    /// counts to keep a reply well within what a message may carry before it builds the message.
+    public var estimatedWireBytes: Int {
+        switch self {
+        case .byte, .boolean, .int16, .uint16, .int32, .uint32, .int64, .uint64, .double, .unixFD: 8
+        case .string(let text): 8 + text.utf8.count
+        case .objectPath(let path): 8 + path.rawValue.utf8.count
+        case .signature(let signature): 2 + signature.description.utf8.count
+        case .variant(let inner): 8 + inner.type.description.utf8.count + inner.estimatedWireBytes
+        case .bytes(let bytes): 8 + bytes.count
+        case .array(_, let items): items.reduce(8) { $0 + $1.estimatedWireBytes }
+        case .dictionary(_, _, let entries):
+            entries.reduce(8) { $0 + 8 + $1.key.estimatedWireBytes + $1.value.estimatedWireBytes }
+        case .structure(let fields): fields.reduce(8) { $0 + $1.estimatedWireBytes }
+        }
+    }
+}

@@ -84,8 +84,7 @@ struct Export: AsyncParsableCommand {
             One event per pending item, each with an alarm when the notification fires. A repeating item \
             whose rule RRULE can say is one repeating event on its zone's clock (with the zone's VTIMEZONE), \
             its offset as the alarm's trigger; others, and items with an end or a count, are events at \
-            their occurrences within --days. At most 256 items (the soonest) are exported at once; the command \
-            says so when it reaches that. `chime import` reads the file back.
+            their occurrences within --days. `chime import` reads the file back.
             """)
 
     @Flag(help: "Write iCalendar (RFC 5545), the one format export writes.")
@@ -117,12 +116,6 @@ struct Export: AsyncParsableCommand {
                 offset: trigger.offset)
             let uid = (item.group.map { "\($0)/\(entry.id)" } ?? entry.id) + "@chime"
             return CalendarExport.Item(uid: uid, entry: entry, next: item.next.isEmpty ? [item.fireDate] : item.next)
-        }
-        if items.count >= ChimeBus.maximumPendingWithContent {
-            FileHandle.standardError.write(
-                Data(
-                    ("chime: chimed lists at most \(ChimeBus.maximumPendingWithContent) items with their content: the "
-                        + "soonest \(items.count) are exported; export the rest with --group or fewer --days\n").utf8))
         }
         let text = CalendarExport.document(
             exported, name: group ?? "Chime", now: now, systemTimeZone: .current, horizon: horizon)

@@ -53,21 +53,33 @@ import Testing
         }
     }
 
-    @Test func listPendingWithContentGivesTheSoonestItemsOnly() async throws {
+    /// With content, a page holds the soonest 256 items and says where the next one starts; ChimeKit
+    /// follows the pages, in order, to the last item.
+    @Test func listPendingWithContentComesInPagesOf256() async throws {
         try await Session.run { s in
-            let app = try await s.app("org.example.Many")
-            let start = Date().addingTimeInterval(3600)
+            let raw = try await s.appConnection("org.example.Many")
+            let start = Int64((Date().timeIntervalSince1970 + 3600) * 1_000_000)
             let entries = (0..<300).map { index in
-                TimelineEntry(
-                    id: "e\(index)", trigger: .at(start.addingTimeInterval(Double(index))),
-                    content: .fixed(ChimeCore.NotificationContent(summary: "Item \(index)")))
+                ListingIsolationTests.entry(
+                    "e\(index)", summary: "Item \(index)", trigger: ["at": .int64(start + Int64(index) * 1_000_000)])
             }
-            try await app.reschedule(TimelineGroup(id: "many", entries: entries))
+            try await ListingIsolationTests.reschedule(raw, group: "many", entries: entries)
+            let first = try await HostileAppTests.call(
+                raw, "ListPending", [BusAPITests.record(["content": .boolean(true)])])
+            guard case .array(_, let records)? = first.first else {
+                Issue.record("ListPending gave no list")
+                return
+            }
+            #expect(records.count == 257)
+            #expect(BusAPITests.fields(records.last).keys.sorted() == ["next-page"])
+            #expect(BusAPITests.fields(records[255])["summary"] == .string("Item 255"))
+            // The same app through ChimeKit.
+            try await raw.releaseName("org.example.Many")
+            let app = try await s.app("org.example.Many", allowed: false)
             #expect(try await app.pending().count == 300)
             let listed = try await app.pending(content: true)
-            #expect(listed.count == 256)
-            #expect(listed.map(\.content?.summary) == (0..<256).map { "Item \($0)" })
-            #expect(listed.last?.entry == "e255")
+            #expect(listed.map(\.content?.summary) == (0..<300).map { "Item \($0)" })
+            #expect(try await app.pending(content: true, limit: 10).map(\.entry) == (0..<10).map { "e\($0)" })
         }
     }
 }

@@ -99,6 +99,9 @@ struct ItemTable: Sendable {
     /// The bytes the items of app `owner` take.
     func bytes(owner: String) -> Int { bytesPerOwner[owner] ?? 0 }
 
+    /// The owners that have items here.
+    var owners: Set<String> { Set(perOwner.keys) }
+
     private mutating func count(_ item: ScheduledItem, _ sign: Int) {
         let now = (perOwner[item.owner] ?? 0) + sign
         perOwner[item.owner] = now == 0 ? nil : now

@@ -68,6 +68,8 @@ public struct Scheduler: Sendable {
     /// Group items that are finished, or whose group is disabled: kept so a reschedule keeps their state.
     private(set) var retired = ItemTable()
     private var groups: [GroupKey: GroupRecord] = [:]
+    /// The ids of each owner's groups, so that one app's groups are found without looking at the others'.
+    private var groupIDsByOwner: [String: Set<String>] = [:]
     private var popups = Heap<PopupTrigger>()
     private var livePopups: [UInt32: ShownPopup] = [:]
     private var nextSequence: UInt64 = 0
@@ -126,6 +128,35 @@ public struct Scheduler: Sendable {
     /// The groups, with their settings.
     public var groupSettings: [GroupKey: GroupSettings] { groups.mapValues(\.settings) }
 
+    /// How many groups there are.
+    public var groupCount: Int { groups.count }
+
+    /// The groups of `owner`, with their settings: found through the owner's own index.
+    public func groupSettings(owner: String) -> [GroupKey: GroupSettings] {
+        var result: [GroupKey: GroupSettings] = [:]
+        for id in groupIDsByOwner[owner] ?? [] {
+            let key = GroupKey(owner: owner, id: id)
+            if let record = groups[key] { result[key] = record.settings }
+        }
+        return result
+    }
+
+    /// How many owners have items pending, the user (owner "") left out.
+    public var ownersWithPendingItems: Int { items.owners.subtracting([""]).count }
+
+    /// Sets a group's record, keeping `groupIDsByOwner` in step.
+    private mutating func setGroup(_ key: GroupKey, _ record: GroupRecord) {
+        if groups.updateValue(record, forKey: key) == nil { groupIDsByOwner[key.owner, default: []].insert(key.id) }
+    }
+
+    /// Removes a group's record, keeping `groupIDsByOwner` in step.
+    private mutating func removeGroupRecord(_ key: GroupKey) -> GroupRecord? {
+        guard let record = groups.removeValue(forKey: key) else { return nil }
+        groupIDsByOwner[key.owner]?.remove(key.id)
+        if groupIDsByOwner[key.owner]?.isEmpty == true { groupIDsByOwner.removeValue(forKey: key.owner) }
+        return record
+    }
+
     /// The items of a group, pending and retired, in no particular order.
     public func items(of key: GroupKey) -> [ScheduledItem] {
         groups[key]?.items.compactMap { item($0) } ?? []
@@ -177,7 +208,8 @@ public struct Scheduler: Sendable {
     public mutating func add(_ item: ScheduledItem, now: Date) -> SchedulerStep {
         nextID = max(nextID, item.id + 1)
         if let key = item.groupKey {
-            groups[key, default: GroupRecord(settings: GroupSettings())].items.insert(item.id)
+            if groups[key] == nil { setGroup(key, GroupRecord(settings: GroupSettings())) }
+            groups[key]!.items.insert(item.id)
         }
         place(item, now: now)
         return step(now: now)
@@ -188,7 +220,7 @@ public struct Scheduler: Sendable {
     public mutating func restore(
         groups storedGroups: [GroupKey: GroupSettings], items storedItems: [ScheduledItem], now: Date
     ) -> SchedulerStep {
-        for (key, settings) in storedGroups { groups[key] = GroupRecord(settings: settings) }
+        for (key, settings) in storedGroups { setGroup(key, GroupRecord(settings: settings)) }
         items.reserveCapacity(items.count + storedItems.count)
         restored.reserveCapacity(storedItems.count)
         // A group's items come one after the other (they are stored together): the group is looked up
@@ -196,7 +228,8 @@ public struct Scheduler: Sendable {
         var run: (key: GroupKey, enabled: Bool, ids: [UInt64])?
         func endRun() {
             guard let (key, _, ids) = run else { return }
-            groups[key, default: GroupRecord(settings: GroupSettings())].items.formUnion(ids)
+            if groups[key] == nil { setGroup(key, GroupRecord(settings: GroupSettings())) }
+            groups[key]!.items.formUnion(ids)
             run = nil
         }
         for item in storedItems {
@@ -567,13 +600,13 @@ public struct Scheduler: Sendable {
                 }
             }
         }
-        groups[key] = record
+        setGroup(key, record)
         return step(now: now)
     }
 
     /// Removes a group and all its items; returns the ids of the items it had.
     public mutating func removeGroup(_ key: GroupKey, now: Date) -> (removed: [UInt64], step: SchedulerStep)? {
-        guard let record = groups.removeValue(forKey: key) else { return nil }
+        guard let record = removeGroupRecord(key) else { return nil }
         let ids = record.items.sorted()
         for id in ids { forget(id) }
         return (ids, step(now: now))
