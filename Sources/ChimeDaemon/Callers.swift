@@ -36,6 +36,9 @@ final class CallerDirectory: @unchecked Sendable {
     /// The well-known names each connection (by unique name) owns, kept current from NameOwnerChanged.
     private var names: [String: Set<String>] = [:]
     private var nameSubscription: DBusSubscription?
+    /// Told of each connection that left the bus (by unique name), from the same NameOwnerChanged
+    /// subscription: one match rule for every caller, none added or removed per connection.
+    private var connectionGone: (@Sendable (String) -> Void)?
     /// The user's own tool, the `chime` executable; nil: no caller is the user.
     let userTool: String?
 
@@ -79,6 +82,11 @@ final class CallerDirectory: @unchecked Sendable {
         let caller = Caller(uniqueName: sender, uid: uid, pid: pid, appID: appID)
         lock.withLock { known[sender] = caller }
         return caller
+    }
+
+    /// Has `handler` told of every connection that leaves the bus (its unique name), on the bus's queue.
+    func onConnectionGone(_ handler: @escaping @Sendable (String) -> Void) {
+        lock.withLock { connectionGone = handler }
     }
 
     /// Forgets a connection that left the bus.
@@ -139,9 +147,13 @@ final class CallerDirectory: @unchecked Sendable {
                 sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged")
         ) { [weak self] message in
             guard let self, message.body.count == 3, case .string(let name) = message.body[0],
-                case .string(let old) = message.body[1], case .string(let new) = message.body[2],
-                Self.isAppName(name)
+                case .string(let old) = message.body[1], case .string(let new) = message.body[2]
             else { return }
+            if name.hasPrefix(":"), new.isEmpty {
+                self.lock.withLock { self.connectionGone }?(name)
+                return
+            }
+            guard Self.isAppName(name) else { return }
             self.lock.withLock {
                 if !old.isEmpty {
                     self.names[old]?.remove(name)

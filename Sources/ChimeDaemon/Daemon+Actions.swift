@@ -9,7 +9,8 @@ import Foundation
 struct InteractionState {
     /// The live connections of each app, so its action events go to it alone.
     var appConnections: [String: Set<String>] = [:]
-    var connectionWatches: [String: DBusSubscription] = [:]
+    /// The callers whose connections are remembered, by unique name (`connectionGone`).
+    var callers: [String: Caller] = [:]
     /// Each app's consent, and each group's authorization, as stored.
     var consents: [String: AppConsent] = [:]
     var groupAuthorizations: [GroupKey: GroupAuthorization] = [:]
@@ -327,17 +328,21 @@ extension Daemon {
             caller = try await callers.caller(call.sender, on: connection)
         }
         // Every caller's connection is remembered, the user's too: signals about items go to their owner's
-        // connections only. Inserted before the watch's await, so the next call of the same connection
-        // does not watch it again.
+        // connections only. Chimed hears of it leaving through the one NameOwnerChanged subscription of
+        // `CallerDirectory` (`connectionGone`), so no match rule is added per connection; one that left
+        // before it was remembered is found by asking the bus once, after.
         guard interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName).inserted else {
             return caller
         }
-        let watch = try? await connection.watchNameOwner(caller.uniqueName) { [weak self] owner in
-            guard owner == nil else { return }
-            self?.onQueue { $0.connectionClosed(caller) }
-        }
-        if let watch { interaction.connectionWatches[caller.uniqueName] = watch }
+        interaction.callers[caller.uniqueName] = caller
+        if (try? await connection.nameHasOwner(caller.uniqueName)) == false { connectionGone(caller.uniqueName) }
         return caller
+    }
+
+    /// A connection left the bus: if it was a caller's, its app is forgotten when it has no other.
+    func connectionGone(_ uniqueName: String) {
+        guard let caller = interaction.callers.removeValue(forKey: uniqueName) else { return }
+        connectionClosed(caller)
     }
 
     /// A caller's connection closed: its app is forgotten when it has no other.
@@ -355,7 +360,6 @@ extension Daemon {
                 interaction.rates.removeValue(forKey: caller.appID)
             }
         }
-        interaction.connectionWatches.removeValue(forKey: caller.uniqueName)?.cancel()
         callers.forget(caller.uniqueName)
     }
 }

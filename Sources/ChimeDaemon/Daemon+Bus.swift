@@ -183,7 +183,12 @@ extension Daemon {
                 method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
                     try options.refuseUnknown(known: [])
-                    return [WireRecord.list(await self.deliveredNotifications(owner: caller.appID).map(\.encoded))]
+                    // The newest that fit in one reply.
+                    var page = ListingPage(marksCut: false)
+                    for notification in await self.deliveredNotifications(owner: caller.appID) {
+                        guard page.add(notification.encoded.value, cursor: "") else { break }
+                    }
+                    return [.array(element: WireRecord.type, page.records)]
                 },
                 method("CloseDelivered", [record("options")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
@@ -231,20 +236,26 @@ extension Daemon {
                 },
                 method("TakeActions", [], [records("actions")]) { caller, _, _ in
                     let owner = caller.appID
-                    let actions = try await self.persisted { try $0.takeActions(owner: owner) }
-                    return [
-                        WireRecord.list(
-                            actions.map { action in
-                                var r = WireRecord()
-                                r.set("item", .uint64(action.itemID))
-                                r.set("group", action.group)
-                                r.set("entry", action.entryID)
-                                r.set("action", action.key)
-                                r.set("user-info", UserInfoWire.encode(action.userInfo))
-                                r.set("at", action.date)
-                                return r
-                            })
-                    ]
+                    // As many as fit in one reply; when more wait, the last record is {next-page: ""}: call again.
+                    let (actions, more) = try await self.persisted {
+                        try $0.takeActions(owner: owner, maximumBytes: ChimeBus.maximumReplyBytes / 2)
+                    }
+                    var records = actions.map { action in
+                        var r = WireRecord()
+                        r.set("item", .uint64(action.itemID))
+                        r.set("group", action.group)
+                        r.set("entry", action.entryID)
+                        r.set("action", action.key)
+                        r.set("user-info", UserInfoWire.encode(action.userInfo))
+                        r.set("at", action.date)
+                        return r
+                    }
+                    if more {
+                        var next = WireRecord()
+                        next.set("next-page", "")
+                        records.append(next)
+                    }
+                    return [WireRecord.list(records)]
                 },
                 method("RequestPermission", [DBusArgument("group", .string), record("options")], [record("result")]) {
                     caller, arguments, _ in

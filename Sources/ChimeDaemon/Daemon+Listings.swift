@@ -141,10 +141,16 @@ extension Daemon {
 /// The records of one page of a listing, within `ChimeBus.maximumReplyBytes`: when the next record would
 /// not fit, the page ends with `{next-page: CURSOR}`, the cursor of its last record.
 struct ListingPage {
+    /// Whether a cut page ends with `{next-page: CURSOR}` (else it simply ends).
+    var marksCut = true
     private(set) var records: [DBusValue] = []
     private var bytes = 0
     private var lastCursor: String?
     private(set) var isCut = false
+
+    init(marksCut: Bool = true) {
+        self.marksCut = marksCut
+    }
 
     /// Room kept for the `next-page` record and the reply's own framing.
     static let reserve = 1024
@@ -166,10 +172,11 @@ struct ListingPage {
     /// Ends the page with the cursor of its last record: more records follow it.
     mutating func cut() {
         guard !isCut, let lastCursor else { return }
+        isCut = true
+        guard marksCut else { return }
         var next = WireRecord()
         next.set("next-page", lastCursor)
         records.append(next.value)
-        isCut = true
     }
 }
 

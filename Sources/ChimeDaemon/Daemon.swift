@@ -217,6 +217,8 @@ public actor Daemon {
         limits.bytesPerSender = ChimeBus.maximumWaitingBytesPerConnection
         limits.bytes = ChimeBus.maximumWaitingBytes
         limits.callBytes = ChimeBus.maximumCallBytes
+        // Twice what a listing puts in a page: a net under every reply, never reached by one that is bounded.
+        limits.replyBytes = 2 * ChimeBus.maximumReplyBytes
         return limits
     }
 
@@ -231,6 +233,7 @@ public actor Daemon {
                 "cannot connect to the \(configuration.bus == .session ? "session bus" : "bus"): \(error.message). "
                     + "Is DBUS_SESSION_BUS_ADDRESS set (run inside a desktop session or dbus-run-session)?")
         }
+        callers.onConnectionGone { [weak self] name in self?.onQueue { $0.connectionGone(name) } }
         do {
             try await callers.indexNames(on: connection)
         } catch {

@@ -286,7 +286,20 @@ extension ChimeClient {
 
     /// The actions chosen on this app's notifications while it was not connected; each is handed over once.
     public func takeActions() async throws(ChimeError) -> [ActionEvent] {
-        try await records("TakeActions", []) { (f) throws(DBusError) in try Self.event(f) }
+        // chimed hands over what fits in one reply; a last record {next-page: ""} says more wait.
+        var events: [ActionEvent] = []
+        while true {
+            var more = false
+            let page = try await records("TakeActions", []) { (f) throws(DBusError) -> ActionEvent? in
+                if f.has("next-page") {
+                    more = true
+                    return nil
+                }
+                return try Self.event(f)
+            }
+            events += page.compactMap { $0 }
+            guard more else { return events }
+        }
     }
 
     /// Actions chosen on this app's notifications from now on, as chimed sends them to this connection.

@@ -742,12 +742,32 @@ public final class ScheduleStore: Sendable {
 
     /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten. One
     /// that cannot be read is set aside (see `load()`).
-    public func takeActions(owner: String) throws -> [PendingAction] {
+    public func takeActions(owner: String, maximumBytes: Int = .max) throws -> (
+        actions: [PendingAction], more: Bool
+    ) {
         try write { db in
+            // The oldest first, as many as fit in `maximumBytes` (one at least); the rest wait for the next call.
+            var taken = 0
+            var bytes = 0
+            var more = false
+            let sizes = try Row.fetchCursor(
+                db,
+                sql: "SELECT length(userInfo) + length(key) + ifnull(length(groupID), 0) + ifnull(length(entryID), 0) "
+                    + "FROM pendingAction WHERE owner = ? ORDER BY seq", arguments: [owner])
+            while let row = try sizes.next() {
+                let size = (row[0] as Int? ?? 0) + Self.actionOverheadBytes
+                guard taken == 0 || bytes + size <= maximumBytes else {
+                    more = true
+                    break
+                }
+                taken += 1
+                bytes += size
+            }
             var aside = SetAside()
             let actions = try aside.rows(
-                db, "pendingAction", sql: "SELECT rowid, * FROM pendingAction WHERE owner = ? ORDER BY seq",
-                arguments: [owner]
+                db, "pendingAction",
+                sql: "SELECT rowid, * FROM pendingAction WHERE owner = ? ORDER BY seq LIMIT ?",
+                arguments: [owner, taken]
             ) { row in
                 PendingAction(
                     seq: try Self.storedID(row.decode(forColumn: "seq"), "seq"),
@@ -759,10 +779,17 @@ public final class ScheduleStore: Sendable {
                     date: try Self.storedDate(row.decode(forColumn: "atUsec"), "atUsec"))
             }
             try aside.store(in: db, now: Date())
-            try db.execute(sql: "DELETE FROM pendingAction WHERE owner = ?", arguments: [owner])
-            return actions
+            try db.execute(
+                sql: """
+                    DELETE FROM pendingAction WHERE seq IN (
+                        SELECT seq FROM pendingAction WHERE owner = ? ORDER BY seq LIMIT ?)
+                    """, arguments: [owner, taken])
+            return (actions, more)
         }
     }
+
+    /// What a kept action takes in a reply besides its user info and names: its item, time and keys.
+    static let actionOverheadBytes = 200
 
     // MARK: - Groups
 

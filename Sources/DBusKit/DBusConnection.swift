@@ -88,6 +88,10 @@ public final class DBusConnection: @unchecked Sendable {
         /// The largest body of a call to a method that sets no `maximumArgumentBytes` of its own, of
         /// Introspect and Properties calls, and of calls to methods the connection does not export.
         public var callBytes = 1 << 20
+        /// The largest reply a handler may send, as `DBusValue.estimatedWireBytes` counts it: a larger one
+        /// is not sent, and the caller gets LimitsExceeded instead. A message larger than the bus takes
+        /// (the protocol's 128 MiB at most) would make the bus drop this connection.
+        public var replyBytes = 64 << 20
 
         public init() {}
     }

@@ -224,7 +224,15 @@ extension DBusConnection {
         let message = call.header
         let reply: DBusMessage
         do {
-            reply = message.makeReturn(try await answer(call))
+            let body = try await answer(call)
+            let bytes = body.reduce(0) { $0 + $1.estimatedWireBytes }
+            guard bytes <= methodCalls.limits.replyBytes else {
+                throw DBusError(
+                    .limitsExceeded,
+                    "the answer to \(message.member ?? "the call") would be about \(bytes) bytes, more than the "
+                        + "\(methodCalls.limits.replyBytes) a reply may carry; ask for less")
+            }
+            reply = message.makeReturn(body)
         } catch let error as DBusError {
             reply = message.makeError(error)
         } catch {

@@ -355,9 +355,29 @@ import Testing
             PendingAction(owner: "other", itemID: 4, group: nil, entryID: nil, key: "x", userInfo: [:], date: t0))
         let second = try store.queue(
             PendingAction(owner: "app", itemID: 5, group: nil, entryID: nil, key: "later", userInfo: [:], date: t0 + 1))
-        #expect(try store.takeActions(owner: "app") == [first, second])
-        #expect(try store.takeActions(owner: "app").isEmpty)
-        #expect(try store.takeActions(owner: "other").map(\.key) == ["x"])
+        #expect(try store.takeActions(owner: "app").actions == [first, second])
+        #expect(try store.takeActions(owner: "app").actions.isEmpty)
+        #expect(try store.takeActions(owner: "other").actions.map(\.key) == ["x"])
+    }
+
+    /// Actions are handed over in bounded batches, oldest first, so that one reply stays small: what does not
+    /// fit waits for the next call, and nothing is lost.
+    @Test func actionsAreHandedOverInBatchesOfAtMostTheBytesAsked() throws {
+        let store = try ScheduleStore()
+        let big = String(repeating: "x", count: 1000)
+        let queued = try (0..<3).map { index in
+            try store.queue(
+                PendingAction(
+                    owner: "app", itemID: UInt64(index + 1), group: nil, entryID: nil, key: "k\(index)",
+                    userInfo: ["text": .string(big)], date: t0 + Double(index)))
+        }
+        let first = try store.takeActions(owner: "app", maximumBytes: 2600)
+        #expect(first.actions == Array(queued.prefix(2)))
+        #expect(first.more)
+        let second = try store.takeActions(owner: "app", maximumBytes: 10)
+        #expect(second.actions == [queued[2]], "one at least, however small the batch")
+        #expect(!second.more)
+        #expect(try store.takeActions(owner: "app").actions.isEmpty)
     }
 
     @Test func theDatabaseKeepsEverythingAcrossReopening() throws {

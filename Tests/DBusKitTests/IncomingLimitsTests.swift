@@ -199,6 +199,21 @@ import Testing
         }
     }
 
+    @Test func aReplyLargerThanTheServiceMaySendIsAnErrorInstead() async throws {
+        var limits = DBusConnection.IncomingLimits()
+        limits.replyBytes = 1000
+        try await Fixture.run(limits: limits) { f in
+            let error = await #expect(throws: DBusError.self) {
+                try await f.call("Echo", [.variant(.bytes(Array(repeating: 7, count: 2000)))])
+            }
+            #expect(error?.is(.limitsExceeded) == true)
+            #expect(error?.message.contains("more than the 1000 a reply may carry") == true)
+            // The service goes on answering what fits.
+            let echoed = try await f.call("Echo", [.variant(.bytes([1]))])
+            #expect(echoed == [.variant(.bytes([1]))])
+        }
+    }
+
     @Test func signalsNobodyWantsAreDroppedUnread() async throws {
         try await Fixture.run { f in
             let heard = Recorder<Int>()

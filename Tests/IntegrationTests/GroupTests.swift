@@ -426,32 +426,17 @@ import Testing
             """
         try await Session.run(groups: ["command.toml": commandFile]) { s in
             // The app: serves io.chime.ContentProvider1 under a name of its own, and asks chimed to call it.
-            let app = try await s.bus.connect()
+            let app = try await s.contentProvider("org.example.Quotes") { call in
+                let entry = try call.arguments[1].decode(String.self)
+                let number = try call.arguments[3].decode(UInt32.self)
+                return .dictionary(
+                    key: .string, value: .variant,
+                    [
+                        DBusDictEntry(.string("summary"), .variant(.string("From the app"))),
+                        DBusDictEntry(.string("body"), .variant(.string("\(entry) #\(number)"))),
+                    ])
+            }
             defer { app.close() }
-            try app.export(
-                [
-                    DBusInterface(
-                        ContentProviderBus.interface,
-                        methods: [
-                            DBusMethod(
-                                ContentProviderBus.makeContent, inputs: ContentProviderBus.makeContentInputs,
-                                outputs: [DBusArgument("content", .dictionary(key: .string, value: .variant))]
-                            ) { call in
-                                let entry = try call.arguments[1].decode(String.self)
-                                let number = try call.arguments[3].decode(UInt32.self)
-                                return [
-                                    .dictionary(
-                                        key: .string, value: .variant,
-                                        [
-                                            DBusDictEntry(.string("summary"), .variant(.string("From the app"))),
-                                            DBusDictEntry(.string("body"), .variant(.string("\(entry) #\(number)"))),
-                                        ])
-                                ]
-                            }
-                        ])
-                ], at: ContentProviderBus.path)
-            try await app.requestName("org.example.Quotes")
-            _ = try await s.chime(["app", "allow", "org.example.Quotes"])
             // An app that asks to be called back and is gone when its entry fires.
             let gone = try await s.app("org.example.Gone")
             let base = ChimeCore.NotificationContent(summary: "Fallback")

@@ -46,9 +46,10 @@ final class Session: @unchecked Sendable {
     static func run(
         withServer: Bool = true, capabilities: String = "actions body body-markup persistence",
         settings: String? = nil, groups: [String: String] = [:], zone: String = "Europe/Berlin",
-        startChimed: Bool = true, allowOtherUsers: Bool = false, _ body: (Session) async throws -> Void
+        startChimed: Bool = true, allowOtherUsers: Bool = false, sessionLimits: Bool = false,
+        _ body: (Session) async throws -> Void
     ) async throws {
-        let bus = try await TestBus.start(allowOtherUsers: allowOtherUsers)
+        let bus = try await TestBus.start(allowOtherUsers: allowOtherUsers, sessionLimits: sessionLimits)
         let session: Session
         do {
             session = Session(bus: bus, observer: try await bus.connect())
@@ -169,6 +170,28 @@ final class Session: @unchecked Sendable {
         connections.append(connection)
         try await connection.requestName(appID)
         return connection
+    }
+
+    /// An app that serves io.chime.ContentProvider1 (`MakeContent` answered by `makeContent`) under its own
+    /// name `appID`, allowed by the user; the caller closes it.
+    func contentProvider(
+        _ appID: String, _ makeContent: @escaping @Sendable (DBusMethodCall) async throws -> DBusValue
+    ) async throws -> DBusConnection {
+        let app = try await bus.connect()
+        try app.export(
+            [
+                DBusInterface(
+                    ContentProviderBus.interface,
+                    methods: [
+                        DBusMethod(
+                            ContentProviderBus.makeContent, inputs: ContentProviderBus.makeContentInputs,
+                            outputs: [DBusArgument("content", .dictionary(key: .string, value: .variant))]
+                        ) { call in [try await makeContent(call)] }
+                    ])
+            ], at: ContentProviderBus.path)
+        try await app.requestName(appID)
+        _ = try await chime(["app", "allow", appID])
+        return app
     }
 
     /// Has the mock notification server emit a signal, as a real server would.

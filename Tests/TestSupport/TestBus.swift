@@ -14,7 +14,10 @@ public final class TestBus: @unchecked Sendable {
     let daemon: ManagedProcess
 
     /// `allowOtherUsers` lets processes of any user connect (to test that chimed refuses them).
-    public static func start(allowOtherUsers: Bool = false) async throws -> TestBus {
+    /// A bus with its own config. With `sessionLimits`, the bus takes Debian's `session.conf` limits (messages
+    /// up to 1,000,000,000 bytes, as far as the protocol's 128 MiB lets libdbus carry them), as the session
+    /// bus a hostile app meets on a desktop; without, dbus-daemon's compiled-in ones (32 MiB messages).
+    public static func start(allowOtherUsers: Bool = false, sessionLimits: Bool = false) async throws -> TestBus {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
         let services = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -26,6 +29,7 @@ public final class TestBus: @unchecked Sendable {
           <type>session</type>
           <listen>unix:dir=\(directory.path)</listen>
           <servicedir>\(services.path)</servicedir>
+          \(sessionLimits ? Self.sessionLimits : "")
           <policy context="default">
             \(allowOtherUsers ? "<allow user=\"*\"/>" : "")
             <allow send_destination="*" eavesdrop="true"/>
@@ -44,6 +48,15 @@ public final class TestBus: @unchecked Sendable {
         let address = daemon.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return TestBus(address: address, directory: directory, daemon: daemon)
     }
+
+    /// The memory limits of Debian's /usr/share/dbus-1/session.conf.
+    static let sessionLimits = """
+        <limit name="max_incoming_bytes">1000000000</limit>
+          <limit name="max_outgoing_bytes">1000000000</limit>
+          <limit name="max_message_size">1000000000</limit>
+          <limit name="max_completed_connections">100000</limit>
+          <limit name="max_connections_per_user">100000</limit>
+        """
 
     private init(address: String, directory: URL, daemon: ManagedProcess) {
         self.address = address
