@@ -122,8 +122,9 @@ extension Daemon {
         switch verb {
         case .stopRepeat:
             // Pending snoozes of the item go too: stopped means no more of it.
-            for snooze in scheduler.pending where snooze.snoozeOf == target {
-                if let step = scheduler.stop(snooze.id, now: now) { perform(step) }
+            let snoozes = scheduler.pendingUnordered.filter { $0.snoozeOf == target }.map(\.id)
+            for snooze in snoozes {
+                if let step = scheduler.stop(snooze, now: now) { perform(step) }
             }
             if let step = scheduler.stop(target, now: now) {
                 perform(step)

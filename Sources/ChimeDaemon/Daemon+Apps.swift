@@ -77,14 +77,12 @@ extension Daemon {
 
     /// Every app chimed knows: with items, groups, a consent, or a connection.
     func apps() -> [AppInfo] {
-        var names = Set(interaction.consents.keys).union(interaction.appConnections.keys.filter { !$0.isEmpty })
-        for item in scheduler.pending where !item.owner.isEmpty { names.insert(item.owner) }
-        for key in scheduler.groupSettings.keys where !key.owner.isEmpty { names.insert(key.owner) }
+        let names = Set(interaction.consents.keys).union(interaction.appConnections.keys)
+            .union(scheduler.pendingOwners).union(scheduler.groupOwners).subtracting([""])
         return names.sorted().map { app in
             AppInfo(
                 app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
-                items: scheduler.pending.filter { $0.owner == app }.count,
-                groups: scheduler.groupSettings.keys.filter { $0.owner == app }.count,
+                items: scheduler.pendingCount(owner: app), groups: scheduler.groupKeys(owner: app).count,
                 connected: !(interaction.appConnections[app]?.isEmpty ?? true))
         }
     }

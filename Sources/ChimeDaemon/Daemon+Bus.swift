@@ -401,33 +401,34 @@ extension Daemon {
     /// may have ended meanwhile.
     private nonisolated func checkEnds(of entries: [TimelineEntry], in key: GroupKey, now: Date) async throws {
         guard entries.contains(where: { $0.endDate != nil }) else { return }
-        let (system, phrases, current) = await zoneAndEntries(of: key)
-        // Hashed here, off the daemon's queue.
-        let existing = Set(current)
-        for entry in entries where !existing.contains(entry) {
-            guard let until = entry.endDate else { continue }
-            let first: Date?
-            switch entry.trigger {
-            case .at(let date):
-                first = date
-            case .rule(let rule, let zone):
-                first = try? Recurrence.parse(
-                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
-                    phraseDefaults: phrases
-                ).shifted(by: entry.offset).nextOccurrence(after: now, systemTimeZone: system)
+        let group = await planningCopy(of: key)
+        // The caller's work, on one of the store's readers: its entries read, hashed and their rules searched.
+        try await store.readingEntries { reader in
+            let (system, phrases) = (group.systemTimeZone, group.phraseDefaults)
+            let existing = Set(try Self.entries(ofGroup: key, in: group, reader: reader))
+            for entry in entries where !existing.contains(entry) {
+                guard let until = entry.endDate else { continue }
+                let first: Date?
+                switch entry.trigger {
+                case .at(let date):
+                    first = date
+                case .rule(let rule, let zone):
+                    first = try? Recurrence.parse(
+                        rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
+                        phraseDefaults: phrases
+                    ).shifted(by: entry.offset).nextOccurrence(after: now, systemTimeZone: system)
+                }
+                guard let first, first > until else { continue }
+                throw DBusError(
+                    name: ChimeBus.ErrorName.invalidTime,
+                    message: "entry \(entry.id): its first occurrence (\(Time.iso(first))) is after its end (until "
+                        + "\(Time.iso(until))); move until later")
             }
-            guard let first, first > until else { continue }
-            throw DBusError(
-                name: ChimeBus.ErrorName.invalidTime,
-                message: "entry \(entry.id): its first occurrence (\(Time.iso(first))) is after its end (until "
-                    + "\(Time.iso(until))); move until later")
         }
     }
 
-    /// The system zone, the phrases' times of day and group `key`'s entries, read together.
-    private func zoneAndEntries(of key: GroupKey) -> (TimeZone, PhraseDefaults, [TimelineEntry]) {
-        (scheduler.systemTimeZone, scheduler.phraseDefaults, entries(ofGroup: key))
-    }
+    /// Group `key` alone, to work on off the daemon's queue (`Scheduler.planningCopy`).
+    private func planningCopy(of key: GroupKey) -> Scheduler { scheduler.planningCopy(of: key) }
 
     /// Refuses a `replaces-id` that is not a popup of the caller's own items: an app must not take over
     /// another app's popup, nor a question chimed asks, and receive the actions chosen on it.

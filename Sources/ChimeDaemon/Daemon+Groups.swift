@@ -13,19 +13,24 @@ extension Daemon {
         -> [EntryChange]
     {
         try await replaceTimeline(
-            of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun, timeline: { _ in group })
+            of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun,
+            timeline: { _, _ in group })
     }
 
-    /// Replaces the timeline of group `key` with the one `timeline` makes (from the scheduler the plan is
-    /// made with); `prepare` may adjust the planned items before new ones get their ids. A group from a
-    /// file in the groups folder is changed only through its file.
+    /// Replaces the timeline of group `key` with the one `timeline` makes; `prepare` may adjust the planned
+    /// items before new ones get their ids. A group from a file in the groups folder is changed only
+    /// through its file.
     ///
-    /// The plan is made, its new items get their ids, and it is stored; while it is stored other calls
+    /// The plan is the caller's work, done off the daemon's queue: the daemon hands out a copy of the
+    /// group (`Scheduler.planningCopy`), and `timeline` and `Scheduler.planReschedule` run on one of the
+    /// store's reader connections with it, reading the stored definitions they need there. Back on the
+    /// daemon's queue, the plan's new items get their ids and it is stored; while it is stored other calls
     /// and steps go on, and the scheduler applies the plan to what it has then (`Scheduler.apply` keeps
-    /// what changed meanwhile).
+    /// what changed meanwhile). One group is replaced by one call at a time.
     func replaceTimeline(
         of key: GroupKey, source: GroupSource, dryRun: Bool = false,
-        timeline: (inout Scheduler) throws -> TimelineGroup, prepare: (inout ReschedulePlan) -> Void = { _ in }
+        timeline: @escaping @Sendable (Scheduler, EntryReader) throws -> TimelineGroup,
+        prepare: (inout ReschedulePlan) -> Void = { _ in }
     ) async throws -> [EntryChange] {
         if source == .api, groupSources[key] == .config {
             throw DBusError(
@@ -33,19 +38,28 @@ extension Daemon {
                 message: "the group \(key) comes from its file in the groups folder; edit that file "
                     + "(chimed reloads it), or give this group another id")
         }
-        let group = try timeline(&scheduler)
+        await takeTurn(key)
+        defer { endTurn(key) }
+        let local = scheduler.planningCopy(of: key)
+        let planned = clock.now()
         var plan: ReschedulePlan
-        do throws(TimelineError) {
-            plan = try scheduler.planReschedule(group, now: clock.now()) { self.entry(of: $0) }
-            prepare(&plan)
-        } catch {
+        do {
+            plan = try await store.readingEntries { reader in
+                let group = try timeline(local, reader)
+                return try local.planReschedule(group, now: planned) { item in
+                    (try? reader.entries(of: [item.id]))?[item.id]
+                }
+            }
+        } catch let error as TimelineError {
             let name = error.kind == .rule ? ChimeBus.ErrorName.invalidRule : ChimeBus.ErrorName.invalidArgument
             throw DBusError(name: name, message: "group \(key): \(error)")
         }
+        // After the await: what the group is now decides whether anything changes.
+        prepare(&plan)
         if dryRun { return plan.changes }
         let unchanged =
             groupSources[key] == source && plan.upserts.isEmpty && plan.removed.isEmpty
-            && scheduler.groupSettings[key] == plan.group.settings
+            && scheduler.settings(of: key) == plan.group.settings
         if unchanged { return plan.changes }
         scheduler.assignIDs(&plan)
         let now = clock.now()
@@ -70,6 +84,26 @@ extension Daemon {
         return plan.changes
     }
 
+    /// Waits until no other call is replacing group `key`'s timeline, then holds it (`endTurn` lets the next
+    /// one go, in the order they came): two calls planning one group at once would both add its new entries.
+    func takeTurn(_ key: GroupKey) async {
+        guard groupTurns[key] != nil else {
+            groupTurns[key] = []
+            return
+        }
+        await withCheckedContinuation { groupTurns[key, default: []].append($0) }
+    }
+
+    func endTurn(_ key: GroupKey) {
+        guard var waiting = groupTurns[key], !waiting.isEmpty else {
+            groupTurns[key] = nil
+            return
+        }
+        let next = waiting.removeFirst()
+        groupTurns[key] = waiting
+        next.resume()
+    }
+
     /// Removes a group and everything it has pending; false when there is no such group.
     public func removeGroup(_ key: GroupKey, source: GroupSource = .api) async throws -> Bool {
         if source == .api, groupSources[key] == .config {
@@ -77,7 +111,7 @@ extension Daemon {
                 name: ChimeBus.ErrorName.conflict,
                 message: "the group \(key) comes from its file in the groups folder; delete or move that file")
         }
-        guard scheduler.groupSettings[key] != nil else { return false }
+        guard scheduler.settings(of: key) != nil else { return false }
         let now = clock.now()
         guard try await persisted({ try $0.removeGroup(key, now: now) }) else { return false }
         // The group may be gone meanwhile (another call removed it first): then there is nothing to remove.

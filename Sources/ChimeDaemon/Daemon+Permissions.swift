@@ -202,11 +202,17 @@ extension Daemon {
         } else {
             interaction.groupsTurnedOffByTheirApp.remove(key)
         }
-        guard var settings = scheduler.groupSettings[key] else { return }
-        settings.enabled = enabled
-        let entries = entries(ofGroup: key)
-        let group = TimelineGroup(id: key.id, owner: key.owner, settings: settings, entries: entries)
-        _ = try await reschedule(group, dryRun: false, source: groupSources[key] ?? .api)
+        guard scheduler.settings(of: key) != nil else { return }
+        // The same entries with the group turned on or off, read off the daemon's queue.
+        _ = try await replaceTimeline(
+            of: key, source: groupSources[key] ?? .api,
+            timeline: { scheduler, reader in
+                var settings = scheduler.settings(of: key) ?? GroupSettings()
+                settings.enabled = enabled
+                return TimelineGroup(
+                    id: key.id, owner: key.owner, settings: settings,
+                    entries: try Self.entries(ofGroup: key, in: scheduler, reader: reader))
+            })
         if !enabled {
             endEscalations(of: Set(scheduler.items(of: key).map(\.id)), because: "its group was turned off")
         }

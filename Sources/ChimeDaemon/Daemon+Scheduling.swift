@@ -233,12 +233,14 @@ extension Daemon {
     /// The entry of one item (`entries(of:)`); nil when its row went meanwhile.
     func entry(of item: ScheduledItem) -> TimelineEntry? { entries(of: [item])[item.id] }
 
-    /// The entries of a group, pending and retired, in the order they were added (by item id); an entry
-    /// whose row went meanwhile is left out. `scheduler` is the daemon's unless given.
-    func entries(ofGroup key: GroupKey, in scheduler: Scheduler? = nil) -> [TimelineEntry] {
-        let items = (scheduler ?? self.scheduler).items(of: key).sorted { $0.id < $1.id }
-        let entries = entries(of: items)
-        return items.compactMap { entries[$0.id] }
+    /// The entries of a group in `scheduler`, pending and retired, in the order they were added (by item id),
+    /// read with `reader`, off the daemon's queue; an entry whose row went meanwhile is left out.
+    nonisolated static func entries(ofGroup key: GroupKey, in scheduler: Scheduler, reader: EntryReader) throws
+        -> [TimelineEntry]
+    {
+        let items = scheduler.items(of: key).sorted { $0.id < $1.id }
+        let stored = try reader.entries(of: items.filter { !$0.definition.isResident }.map(\.id))
+        return items.compactMap { $0.definition.isResident ? $0.definition.entry : stored[$0.id] }
     }
 
     /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name. The
@@ -386,26 +388,24 @@ extension Daemon {
     private func add(_ content: NotificationContent, trigger: TriggerWire, to key: GroupKey, now: Date) async throws
         -> UInt64
     {
-        var id: UInt64 = 0
+        if scheduler.settings(of: key)?.enabled == false {
+            throw DBusError(
+                name: ChimeBus.ErrorName.conflict,
+                message: "the group \(key) is turned off; turn it on with `chime group enable \(key)`, "
+                    + "or schedule without a group")
+        }
+        let id = scheduler.allocateID()
+        let entry = TimelineEntry(
+            id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
+            category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count,
+            escalation: trigger.escalation, offset: trigger.offset)
         _ = try await replaceTimeline(
             of: key, source: .api,
-            timeline: { scheduler in
-                if scheduler.groupSettings[key]?.enabled == false {
-                    throw DBusError(
-                        name: ChimeBus.ErrorName.conflict,
-                        message: "the group \(key) is turned off; turn it on with `chime group enable \(key)`, "
-                            + "or schedule without a group")
-                }
-                id = scheduler.allocateID()
-                let entry = TimelineEntry(
-                    id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
-                    category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count,
-                    escalation: trigger.escalation, offset: trigger.offset)
-                // From the scheduler given: the daemon's own is being changed (exclusive access).
-                let entries = entries(ofGroup: key, in: scheduler)
-                return TimelineGroup(
-                    id: key.id, owner: key.owner, settings: scheduler.groupSettings[key] ?? GroupSettings(),
-                    entries: entries + [entry])
+            timeline: { scheduler, reader in
+                // The group as the copy planned with holds it: every other entry stays as it is.
+                try TimelineGroup(
+                    id: key.id, owner: key.owner, settings: scheduler.settings(of: key) ?? GroupSettings(),
+                    entries: Self.entries(ofGroup: key, in: scheduler, reader: reader) + [entry])
             },
             prepare: { plan in
                 for index in plan.upserts.indices where plan.upserts[index].entryID == "item-\(id)" {
@@ -430,10 +430,10 @@ extension Daemon {
                     message: "the group \(group) comes from its file in the groups folder; delete or move that file")
             }
             items = []
-            groups = scheduler.groupSettings[group] == nil ? [] : [group]
+            groups = scheduler.settings(of: group) == nil ? [] : [group]
         } else {
-            items = scheduler.pending.filter { $0.owner == owner && $0.groupID == nil }.map(\.id)
-            groups = scheduler.groupSettings.keys.filter { $0.owner == owner && groupSources[$0] != .config }.sorted()
+            items = scheduler.singles(owner: owner).map(\.id).sorted()
+            groups = scheduler.groupKeys(owner: owner).filter { groupSources[$0] != .config }.sorted()
         }
         guard !items.isEmpty || !groups.isEmpty else { return 0 }
         let now = clock.now()

@@ -103,6 +103,8 @@ public actor Daemon {
     var presence = ServerPresence()
     var delivery: DeliveryState
     var groupSources: [GroupKey: GroupSource] = [:]
+    /// The groups whose timelines a call is replacing, with the calls waiting for their turn (`takeTurn`).
+    var groupTurns: [GroupKey: [CheckedContinuation<Void, Never>]] = [:]
     var random = SystemRandomNumberGenerator()
     var clockMonitor: ClockChangeMonitor?
     var fileWatcher: FileWatcher?

@@ -952,27 +952,36 @@ public final class ScheduleStore: Sendable {
     /// without a row (cancelled meanwhile) has no entry in the result. A row whose definition does not
     /// match its checksum or does not decode reads as `EntryDefinition.unreadable`, so that chimed goes on.
     public func entries(of ids: some Collection<UInt64>) throws -> [UInt64: TimelineEntry] {
+        try read { db in try Self.entries(of: ids, in: db) }
+    }
+
+    static func entries(of ids: some Collection<UInt64>, in db: Database) throws -> [UInt64: TimelineEntry] {
         var result: [UInt64: TimelineEntry] = [:]
         result.reserveCapacity(ids.count)
         let keys = ids.map { Int64(clamping: $0) }
-        try read { db in
-            for start in stride(from: 0, to: keys.count, by: Self.idsPerStatement) {
-                let chunk = keys[start..<min(start + Self.idsPerStatement, keys.count)]
-                let marks = repeatElement("?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT id, entry, recurrence, entryID, endUsec, maxOccurrences, contentBytes, definitionCheck
-                        FROM item WHERE id IN (\(marks))
-                        """, arguments: StatementArguments(Array(chunk)))
-                while let row = try rows.next() {
-                    result[UInt64(clamping: row[0] as Int64)] = Self.entry(
-                        row[1], recurrence: row[2], entryID: row[3], end: row[4], maximum: row[5], bytes: row[6],
-                        check: row[7])
-                }
+        for start in stride(from: 0, to: keys.count, by: Self.idsPerStatement) {
+            let chunk = keys[start..<min(start + Self.idsPerStatement, keys.count)]
+            let marks = repeatElement("?", count: chunk.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT id, entry, recurrence, entryID, endUsec, maxOccurrences, contentBytes, definitionCheck
+                    FROM item WHERE id IN (\(marks))
+                    """, arguments: StatementArguments(Array(chunk)))
+            while let row = try rows.next() {
+                result[UInt64(clamping: row[0] as Int64)] = Self.entry(
+                    row[1], recurrence: row[2], entryID: row[3], end: row[4], maximum: row[5], bytes: row[6],
+                    check: row[7])
             }
         }
         return result
+    }
+
+    /// Runs `body` on one of the database's reader connections, without blocking the caller's thread or
+    /// waiting for the writer: for the work a call asks for that needs stored definitions (planning a
+    /// group's new timeline), done on the caller's time.
+    public func readingEntries<T: Sendable>(_ body: @escaping @Sendable (EntryReader) throws -> T) async throws -> T {
+        try await reading { db in try body(EntryReader(db: db)) }
     }
 
     /// The most ids one statement binds (SQLite allows 32,766).

@@ -1,5 +1,6 @@
 import ChimeCore
 import Foundation
+import GRDB
 
 /// Where a group's definition comes from.
 public enum GroupSource: String, Codable, Hashable, Sendable {
@@ -271,6 +272,16 @@ public struct HistoryEntry: Hashable, Sendable {
 }
 
 /// Which history to read.
+/// Reads stored definitions within one read of the database (`ScheduleStore.readingEntries`).
+public struct EntryReader {
+    let db: Database
+
+    /// The entries of items, as `ScheduleStore.entries(of:)` reads them.
+    public func entries(of ids: some Collection<UInt64>) throws -> [UInt64: TimelineEntry] {
+        try ScheduleStore.entries(of: ids, in: db)
+    }
+}
+
 /// Which pending items a listing page holds (`ScheduleStore.pendingPage`).
 public struct PendingPageQuery: Hashable, Sendable {
     /// Only this app's items (nil: everyone's).

@@ -16,6 +16,8 @@ struct ItemTable: Sendable {
     private var free: [Int32] = []
     private var index: [UInt64: Int32] = [:]
     private var perOwner: [String: Int] = [:]
+    /// The ids of each owner's items that belong to no group: a group keeps its own (`GroupRecord.items`).
+    private var singlesPerOwner: [String: Set<UInt64>] = [:]
     /// The bytes of each app's items (`ContentSource.byteSize`); the user's items are not counted.
     private var bytesPerOwner: [String: Int] = [:]
 
@@ -31,13 +33,17 @@ struct ItemTable: Sendable {
                 }
                 // One lookup for a new item: its slot is offered, and taken back if the item had one.
                 let offered = free.last ?? Int32(slots.count)
-                count(item, 1)
                 if let slot = index.updateValue(offered, forKey: id) {
-                    // Replaced in place: its trigger's sequence stays.
+                    // Replaced in place: its trigger's sequence stays. The old one is uncounted first, as the
+                    // new one may have the same owner and id.
                     index[id] = slot
                     if let old = slots[Int(slot)] { count(old, -1) }
+                    count(item, 1)
                     slots[Int(slot)] = item
-                } else if free.popLast() != nil {
+                    return
+                }
+                count(item, 1)
+                if free.popLast() != nil {
                     slots[Int(offered)] = item
                     sequences[Int(offered)] = Self.noSequence
                 } else {
@@ -102,9 +108,20 @@ struct ItemTable: Sendable {
     /// The owners that have items here.
     var owners: Set<String> { Set(perOwner.keys) }
 
+    /// `owner`'s items that belong to no group.
+    func singles(owner: String) -> [ScheduledItem] { (singlesPerOwner[owner] ?? []).compactMap { self[$0] } }
+
     private mutating func count(_ item: ScheduledItem, _ sign: Int) {
         let now = (perOwner[item.owner] ?? 0) + sign
         perOwner[item.owner] = now == 0 ? nil : now
+        if item.groupID == nil {
+            if sign > 0 {
+                singlesPerOwner[item.owner, default: []].insert(item.id)
+            } else {
+                singlesPerOwner[item.owner]?.remove(item.id)
+                if singlesPerOwner[item.owner]?.isEmpty == true { singlesPerOwner.removeValue(forKey: item.owner) }
+            }
+        }
         guard !item.owner.isEmpty else { return }
         let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.definition.contentBytes
         bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes

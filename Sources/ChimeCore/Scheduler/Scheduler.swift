@@ -131,6 +131,30 @@ public struct Scheduler: Sendable {
     /// How many groups there are.
     public var groupCount: Int { groups.count }
 
+    /// The settings of group `key`; nil when there is no such group.
+    public func settings(of key: GroupKey) -> GroupSettings? { groups[key]?.settings }
+
+    /// The ids of `owner`'s groups.
+    public func groupKeys(owner: String) -> [GroupKey] {
+        (groupIDsByOwner[owner] ?? []).map { GroupKey(owner: owner, id: $0) }
+    }
+
+    /// The owners of groups, the user ("") among them.
+    public var groupOwners: Set<String> { Set(groupIDsByOwner.keys) }
+
+    /// How many items `owner` has pending.
+    public func pendingCount(owner: String) -> Int { items.count(owner: owner) }
+
+    /// The owners with items pending, the user ("") among them.
+    public var pendingOwners: Set<String> { items.owners }
+
+    /// The pending items, in no order: a look at each, without sorting them.
+    public var pendingUnordered: some Sequence<ScheduledItem> { items.values }
+
+    /// `owner`'s pending items that belong to no group (on their own, snoozes), found through the owner's
+    /// own index.
+    public func singles(owner: String) -> [ScheduledItem] { items.singles(owner: owner) }
+
     /// The groups of `owner`, with their settings: found through the owner's own index.
     public func groupSettings(owner: String) -> [GroupKey: GroupSettings] {
         var result: [GroupKey: GroupSettings] = [:]
@@ -547,6 +571,29 @@ public struct Scheduler: Sendable {
             changes.append(EntryChange(entryID: entryID, kind: .removed, before: items[id]?.fireDate, after: nil))
         }
         return ReschedulePlan(group: group, changes: changes, upserts: upserts, removed: removed)
+    }
+
+    /// A scheduler that holds group `key`'s settings and items (pending and retired) and nothing else, with
+    /// this one's zone, phrase times and missed-trigger policy: `planReschedule` plans on it what it would
+    /// plan here, so the plan can be made elsewhere while this scheduler goes on. Costs a copy of the
+    /// group's items.
+    public func planningCopy(of key: GroupKey) -> Scheduler {
+        var copy = Scheduler(systemTimeZone: systemTimeZone)
+        copy.defaultMissedPolicy = defaultMissedPolicy
+        copy.downtime = downtime
+        copy.phraseDefaults = phraseDefaults
+        copy.definitionsInStore = definitionsInStore
+        copy.nextID = nextID
+        guard let record = groups[key] else { return copy }
+        copy.setGroup(key, record)
+        for id in record.items {
+            if let item = items[id] {
+                copy.items[id] = item
+            } else if let item = retired[id] {
+                copy.retired[id] = item
+            }
+        }
+        return copy
     }
 
     /// A group's items by entry id. Two items with one entry id (a database edited by hand) resolve to
