@@ -263,9 +263,14 @@ public actor Daemon {
             }
             throw DaemonError("cannot own \(ChimeBus.name): \(error.message)")
         }
+        let address = configuration.bus
         connection.onDisconnect { [weak self] in
-            // Without the bus chimed can neither be reached nor deliver: the service manager restarts it.
-            self?.fail("lost the connection to the bus (the bus daemon went away); the schedule is saved")
+            // Without the bus chimed can neither be reached nor deliver: the service manager restarts it. Whether
+            // the bus itself went away, or closed chimed's connection while it runs, is found by connecting anew.
+            Task {
+                let why = await Self.whyDisconnected(from: address)
+                self?.fail("lost the connection to the bus (\(why)); the schedule is saved")
+            }
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.onQueue { $0.serverOwnerChanged(owner) }
@@ -273,6 +278,13 @@ public actor Daemon {
         try await subscribeToServerSignals(on: connection)
         try await subscribeToServerPause(on: connection)
         logger.info("chimed serving \(ChimeBus.name) as \(connection.uniqueName ?? "?")")
+    }
+
+    /// Why the bus connection was lost: a new connection tells whether the bus daemon is still there.
+    static func whyDisconnected(from address: DBusConnection.Address) async -> String {
+        guard let probe = try? await DBusConnection.connect(address) else { return "the bus daemon went away" }
+        probe.close()
+        return "the bus closed chimed's connection, though it still runs"
     }
 
     /// Closes the bus connection: no call comes in any more.
