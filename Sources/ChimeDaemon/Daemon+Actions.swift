@@ -198,13 +198,13 @@ extension Daemon {
         // A one-off that fired is known only by its popup; a pending item by the scheduler.
         let item = scheduler.item(itemID)
         let itemEntry = item.flatMap { entry(of: $0) }
-        guard let content = latest?.content ?? itemEntry?.content.base, let owner = item?.owner ?? latest?.owner else {
+        // Another app's item reads as one that does not exist.
+        guard let content = latest?.content ?? itemEntry?.content.base, let owner = item?.owner ?? latest?.owner,
+            caller.owns(owner)
+        else {
             throw DBusError(
                 name: ChimeBus.ErrorName.notFound,
                 message: "no item \(itemID) pending or shown lately; list them with `chime pending` or `chime history`")
-        }
-        guard caller.owns(owner) else {
-            throw DBusError(name: ChimeBus.ErrorName.permissionDenied, message: "item \(itemID) belongs to another app")
         }
         var snooze = ScheduledItem(
             id: scheduler.allocateID(), content: content, fireDate: clock.now().addingTimeInterval(seconds),

@@ -45,11 +45,7 @@ extension Daemon {
                 method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments in
                     let id = try Self.itemID(arguments[0], key: "item_id")
                     try await self.checkOwner(caller, itemID: id)
-                    guard try await self.cancel(id) else {
-                        throw DBusError(
-                            name: ChimeBus.ErrorName.notFound,
-                            message: "no pending item \(id); list them with `chime pending`")
-                    }
+                    guard try await self.cancel(id) else { throw Self.noPendingItem(id) }
                     return []
                 },
                 method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments in
@@ -387,14 +383,16 @@ extension Daemon {
 
     // MARK: - Checks
 
-    /// Refuses a call that changes another app's item.
+    /// Refuses a call that changes another app's item, with the error of an item that does not exist: an
+    /// app learns nothing of other apps' items, not even that they exist or whose they are.
     private func checkOwner(_ caller: Caller, itemID: UInt64) throws {
         guard let owner = scheduler.item(itemID)?.owner else { return }
-        guard caller.owns(owner) else {
-            throw DBusError(
-                name: ChimeBus.ErrorName.permissionDenied,
-                message: "item \(itemID) belongs to \(owner), not \(caller.appID)")
-        }
+        guard caller.owns(owner) else { throw Self.noPendingItem(itemID) }
+    }
+
+    /// The error for an item id the caller has no pending item of.
+    static func noPendingItem(_ id: UInt64) -> DBusError {
+        DBusError(name: ChimeBus.ErrorName.notFound, message: "no pending item \(id); list them with `chime pending`")
     }
 
     /// The largest item id: ids are stored as SQLite's signed 64-bit integers.

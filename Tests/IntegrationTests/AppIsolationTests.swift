@@ -134,4 +134,75 @@ import Testing
             #expect(try await victim.pending().map(\.id) == [victimItem])
         }
     }
+
+    // MARK: - Facts of other apps
+
+    /// The error of a call, or nil when it succeeded.
+    static func outcome(_ body: () async throws -> [DBusValue]) async -> (name: String, message: String)? {
+        do {
+            _ = try await body()
+            return nil
+        } catch let error as DBusError {
+            return (error.name, error.message)
+        } catch {
+            return ("not a D-Bus error", "\(error)")
+        }
+    }
+
+    /// Another app's item or popup reads exactly as one that does not exist: Cancel and Snooze give the
+    /// same error name and message (the id aside), History's `item` the same empty list, `replaces-id`
+    /// the same refusal, CloseDelivered the same silence; so no app can learn who else uses chimed.
+    @Test func anotherAppsItemReadsExactlyAsAMissingOne() async throws {
+        try await Session.run { s in
+            let victim = try await s.appConnection("org.signal.Signal")
+            let probe = try await s.appConnection("org.example.Probe")
+            let pending = try await HostileAppTests.schedule(
+                victim, Self.record(["summary": .string("secret")]), Self.record(["at": .int64(Self.farFuture)]))
+            let shownItem = try await HostileAppTests.schedule(victim, Self.record(["summary": .string("shown")]))
+            try await s.awaitDelivered(notification: 1)
+            let missing: UInt64 = 999_999
+            let missingPopup: UInt32 = 999
+
+            /// The outcome of `member` with `arguments(id)`, the id in its message written as ID.
+            func compare(_ what: String, _ member: String, _ theirs: [DBusValue], _ none: [DBusValue], ids: [String])
+                async
+            {
+                let a = await Self.outcome { try await HostileAppTests.call(probe, member, theirs) }
+                let b = await Self.outcome { try await HostileAppTests.call(probe, member, none) }
+                func masked(_ o: (name: String, message: String)?) -> String? {
+                    o.map { o in ids.reduce("\(o.name): \(o.message)") { $0.replacingOccurrences(of: $1, with: "ID") } }
+                }
+                #expect(
+                    masked(a) == masked(b),
+                    "\(what): another app's reads \(String(describing: a)), a missing one \(String(describing: b))")
+                #expect(!(a?.message.contains("org.signal.Signal") ?? false), "\(what) names the owner: \(a!.message)")
+            }
+            await compare(
+                "Cancel", "Cancel", [.uint64(pending)], [.uint64(missing)], ids: ["\(pending)", "\(missing)"])
+            await compare(
+                "Snooze of a pending item", "Snooze", [.uint64(pending), .uint32(60)], [.uint64(missing), .uint32(60)],
+                ids: ["\(pending)", "\(missing)"])
+            await compare(
+                "Snooze of a shown item", "Snooze", [.uint64(shownItem), .uint32(60)],
+                [.uint64(missing), .uint32(60)], ids: ["\(shownItem)", "\(missing)"])
+            await compare(
+                "History item", "History", [Self.record(["item": .uint64(pending)])],
+                [Self.record(["item": .uint64(missing)])], ids: [])
+            let theirHistory = try await HostileAppTests.call(
+                probe, "History", [Self.record(["item": .uint64(pending)])])
+            #expect(theirHistory == [.array(element: BusAPITests.recordType, [])])
+            await compare(
+                "replaces-id", "Schedule",
+                [Self.record(["summary": .string("look-alike")]), Self.record(["replaces-id": .uint32(1)])],
+                [Self.record(["summary": .string("look-alike")]), Self.record(["replaces-id": .uint32(missingPopup)])],
+                ids: ["\(missingPopup)", "1"])
+            await compare(
+                "CloseDelivered", "CloseDelivered",
+                [Self.record(["notifications": .array(element: .uint32, [.uint32(1)])])],
+                [Self.record(["notifications": .array(element: .uint32, [.uint32(missingPopup)])])], ids: [])
+            // Nothing of the victim's changed.
+            #expect(try await HostileAppTests.call(victim, "ListPending", [Self.empty]).description.contains("secret"))
+            #expect(s.server!.closeCalls.elements.isEmpty)
+        }
+    }
 }
