@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeProtocol
 import DBusKit
 import Foundation
@@ -181,5 +182,14 @@ final class CallerDirectory: @unchecked Sendable {
             return nil
         }
         return (path as NSString).lastPathComponent
+    }
+}
+
+extension Daemon {
+    /// Refuses entries whose content names another app's desktop file or chimed's own name (`OwnNames`).
+    static func checkOwnNames(in entries: [TimelineEntry], caller: Caller) throws(DBusError) {
+        for entry in entries {
+            try OwnNames.check(entry.content.base, appID: caller.appID, what: "entry \(entry.id) content")
+        }
     }
 }

@@ -263,7 +263,9 @@ extension Daemon {
             outcome =
                 (shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)")
                 + (extra["activation-token"] == nil ? "" : " with an activation token")
-        } else if foreground, let desktopEntry = shown.content?.desktopEntry, let connection {
+        } else if foreground, let desktopEntry = shown.content?.desktopEntry,
+            OwnNames.isOwn(desktopEntry: desktopEntry, appID: shown.owner), let connection
+        {
             outcome = "activated \(desktopEntry)"
             let token = extra["activation-token"]
             Task {

@@ -120,6 +120,7 @@ extension Daemon {
                     }
                     try Self.refuseCommands(in: entries)
                     try Self.checkCallbacks(in: entries, caller: caller)
+                    try Self.checkOwnNames(in: entries, caller: caller)
                     let group = TimelineGroup(id: id, owner: caller.appID, settings: settings, entries: entries)
                     do {
                         try group.validate()
@@ -493,6 +494,7 @@ extension Daemon {
         -> UInt64
     {
         if let replaced = trigger.replacesID { try checkReplaces(replaced, caller: caller) }
+        try OwnNames.check(content, appID: caller.appID)
         // With a group, a group the user turned off stays off, as for Reschedule.
         try await checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
         // After the permission, which may have waited for the user.

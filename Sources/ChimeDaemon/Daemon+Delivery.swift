@@ -417,7 +417,7 @@ extension Daemon {
     /// so they at least stand apart), a text-input action as KDE's inline reply where the server has it.
     /// A server without action buttons gets the default action only, with the choices named in the body.
     func presented(_ row: OutboxRecord) -> (content: NotificationContent, note: String?) {
-        var content = row.content ?? NotificationContent(summary: "")
+        var content = OwnNames.bound(row.content ?? NotificationContent(summary: ""), owner: row.owner)
         var notes: [String] = []
         let capabilities = serverInfo.capabilities
         let known = !capabilities.isEmpty

@@ -104,8 +104,9 @@ extension Daemon {
         var content: NotificationContent
         switch question {
         case .group(let id, let prompt):
+            // Under chimed's own name, which no app may use: no app's popup can pass for a question.
             content = NotificationContent(
-                appName: app, summary: prompt.title, body: prompt.message,
+                appName: OwnNames.chimedAppName, summary: prompt.title, body: prompt.message,
                 actions: [
                     NotificationAction(key: "allow", label: prompt.allowLabel),
                     NotificationAction(key: "deny", label: prompt.denyLabel),
@@ -113,7 +114,7 @@ extension Daemon {
             content.userInfo = ["group": .string(id)]
         case .system(let app):
             content = NotificationContent(
-                appName: "chime", summary: "\(app) wants to schedule notifications",
+                appName: OwnNames.chimedAppName, summary: "\(app) wants to schedule notifications",
                 body: "Allow \(app) to show you notifications at the times it chooses?",
                 actions: [
                     NotificationAction(key: "allow", label: "Allow"),

@@ -205,4 +205,126 @@ import Testing
             #expect(s.server!.closeCalls.elements.isEmpty)
         }
     }
+
+    // MARK: - Popups of other apps
+
+    /// Content with an app name, a summary and (optionally) a stack tag.
+    static func content(
+        _ summary: String, appName: String? = nil, tag: String? = nil, body: String = "",
+        actions: [NotificationAction] = []
+    ) -> ChimeCore.NotificationContent {
+        var content = ChimeCore.NotificationContent(summary: summary, body: body)
+        if let appName { content.appName = appName }
+        if let tag { content.hints["x-dunst-stack-tag"] = .string(tag) }
+        content.actions = actions
+        return content
+    }
+
+    /// On dunst, another app's popup with the same `app-name` and `x-dunst-stack-tag` (or its other
+    /// spellings) is a popup of its own: the first app's stays, and hears of no closing. The first app's
+    /// own tag still replaces its own popup, as with notify-send.
+    @Test func aLookAlikeAppNameAndStackTagNeverReplaceAnotherAppsPopup() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            let dunst = try await DunstServer.start(on: s.bus, observer: s.observer)
+            s.dunst = dunst
+            s.chimed = try await s.startChimed()
+            let victim = try await s.app("org.signal.Signal")
+            var closed = try await victim.closedEvents().makeAsyncIterator()
+            let first = try await victim.schedule(Self.content("Alice: lunch?", appName: "Signal", tag: "chat"))
+            try await dunst.waitForDisplayed(atLeast: 1)
+            // dunst reads all three as the stack tag: one attacker each, so none replaces another's.
+            for (index, hint) in ["x-dunst-stack-tag", "x-canonical-private-synchronous", "synchronous"].enumerated() {
+                let attacker = try await s.app("org.example.Attacker\(index)")
+                var lookAlike = Self.content("Alice: never mind", appName: "Signal")
+                lookAlike.hints[hint] = .string("chat")
+                _ = try await attacker.schedule(lookAlike)
+                try await dunst.waitForDisplayed(atLeast: index + 2, timeout: .seconds(10))
+            }
+            #expect(try await dunst.displayedCount() == 4)
+            // The victim's own tag replaces its own popup: the first closes (as dunst closes a replaced one).
+            let second = try await victim.schedule(Self.content("Alice: 12:30?", appName: "Signal", tag: "chat"))
+            let event = try #require(await closed.next())
+            #expect(event.itemID == first, "the victim's first popup closed for another reason: \(event)")
+            #expect(try await dunst.displayedCount() == 4)
+            #expect(second != first)
+        }
+    }
+
+    /// chimed's own question cannot be imitated: `app-name` "chime" is refused to apps, and a popup with
+    /// the question's very text from another app is that app's popup (dunst's stacking of duplicates
+    /// leaves the question alone), so the question stays open and its answer reaches chimed.
+    @Test func aLookAlikeOfChimedsQuestionCanNeitherReplaceNorCloseIt() async throws {
+        try await Session.run(withServer: false, startChimed: false) { s in
+            // dunst's default: identical popups are stacked into one.
+            let dunst = try await DunstServer.start(
+                on: s.bus, observer: s.observer, extraConfig: "[global]\n    stack_duplicates = true\n")
+            s.dunst = dunst
+            s.chimed = try await s.startChimed()
+            let asker = try await s.app("org.example.Asker", allowed: false)
+            async let asked = asker.schedule(ChimeCore.NotificationContent(summary: "after the question"))
+            try await dunst.waitForDisplayed(atLeast: 1)
+            let attacker = try await s.appConnection("org.example.Attacker")
+            let question = "org.example.Asker wants to schedule notifications"
+            let body = "Allow org.example.Asker to show you notifications at the times it chooses?"
+            for name in ["chime", "Chime", " chime "] {
+                let refused = await HostileAppTests.error("app-name \(name)") {
+                    try await HostileAppTests.call(
+                        attacker, "Schedule",
+                        [
+                            Self.record([
+                                "app-name": .string(name), "summary": .string(question), "body": .string(body),
+                            ]), Self.empty,
+                        ])
+                }
+                HostileAppTests.expect(refused, HostileAppTests.invalidArgument, mentioning: "app-name", name)
+            }
+            // The same text under the attacker's own name: a popup beside the question, not in its place.
+            _ = try await HostileAppTests.schedule(
+                attacker, Self.record(["summary": .string(question), "body": .string(body)]))
+            try await dunst.waitForDisplayed(atLeast: 2, timeout: .seconds(10))
+            // The question (the one popup with an Allow button) is still open, and its answer reaches chimed.
+            try await dunst.invokeAction(key: "allow")
+            let id = try await asked
+            #expect(id > 0)
+            let apps = try await s.chimeJSON(["apps"])
+            #expect(apps.first { $0["app"] as? String == "org.example.Asker" }?["consent"] as? String == "allowed")
+        }
+    }
+
+    /// A badge is set on the caller's own launcher icon only: a desktop entry of another app is refused
+    /// (its count can be neither set nor cleared), one of its own (its id, or its id and a dot first) is
+    /// used, and without one the badge goes to the app's own id.
+    @Test func aBadgeIsSetOnlyOnTheAppsOwnIcon() async throws {
+        try await Session.run { s in
+            let (updates, subscription) = try await LauncherEntryTests.listen(s)
+            defer { subscription.cancel() }
+            let app = try await s.appConnection("org.example.Mail")
+            for foreign in ["org.mozilla.Thunderbird", "org.mozilla.Thunderbird.desktop", "org.example.MailX"] {
+                let refused = await HostileAppTests.error("desktop-entry \(foreign)") {
+                    try await HostileAppTests.call(
+                        app, "Schedule",
+                        [
+                            Self.record([
+                                "summary": .string("0 unread"), "badge": .uint32(0), "desktop-entry": .string(foreign),
+                            ]), Self.empty,
+                        ])
+                }
+                HostileAppTests.expect(refused, Self.permissionDenied, mentioning: "desktop-entry", foreign)
+            }
+            _ = try await HostileAppTests.schedule(
+                app,
+                Self.record([
+                    "summary": .string("2 unread"), "badge": .uint32(2),
+                    "desktop-entry": .string("org.example.Mail.Client.desktop"),
+                ]))
+            _ = try await HostileAppTests.schedule(
+                app, Self.record(["summary": .string("1 unread"), "badge": .uint32(1)]))
+            try await updates.wait("two badges") { $0.count == 2 }
+            #expect(
+                updates.elements.map(\.appURI) == [
+                    "application://org.example.Mail.Client.desktop", "application://org.example.Mail.desktop",
+                ])
+            #expect(!updates.elements.contains { $0.appURI.contains("Thunderbird") })
+        }
+    }
 }

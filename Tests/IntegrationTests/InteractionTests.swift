@@ -578,8 +578,8 @@ import Testing
                                 return []
                             }
                         ])
-                ], at: "/org/example/PizzaDesktop")
-            try await desktop.requestName("org.example.PizzaDesktop")
+                ], at: "/org/example/Pizza/Desktop")
+            try await desktop.requestName("org.example.Pizza.Desktop")
 
             let app = try await s.app("org.example.Pizza")
             try await app.registerCategories([
@@ -587,7 +587,8 @@ import Testing
                     id: "pizza", actions: [CategoryAction(id: "order", title: "Order", options: [.foreground])])
             ])
             var content = ChimeCore.NotificationContent(summary: "Pizza Time")
-            content.desktopEntry = "org.example.PizzaDesktop"
+            // A desktop file of the app's own: its id and a dot first (docs/security.md).
+            content.desktopEntry = "org.example.Pizza.Desktop"
             let id = try await app.reschedule(
                 TimelineGroup(
                     id: "friday",
@@ -600,7 +601,7 @@ import Testing
             try await s.awaitDelivered(notification: 1)
             #expect(
                 (try await s.server!.notifyCalls.element(0)).hints["desktop-entry"]
-                    == .string("org.example.PizzaDesktop"))
+                    == .string("org.example.Pizza.Desktop"))
             app.close()
             try await InteractionTests.awaitListing(s, ["apps"], "the app gone") { apps in
                 apps.contains { $0["app"] as? String == "org.example.Pizza" && $0["connected"] as? Bool == false }
