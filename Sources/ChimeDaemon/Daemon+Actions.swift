@@ -24,6 +24,8 @@ struct InteractionState {
     var questionCalls = 0
     /// Each app's calls, for `[limits] calls-per-second`.
     var rates: [String: RateBucket] = [:]
+    /// What each app keeps besides its items, for `[limits] bytes-per-app`.
+    var storage = AppStorage()
 }
 
 /// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events
@@ -213,7 +215,7 @@ extension Daemon {
         snooze.snoozeOf = item?.snoozeOf ?? itemID
         snooze.replacesID = latest?.notificationID
         // A snooze is one more item of the app's: within its limits like any other.
-        try checkQuota(caller, adding: 1, addingBytes: snooze.entry.content.byteSize)
+        try checkQuota(caller, adding: 1, addingBytes: snooze.storedBytes)
         let now = clock.now()
         let stored = snooze
         try await persisted { try $0.insert(stored, now: now) }
@@ -285,11 +287,22 @@ extension Daemon {
         persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _, _ in }
     }
 
+    /// Keeps an action for an app that is away, within its byte quota: the oldest kept actions go when
+    /// the app's items, categories and kept actions would take more (`ScheduleStore.queue`).
     private func keep(key: String, shown: ShownNotification, userInfo: [String: UserInfoValue], now: Date) {
+        let owner = shown.owner
         let action = PendingAction(
-            owner: shown.owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
+            owner: owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
             userInfo: userInfo, date: now)
-        persist({ try $0.queue(action) }) { _, _ in }
+        let room =
+            owner.isEmpty
+            ? Int.max
+            : max(
+                0,
+                settings.bytesPerApp - scheduler.bytes(owner: owner) - interaction.storage.bytes(ofCategoriesOf: owner))
+        persist({ try $0.queue(action, maximumBytes: room) }) { daemon, result in
+            if case .success(let kept) = result { daemon.interaction.storage.keptActionBytes[owner] = kept.keptBytes }
+        }
     }
 
     /// `org.freedesktop.Application.ActivateAction` on the app's desktop id, which D-Bus activation starts.

@@ -129,14 +129,8 @@ extension Daemon {
                     }
                     try await self.checkEnds(of: entries, in: GroupKey(owner: caller.appID, id: id), now: now)
                     let dryRun = try options.bool("dry-run") ?? false
-                    if !dryRun {
-                        try await self.checkPermission(strategy, caller: caller, group: id)
-                        let bytes = entries.reduce(0) { $0 + $1.content.byteSize }
-                        try await self.checkQuota(
-                            caller, replacing: GroupKey(owner: caller.appID, id: id), with: entries.count,
-                            bytes: bytes)
-                    }
-                    let changes = try await self.reschedule(group, dryRun: dryRun)
+                    if !dryRun { try await self.checkPermission(strategy, caller: caller, group: id) }
+                    let changes = try await self.reschedule(group, dryRun: dryRun, quota: caller)
                     return [WireRecord.list(changes.map(ChangeWire.encode))]
                 },
                 method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments in
@@ -230,7 +224,7 @@ extension Daemon {
                 },
                 method("TakeActions", [], [records("actions")]) { caller, _ in
                     let owner = caller.appID
-                    let actions = try await self.persisted { try $0.takeActions(owner: owner) }
+                    let actions = try await self.takeActions(owner: owner)
                     return [
                         WireRecord.list(
                             actions.map { action in
@@ -497,9 +491,8 @@ extension Daemon {
         try OwnNames.check(content, appID: caller.appID)
         // With a group, a group the user turned off stays off, as for Reschedule.
         try await checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
-        // After the permission, which may have waited for the user.
-        try checkQuota(caller, adding: 1, addingBytes: content.byteSize)
-        return try await schedule(content, trigger: trigger, owner: caller.appID)
+        // The quota after the permission, which may have waited for the user: on the item as stored.
+        return try await schedule(content, trigger: trigger, owner: caller.appID, quota: caller)
     }
 
     private func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws {

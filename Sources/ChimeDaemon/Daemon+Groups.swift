@@ -8,24 +8,27 @@ import Foundation
 /// Groups: a whole timeline replaced at once, over D-Bus or from the group files.
 extension Daemon {
     /// Replaces a group's timeline, or only computes the change when `dryRun`. The reply comes after the
-    /// new timeline is stored.
-    public func reschedule(_ group: TimelineGroup, dryRun: Bool, source: GroupSource = .api) async throws
-        -> [EntryChange]
+    /// new timeline is stored. With `quota`, the plan must keep that caller within its limits.
+    public func reschedule(_ group: TimelineGroup, dryRun: Bool, source: GroupSource = .api, quota: Caller? = nil)
+        async throws -> [EntryChange]
     {
         try await replaceTimeline(
-            of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun, timeline: { _ in group })
+            of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun, timeline: { _ in group },
+            check: { plan in if let quota { try self.checkQuota(quota, plan: plan) } })
     }
 
     /// Replaces the timeline of group `key` with the one `timeline` makes (from the scheduler the plan is
-    /// made with); `prepare` may adjust the planned items before new ones get their ids. A group from a
-    /// file in the groups folder is changed only through its file.
+    /// made with); `prepare` may adjust the planned items before new ones get their ids, and `check` may
+    /// refuse the plan (an app's limits). A group from a file in the groups folder is changed only through
+    /// its file.
     ///
     /// The plan is made, its new items get their ids, and it is stored; while it is stored other calls
     /// and steps go on, and the scheduler applies the plan to what it has then (`Scheduler.apply` keeps
     /// what changed meanwhile).
     func replaceTimeline(
         of key: GroupKey, source: GroupSource, dryRun: Bool = false,
-        timeline: (inout Scheduler) throws -> TimelineGroup, prepare: (inout ReschedulePlan) -> Void = { _ in }
+        timeline: (inout Scheduler) throws -> TimelineGroup, prepare: (inout ReschedulePlan) -> Void = { _ in },
+        check: (ReschedulePlan) throws -> Void = { _ in }
     ) async throws -> [EntryChange] {
         if source == .api, groupSources[key] == .config {
             throw DBusError(
@@ -43,6 +46,7 @@ extension Daemon {
             throw DBusError(name: name, message: "group \(key): \(error)")
         }
         if dryRun { return plan.changes }
+        try check(plan)
         let unchanged =
             groupSources[key] == source && plan.upserts.isEmpty && plan.removed.isEmpty
             && scheduler.groupSettings[key] == plan.group.settings

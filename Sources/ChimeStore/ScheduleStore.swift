@@ -277,6 +277,12 @@ public final class ScheduleStore: Sendable {
                 authorizations[key] = status
                 if byApp, status == .denied { turnedOffByApp.insert(key) }
             }
+            var keptActionBytes: [String: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT owner, SUM(\(Self.keptActionSize)) FROM pendingAction GROUP BY owner")
+            {
+                keptActionBytes[row[0]] = row[1]
+            }
             try aside.store(in: db, now: Date())
             var state = StoredState(
                 groups: groups, items: items, outbox: outbox, shown: shown, categories: categories,
@@ -284,6 +290,7 @@ public final class ScheduleStore: Sendable {
                 setAside: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM set_aside") ?? 0,
                 setAsideNow: aside.descriptions)
             state.groupsTurnedOffByTheirApp = turnedOffByApp
+            state.keptActionBytes = keptActionBytes
             return state
         }
     }
@@ -695,6 +702,20 @@ public final class ScheduleStore: Sendable {
 
     /// Keeps an action for an app that is not there; returns it with its sequence number.
     public func queue(_ action: PendingAction) throws -> PendingAction {
+        try queue(action, maximumBytes: .max).action
+    }
+
+    /// What one kept action takes, in bytes, as an app's byte quota counts it: its key, group and entry
+    /// ids, and its user info as stored.
+    static let keptActionSize = """
+        length(CAST(key AS BLOB)) + length(CAST(userInfo AS BLOB)) + coalesce(length(CAST(groupID AS BLOB)), 0)
+            + coalesce(length(CAST(entryID AS BLOB)), 0)
+        """
+
+    /// Keeps an action for an app that is not there, keeping at most `keptActionsLimit` of the app's
+    /// actions and at most `maximumBytes` of them (`keptActionSize`): the oldest go first, the newest
+    /// stays. Returns it with its sequence number, and the bytes the app's kept actions take now.
+    public func queue(_ action: PendingAction, maximumBytes: Int) throws -> (action: PendingAction, keptBytes: Int) {
         try write { db in
             try db.execute(
                 sql: """
@@ -714,7 +735,22 @@ public final class ScheduleStore: Sendable {
                         WHERE owner = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
                     """
             ).execute(arguments: [action.owner, action.owner, Self.keptActionsLimit])
-            return stored
+            // Then within its bytes, counted from the newest: the oldest that no longer fit go.
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM pendingAction WHERE owner = ? AND seq < ? AND seq <= (
+                        SELECT seq FROM (
+                            SELECT seq, SUM(size) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) AS kept
+                            FROM (SELECT seq, \(Self.keptActionSize) AS size FROM pendingAction WHERE owner = ?))
+                        WHERE kept > ? ORDER BY seq DESC LIMIT 1)
+                    """
+            ).execute(arguments: [
+                action.owner, Int64(clamping: stored.seq), action.owner, Int64(clamping: maximumBytes),
+            ])
+            let kept = try Int.fetchOne(
+                db, sql: "SELECT SUM(\(Self.keptActionSize)) FROM pendingAction WHERE owner = ?",
+                arguments: [action.owner])
+            return (stored, kept ?? 0)
         }
     }
 
@@ -851,9 +887,9 @@ public final class ScheduleStore: Sendable {
     /// is set aside.
     static func item(from row: Row) throws -> ScheduledItem {
         // Hashed where SQLite holds it: the fingerprint is the checksum's state after the entry's bytes.
-        let fingerprint = try row.withUnsafeData(atIndex: 4) { data -> UInt64 in
+        let (fingerprint, encodedBytes) = try row.withUnsafeData(atIndex: 4) { data -> (UInt64, Int) in
             guard let data else { throw RowProblem("entry is NULL") }
-            return data.withUnsafeBytes { EntryDefinition.fingerprint(of: $0) }
+            return (data.withUnsafeBytes { EntryDefinition.fingerprint(of: $0) }, data.count)
         }
         let rule: String? = try row.decode(atIndex: 5)
         let pool: String? = try row.decode(atIndex: 6)
@@ -884,7 +920,7 @@ public final class ScheduleStore: Sendable {
             id: try storedID(row.decode(atIndex: 0), "id"), owner: try row.decode(atIndex: 1),
             groupID: try row.decode(atIndex: 2),
             definition: EntryDefinition(
-                encoded: nil, fingerprint: fingerprint, id: entryID,
+                encoded: nil, fingerprint: fingerprint, encodedBytes: encodedBytes, id: entryID,
                 endDate: try end.map { try storedDate($0, "endUsec") },
                 maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes)),
             storedRecurrence: rule.map(StoredRecurrence.init(encoded:)),

@@ -327,4 +327,139 @@ import Testing
             #expect(!updates.elements.contains { $0.appURI.contains("Thunderbird") })
         }
     }
+
+    // MARK: - Bytes
+
+    /// A quota of `bytes`, and no limit on calls or deliveries.
+    static func quota(_ bytes: Int) -> String {
+        """
+        [limits]
+        calls-per-second = 100000
+        call-burst = 100000
+        bytes-per-app = \(bytes)
+
+        [flood]
+        rate = 1000
+        burst = 10000
+        """
+    }
+
+    /// An RRULE of about 14 KB, most of it EXDATE values, that fires every day of 2031.
+    static let longRule: String = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let start = calendar.date(from: DateComponents(year: 2030, month: 1, day: 2))!
+        let formatter = DateFormatter()
+        formatter.timeZone = calendar.timeZone
+        formatter.dateFormat = "yyyyMMdd'T'090000"
+        let days = (0..<880).map { formatter.string(from: start.addingTimeInterval(Double($0) * 86_400)) }
+        return "DTSTART:20300101T090000\nRRULE:FREQ=DAILY\nEXDATE:" + days.joined(separator: ",")
+    }()
+
+    /// What an app stores counts in its byte quota whatever holds it: items whose content is one byte
+    /// but whose rule is 14 KB, a timeline whose entry ids are 200 bytes, and categories on top of a quota
+    /// that items fill are refused with LimitsExceeded at 1 MB, where before only the content counted.
+    @Test func rulesIdsAndCategoriesCountInAnAppsBytes() async throws {
+        try await Session.run(settings: Self.quota(1_000_000)) { s in
+            let app = try await s.appConnection("org.example.Hoarder")
+            var refusal: DBusError?
+            var stored = 0
+            for _ in 0..<200 {
+                do {
+                    _ = try await HostileAppTests.schedule(
+                        app, Self.record(["summary": .string("x")]), Self.record(["rrule": .string(Self.longRule)]))
+                    stored += 1
+                } catch let error as DBusError {
+                    refusal = error
+                    break
+                }
+            }
+            HostileAppTests.expect(refusal, Self.limitsExceeded, mentioning: "bytes", "items with 14 KB rules")
+            #expect((1..<72).contains(stored), "\(stored) items of a 14 KB rule fit in 1 MB")
+
+            // With the quota all but full of those items, 100 categories of ten 190-byte titles do not fit.
+            let title = String(repeating: "t", count: 190)
+            let categories = (0..<100).map { c in
+                Self.record([
+                    "id": .string("c\(c)"),
+                    "actions": .array(
+                        element: BusAPITests.recordType,
+                        (0..<10).map { a in Self.record(["id": .string("a\(a)"), "title": .string(title)]) }),
+                ])
+            }
+            let registered = await HostileAppTests.error("200 KB of categories on a full quota") {
+                try await HostileAppTests.call(
+                    app, "RegisterCategories", [.array(element: BusAPITests.recordType, categories)])
+            }
+            HostileAppTests.expect(registered, Self.limitsExceeded, mentioning: "bytes", "categories on a full quota")
+            _ = try await HostileAppTests.call(app, "CancelAll", [Self.empty])
+
+            // 6,000 entries whose ids take 200 bytes each, their content one byte.
+            let entries = (0..<6000).map { n in
+                Self.record([
+                    "id": .string(String(format: "%06d", n) + String(repeating: "e", count: 194)),
+                    "content": Self.record(["summary": .string("x")]), "at": .int64(Self.farFuture),
+                ])
+            }
+            let timeline = await HostileAppTests.error("a timeline of 6,000 entries with 200-byte ids") {
+                try await HostileAppTests.call(
+                    app, "Reschedule",
+                    [.string("g"), Self.empty, .array(element: BusAPITests.recordType, entries), Self.empty])
+            }
+            HostileAppTests.expect(timeline, Self.limitsExceeded, mentioning: "bytes", "entries with 200-byte ids")
+            // Within the quota, both are taken.
+            _ = try await HostileAppTests.call(
+                app, "Reschedule",
+                [
+                    .string("g"), Self.empty, .array(element: BusAPITests.recordType, Array(entries.prefix(100))),
+                    Self.empty,
+                ])
+            _ = try await HostileAppTests.call(
+                app, "RegisterCategories", [.array(element: BusAPITests.recordType, categories)])
+        }
+    }
+
+    /// Actions kept for an app while it is away count in its bytes: once the user's choices on its
+    /// popups (each with 15 KB of user info) fill its quota, it can schedule no more until it takes them.
+    @Test func actionsKeptForAnAppCountInItsBytes() async throws {
+        try await Session.run(settings: Self.quota(200_000)) { s in
+            let userInfo = String(repeating: "u", count: 15_000)
+            // Shown while the app is connected; then it goes away and the user answers its popups.
+            let app = try await s.appConnection("org.example.Away")
+            for n in 0..<12 {
+                _ = try await HostileAppTests.schedule(
+                    app,
+                    Self.record([
+                        "summary": .string("message \(n)"),
+                        "actions": .array(
+                            element: .structure([.string, .string]), [.structure([.string("reply"), .string("Reply")])]),
+                        "user-info": Self.record(["text": .string(userInfo)]),
+                    ]))
+            }
+            try await s.awaitDelivered(notification: 12)
+            app.close()
+            try await InteractionTests.awaitListing(s, ["apps"], "the app gone") { apps in
+                apps.contains { $0["app"] as? String == "org.example.Away" && $0["connected"] as? Bool == false }
+            }
+            for id in 1...12 { try await s.choose("reply", on: UInt32(id)) }
+            // Each kept action is stored before its record in the history.
+            try await InteractionTests.awaitListing(s, ["history", "--limit", "100"], "12 actions kept") { entries in
+                entries.filter { ($0["detail"] as? String)?.contains("kept for org.example.Away") == true }.count == 12
+            }
+            // 12 × 15 KB kept: a 30 KB item no longer fits in 200,000 bytes.
+            let back = try await s.appConnection("org.example.Away")
+            let big = Self.record([
+                "summary": .string("big"), "body": .string(String(repeating: "b", count: 16_000)),
+                "user-info": Self.record(["a": .string(String(repeating: "b", count: 15_000))]),
+            ])
+            let refused = await HostileAppTests.error("an item of 30 KB with 180 KB of actions kept") {
+                try await HostileAppTests.call(back, "Schedule", [big, Self.record(["at": .int64(Self.farFuture)])])
+            }
+            HostileAppTests.expect(refused, Self.limitsExceeded, mentioning: "bytes", "with 180 KB of actions kept")
+            let taken = try await HostileAppTests.call(back, "TakeActions")
+            guard case .array(_, let actions)? = taken.first else { throw TestFailure("TakeActions gave no list") }
+            #expect(actions.count == 12)
+            _ = try await HostileAppTests.call(back, "Schedule", [big, Self.record(["at": .int64(Self.farFuture)])])
+        }
+    }
 }

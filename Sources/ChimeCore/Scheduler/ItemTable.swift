@@ -16,7 +16,8 @@ struct ItemTable: Sendable {
     private var free: [Int32] = []
     private var index: [UInt64: Int32] = [:]
     private var perOwner: [String: Int] = [:]
-    /// The bytes of each app's items (`ContentSource.byteSize`); the user's items are not counted.
+    /// The bytes each app's items take in the store (`ScheduledItem.storedBytes`); the user's items are not
+    /// counted.
     private var bytesPerOwner: [String: Int] = [:]
 
     subscript(id: UInt64) -> ScheduledItem? {
@@ -103,7 +104,7 @@ struct ItemTable: Sendable {
         let now = (perOwner[item.owner] ?? 0) + sign
         perOwner[item.owner] = now == 0 ? nil : now
         guard !item.owner.isEmpty else { return }
-        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.definition.contentBytes
+        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.storedBytes
         bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes
     }
 }
