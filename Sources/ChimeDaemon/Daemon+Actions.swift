@@ -26,6 +26,8 @@ struct InteractionState {
     var rates: [String: RateBucket] = [:]
     /// What each app keeps besides its items, for `[limits] bytes-per-app`.
     var storage = AppStorage()
+    /// Questions waiting for flood control.
+    var questions = QuestionQueue()
 }
 
 /// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events

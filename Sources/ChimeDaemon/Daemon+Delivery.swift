@@ -185,6 +185,11 @@ extension Daemon {
             announceBadge(of: content, owner: row.owner)
         case .digest(_, let digested):
             escalationDigested(digested)
+            // Each owner hears of its items that went out in the digest (one owner's items only), under
+            // the digest's id: what happened to each is never left untold.
+            for row in digested where row.kind == .occurrence {
+                emit("Delivered", [.uint64(row.itemID), .uint32(notificationID)], to: row.owner)
+            }
             logger.info(
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
                 metadata: ["notification": "\(notificationID)"])

@@ -190,7 +190,9 @@ extension Daemon {
         let entries = missed.map { m in
             var content = entries[m.item.id]?.content.base ?? NotificationContent(summary: "(cancelled meanwhile)")
             if m.count > 1 { content.summary += " ×\(m.count)\(m.countIsLowerBound ? "+" : "")" }
-            return OutboxEntry(seq: 0, itemID: m.item.id, groupID: group?.id, occurrence: m.last, content: content)
+            return OutboxEntry(
+                seq: 0, itemID: m.item.id, owner: m.item.owner, groupID: group?.id, occurrence: m.last, content: content
+            )
         }
         var content = Digest.content(
             kind: .missed(groupID: group?.id), entries: entries, timeZone: scheduler.systemTimeZone)

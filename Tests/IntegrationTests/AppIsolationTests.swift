@@ -462,4 +462,130 @@ import Testing
             _ = try await HostileAppTests.call(back, "Schedule", [big, Self.record(["at": .int64(Self.farFuture)])])
         }
     }
+
+    // MARK: - Flood control
+
+    /// No limit on calls; flood control as chime.toml's default (5 a second, bursts of 10).
+    static let defaultFlood = """
+        [limits]
+        calls-per-second = 100000
+        call-burst = 100000
+        """
+
+    /// Schedules `count` one-offs of `connection` due at `at`, `urgency` each.
+    static func scheduleMany(
+        _ connection: DBusConnection, _ count: Int, _ prefix: String, at: Date, urgency: UInt8 = 1
+    ) async throws {
+        let due = Int64(at.timeIntervalSince1970 * 1_000_000)
+        for n in 0..<count {
+            _ = try await HostileAppTests.schedule(
+                connection, Self.record(["summary": .string("\(prefix) \(n)"), "urgency": .byte(urgency)]),
+                Self.record(["at": .int64(due)]))
+        }
+    }
+
+    /// 200 critical one-offs of one app, due at once, do not keep another app's notification waiting
+    /// behind them: it goes on the next token, among the first dozen notifications, not after all 200
+    /// (before: 37.7 s late).
+    @Test func criticalOneOffsOfOneAppDoNotStarveAnotherApp() async throws {
+        try await Session.run(settings: Self.defaultFlood) { s in
+            let loud = try await s.appConnection("org.example.Loud")
+            let quiet = try await s.appConnection("org.example.Quiet")
+            let at = Date().addingTimeInterval(6)
+            try await Self.scheduleMany(loud, 200, "critical", at: at, urgency: 2)
+            _ = try await HostileAppTests.schedule(
+                quiet, Self.record(["summary": .string("the quiet app's")]),
+                Self.record(["at": .int64(Int64((at.timeIntervalSince1970 + 0.1) * 1_000_000))]))
+            let calls = s.server!.notifyCalls
+            try await calls.wait("the quiet app's notification, or 40 of the loud one's", timeout: .seconds(60)) {
+                $0.count >= 40 || $0.contains { $0.summary == "the quiet app's" }
+            }
+            let index = calls.elements.firstIndex { $0.summary == "the quiet app's" }
+            #expect(index != nil, "the quiet app's notification waited behind \(calls.elements.count) critical ones")
+            #expect((index ?? .max) <= 12, "the quiet app's notification came \(index ?? -1)th")
+        }
+    }
+
+    /// One app's burst costs its own share: another app's notification due at the same instant is
+    /// shown on its own with its buttons, never folded into the first app's digest, which holds only that
+    /// app's items and whose owner hears Delivered for each of them.
+    @Test func oneAppsBurstNeverFoldsAnotherAppsNotificationIntoItsDigest() async throws {
+        try await Session.run(settings: Self.defaultFlood) { s in
+            let loud = try await s.appConnection("org.example.Loud")
+            let quiet = try await s.appConnection("org.example.Quiet")
+            let loudSignals = try await HostileAppTests.listen(loud)
+            let quietSignals = try await HostileAppTests.listen(quiet)
+            let at = Date().addingTimeInterval(6)
+            let due = Int64(at.timeIntervalSince1970 * 1_000_000)
+            try await Self.scheduleMany(loud, 190, "burst", at: at)
+            let quietItem = try await HostileAppTests.schedule(
+                quiet,
+                Self.record([
+                    "summary": .string("the quiet app's"),
+                    "actions": .array(
+                        element: .structure([.string, .string]), [.structure([.string("open"), .string("Open")])]),
+                ]), Self.record(["at": .int64(due)]))
+            let calls = s.server!.notifyCalls
+            try await calls.wait("a flood digest", timeout: .seconds(30)) {
+                $0.contains { $0.summary?.hasSuffix("more notifications") == true }
+            }
+            let digest = try #require(calls.elements.first { $0.summary?.hasSuffix("more notifications") == true })
+            #expect(digest.appName == "org.example.Loud")
+            #expect(!(digest.body ?? "").contains("the quiet app's"))
+            try await calls.wait("the quiet app's own popup") { $0.contains { $0.summary == "the quiet app's" } }
+            let own = try #require(calls.elements.first { $0.summary == "the quiet app's" })
+            #expect(own.actions == ["open", "Open"])
+            try await quietSignals.delivered.wait("the quiet app heard of its delivery") {
+                $0.contains { $0.item == quietItem }
+            }
+            // Each of the loud app's 190 items is told, on its own or by the digest's id.
+            try await loudSignals.delivered.wait("the loud app heard of all 190") { $0.count >= 190 }
+            let digestID = try #require(loudSignals.delivered.elements.last?.notification)
+            #expect(loudSignals.delivered.elements.filter { $0.notification == digestID }.count >= 2)
+        }
+    }
+
+    /// Questions go through flood control: one process with many bus names (100 apps) shows one
+    /// question at a time, not 100 at once (before: 100 popups in 0.17 s), while another process's
+    /// question and the user's notification are shown meanwhile.
+    @Test func oneProcessWithManyNamesShowsOneQuestionAtATime() async throws {
+        try await Session.run(settings: Self.defaultFlood) { s in
+            var tasks: [Task<Void, Never>] = []
+            for n in 0..<30 {
+                let app = try await s.appConnection("org.example.Name\(n)", allowed: false)
+                tasks.append(
+                    Task {
+                        _ = try? await HostileAppTests.call(
+                            app, "Schedule", [Self.record(["summary": .string("asked \(n)")]), Self.empty],
+                            timeout: .seconds(90))
+                    })
+            }
+            defer { for task in tasks { task.cancel() } }
+            let calls = s.server!.notifyCalls
+            let isQuestion: @Sendable (MockNotificationServer.Call) -> Bool = {
+                $0.summary?.hasSuffix("wants to schedule notifications") == true
+            }
+            try await calls.wait("the first question") { $0.contains(where: isQuestion) }
+            // Another process's question is shown beside it, and the user's notification goes out.
+            let other = try HostileAppTests.gdbusCopy(s, named: "otherapp")
+            let asking = try HostileAppTests.gdbusCall(s, other, "Schedule", ["{'summary': <'other'>}", "{}"])
+            _ = asking
+            #expect(try await s.chime(["send", "the user's"]).status == 0)
+            try await calls.wait("the other process's question and the user's notification") { calls in
+                calls.contains { $0.summary == "otherapp wants to schedule notifications" }
+                    && calls.contains { $0.summary == "the user's" }
+            }
+            // Still one question of the many-named process.
+            let many = calls.elements.filter { isQuestion($0) && $0.summary?.hasPrefix("org.example.Name") == true }
+            #expect(many.count == 1, "\(many.count) questions of one process on screen")
+            // Answering it brings the next one, never two.
+            let first = try #require(many.first)
+            let firstID = try #require(
+                calls.elements.firstIndex { $0.summary == first.summary }.map { UInt32($0 + 1) })
+            try await s.choose("deny", on: firstID)
+            try await calls.wait("the next question") { calls in
+                calls.filter { isQuestion($0) && $0.summary?.hasPrefix("org.example.Name") == true }.count == 2
+            }
+        }
+    }
 }

@@ -11,11 +11,25 @@ extension Digest {
     /// `HH:MM  Summary` on the wall clock of `timeZone` (`YYYY-MM-DD HH:MM  Summary` when they fall on
     /// more than one day), at most `maximumListedEntries` lines and never more than
     /// `NotificationContent.maximumBodyLength` bytes, then "… and K more" for the rest. The app name is
-    /// the entries' own when they all share one, else "chime"; the urgency is normal, whatever theirs.
+    /// the entries' own when they all share one (not chimed's own, "chime"), else their owner's id when
+    /// they share one (an app's digest holds its entries only), else "chime"; the urgency is normal,
+    /// whatever theirs.
     public static func content(kind: Kind, entries: [OutboxEntry], timeZone: TimeZone) -> NotificationContent {
         NotificationContent(
-            appName: commonAppName(entries) ?? "chime", summary: summary(kind: kind, count: entries.count),
+            appName: appName(entries), summary: summary(kind: kind, count: entries.count),
             body: body(entries, timeZone: timeZone), urgency: .normal)
+    }
+
+    static func appName(_ entries: [OutboxEntry]) -> String {
+        let owner = entries.first.map(\.owner).flatMap { owner in
+            !owner.isEmpty && entries.allSatisfy { $0.owner == owner } ? owner : nil
+        }
+        if let name = commonAppName(entries) {
+            // An app's digest never carries chimed's own name, which its questions have.
+            let reserved = name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "chime"
+            if !reserved || owner == nil { return name }
+        }
+        return owner ?? "chime"
     }
 
     static func summary(kind: Kind, count: Int) -> String {
