@@ -169,8 +169,13 @@ import Testing
             {
                 let a = await Self.outcome { try await HostileAppTests.call(probe, member, theirs) }
                 let b = await Self.outcome { try await HostileAppTests.call(probe, member, none) }
+                // Each id, as a whole number in the message, written as ID.
                 func masked(_ o: (name: String, message: String)?) -> String? {
-                    o.map { o in ids.reduce("\(o.name): \(o.message)") { $0.replacingOccurrences(of: $1, with: "ID") } }
+                    o.map { o in
+                        ids.reduce("\(o.name): \(o.message)") {
+                            $0.replacingOccurrences(of: "\\b\($1)\\b", with: "ID", options: .regularExpression)
+                        }
+                    }
                 }
                 #expect(
                     masked(a) == masked(b),
