@@ -548,7 +548,7 @@ public enum UserInfoWire {
 /// The user's own items (the `chime` command, group files) are not bound: the user names anything.
 public enum OwnNames {
     /// The app name of chimed's own notifications.
-    public static let chimedAppName = "chime"
+    public static let chimedAppName = NotificationContent.chimedAppName
 
     /// Hints with which a server replaces an earlier popup that has the same value: dunst's four
     /// (`x-dunst-stack-tag` and the three it reads as the same, which notify-osd, swaync and mako share).
@@ -560,9 +560,7 @@ public enum OwnNames {
     public static let appNameHints: Set<String> = ["x-kde-display-appname"]
 
     /// Whether `name` is chimed's own app name, however it is written.
-    public static func isReserved(appName name: String) -> Bool {
-        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == chimedAppName
-    }
+    public static func isReserved(appName name: String) -> Bool { NotificationContent.isChimedAppName(name) }
 
     /// Whether `entry` names a desktop file of app `appID`.
     public static func isOwn(desktopEntry entry: String, appID: String) -> Bool {

@@ -24,12 +24,11 @@ extension Digest {
         let owner = entries.first.map(\.owner).flatMap { owner in
             !owner.isEmpty && entries.allSatisfy { $0.owner == owner } ? owner : nil
         }
-        if let name = commonAppName(entries) {
-            // An app's digest never carries chimed's own name, which its questions have.
-            let reserved = name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == "chime"
-            if !reserved || owner == nil { return name }
+        // An app's digest never carries chimed's own name, which its questions have.
+        if let name = commonAppName(entries), owner == nil || !NotificationContent.isChimedAppName(name) {
+            return name
         }
-        return owner ?? "chime"
+        return owner ?? NotificationContent.chimedAppName
     }
 
     static func summary(kind: Kind, count: Int) -> String {
@@ -79,5 +78,15 @@ extension Digest {
         // One entry, one line: a summary's own line breaks would make the list unreadable.
         let summary = entry.content.summary.split(whereSeparator: \.isNewline).joined(separator: " ")
         return "\(when)  \(summary)"
+    }
+}
+
+extension NotificationContent {
+    /// The app name of chimed's own notifications: its questions, and digests of several apps' items.
+    public static let chimedAppName = "chime"
+
+    /// Whether `name` is chimed's own app name, however it is written (any case, spaces around).
+    public static func isChimedAppName(_ name: String) -> Bool {
+        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == chimedAppName
     }
 }
