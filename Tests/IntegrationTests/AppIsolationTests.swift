@@ -121,7 +121,7 @@ import Testing
                     cd '\(root)'
                     mkdir -p usr etc tmp proc dev
                     ln -sfn usr/lib lib; ln -sfn usr/lib64 lib64; ln -sfn usr/bin bin
-                    exec unshare --mount --fork sh -c "mount --rbind /usr usr && mount --rbind /etc etc && \
+                    exec unshare --map-root-user --mount --fork sh -c "mount --rbind /usr usr && mount --rbind /etc etc && \
                         mount --rbind /tmp tmp && exec chroot . \(Self.gdbusSchedule("from a fake root")
                         .replacingOccurrences(of: "\"", with: "\\\""))"
                     """)
