@@ -17,6 +17,8 @@ packages=(
     xfce4-notifyd notification-daemon mako-notifier sway xdotool grim
     # KDE Plasma's shell on X with its activity manager (~0.9 GB installed with their dependencies)
     plasma-workspace plasma-desktop kactivitymanagerd
+    # a Flatpak-like sandbox for the identity tests (AppIsolationTests): bubblewrap, as Flatpak runs apps
+    bubblewrap
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
     # chimed's user unit needs the session bus as a user service (dbus.socket)

@@ -13,8 +13,8 @@ public struct DaemonSettings: Hashable, Sendable {
     public var maximumActions: Int?
     /// `[limits] entries-per-app`: the most items (group entries and single items) one app may have.
     public var entriesPerApp = 100_000
-    /// `[limits] bytes-per-app`: the most bytes of content (`ContentSource.byteSize`) one app's items
-    /// may take together.
+    /// `[limits] bytes-per-app`: the most bytes one app may keep in chimed: its items as stored (content,
+    /// user info, rules, ids), its categories and the actions kept for it.
     public var bytesPerApp = 33_554_432
     /// `[limits] calls-per-second` and `call-burst`: how fast one app may call chimed.
     public var callsPerSecond: Double = 200
@@ -153,7 +153,7 @@ public struct DaemonSettings: Hashable, Sendable {
                     throw limits.fail(
                         "bytes-per-app",
                         "[limits] bytes-per-app must be \(bytesPerAppRange.lowerBound) to \(bytesPerAppRange.upperBound) "
-                            + "(bytes of pending content; the default is 33554432, 32 MiB)")
+                            + "(bytes an app keeps in chimed; the default is 33554432, 32 MiB)")
                 }
                 settings.bytesPerApp = bytes
             }

@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeProtocol
 import DBusKit
 import Foundation
@@ -41,9 +42,20 @@ final class CallerDirectory: @unchecked Sendable {
     private var connectionGone: (@Sendable (String) -> Void)?
     /// The user's own tool, the `chime` executable; nil: no caller is the user.
     let userTool: String?
+    /// The user's runtime folder, where Flatpak records each sandbox it starts (`FlatpakSandbox`).
+    let runtimeDirectory: String
 
-    init(userTool: String?) {
+    init(userTool: String?, runtimeDirectory: String = CallerDirectory.userRuntimeDirectory()) {
         self.userTool = userTool
+        self.runtimeDirectory = runtimeDirectory
+    }
+
+    /// `$XDG_RUNTIME_DIR`, else `/run/user/UID`, where Flatpak keeps its instances.
+    static func userRuntimeDirectory() -> String {
+        if let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], folder.hasPrefix("/") {
+            return folder
+        }
+        return "/run/user/\(getuid())"
     }
 
     /// The `chime` installed beside the running chimed (`/proc/self/exe`), as `make install` and the
@@ -78,7 +90,7 @@ final class CallerDirectory: @unchecked Sendable {
                 .accessDenied, "chimed serves user \(getuid()) only; calls from user \(uid) are refused")
         }
         let pid = try fields.uint32("ProcessID")
-        let appID = appID(sender: sender, pid: pid)
+        let appID = try appID(sender: sender, pid: pid)
         let caller = Caller(uniqueName: sender, uid: uid, pid: pid, appID: appID)
         lock.withLock { known[sender] = caller }
         return caller
@@ -95,12 +107,24 @@ final class CallerDirectory: @unchecked Sendable {
     }
 
     /// The app id of a process: Flatpak's; "" for the user's own tool; else a well-known name its
-    /// connection owns, else its executable's file name.
-    func appID(sender: String, pid: UInt32?) -> String {
-        if let pid, let flatpak = Self.flatpakAppID(pid: pid) { return flatpak }
+    /// connection owns, else its executable's file name. A process whose root holds a `/.flatpak-info`
+    /// that is not a real Flatpak sandbox's is refused: it is neither the app it names nor the user.
+    func appID(sender: String, pid: UInt32?) throws(DBusError) -> String {
+        if let pid {
+            do {
+                if let flatpak = try FlatpakSandbox.appID(pid: pid, runtimeDirectory: runtimeDirectory) {
+                    return flatpak
+                }
+            } catch {
+                throw DBusError(
+                    .accessDenied,
+                    "process \(pid) has a /.flatpak-info but is not in a Flatpak sandbox chimed can verify "
+                        + "(\(error.reason)); chimed serves it as no app")
+            }
+        }
         if let pid, isUserTool(pid: pid) { return "" }
         if let name = ownedName(of: sender) { return name }
-        guard let pid, let executable = Self.executableName(pid: pid) else { return "unknown" }
+        guard let pid, let executable = Self.executableName(pid: pid), !executable.isEmpty else { return "unknown" }
         return executable
     }
 
@@ -110,20 +134,6 @@ final class CallerDirectory: @unchecked Sendable {
             let running = try? Linux.fileIdentity("/proc/\(pid)/exe")
         else { return false }
         return tool == running
-    }
-
-    /// `[Application] name=` of a sandboxed app's `/.flatpak-info`.
-    static func flatpakAppID(pid: UInt32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/root/.flatpak-info", encoding: .utf8) else {
-            return nil
-        }
-        var inApplication = false
-        for line in text.split(separator: "\n") {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.hasPrefix("[") { inApplication = trimmed == "[Application]" }
-            if inApplication, trimmed.hasPrefix("name=") { return String(trimmed.dropFirst(5)) }
-        }
-        return nil
     }
 
     /// The first (sorted) well-known name the connection owns, as apps own their reverse-DNS id: from the
@@ -184,5 +194,14 @@ final class CallerDirectory: @unchecked Sendable {
             return nil
         }
         return (path as NSString).lastPathComponent
+    }
+}
+
+extension Daemon {
+    /// Refuses entries whose content names another app's desktop file or chimed's own name (`OwnNames`).
+    static func checkOwnNames(in entries: [TimelineEntry], caller: Caller) throws(DBusError) {
+        for entry in entries {
+            try OwnNames.check(entry.content.base, appID: caller.appID, what: "entry \(entry.id) content")
+        }
     }
 }

@@ -25,6 +25,10 @@ struct InteractionState {
     var questionCalls = 0
     /// Each app's calls, for `[limits] calls-per-second`.
     var rates: [String: RateBucket] = [:]
+    /// What each app keeps besides its items, for `[limits] bytes-per-app`.
+    var storage = AppStorage()
+    /// Questions waiting for flood control.
+    var questions = QuestionQueue()
 }
 
 /// Actions chosen on notifications: the built-in verbs chimed carries out itself, commands, and events
@@ -200,13 +204,13 @@ extension Daemon {
         // A one-off that fired is known only by its popup; a pending item by the scheduler.
         let item = scheduler.item(itemID)
         let itemEntry = item.flatMap { entry(of: $0) }
-        guard let content = latest?.content ?? itemEntry?.content.base, let owner = item?.owner ?? latest?.owner else {
+        // Another app's item reads as one that does not exist.
+        guard let content = latest?.content ?? itemEntry?.content.base, let owner = item?.owner ?? latest?.owner,
+            caller.owns(owner)
+        else {
             throw DBusError(
                 name: ChimeBus.ErrorName.notFound,
                 message: "no item \(itemID) pending or shown lately; list them with `chime pending` or `chime history`")
-        }
-        guard caller.owns(owner) else {
-            throw DBusError(name: ChimeBus.ErrorName.permissionDenied, message: "item \(itemID) belongs to another app")
         }
         var snooze = ScheduledItem(
             id: scheduler.allocateID(), content: content, fireDate: clock.now().addingTimeInterval(seconds),
@@ -215,7 +219,7 @@ extension Daemon {
         snooze.snoozeOf = item?.snoozeOf ?? itemID
         snooze.replacesID = latest?.notificationID
         // A snooze is one more item of the app's: within its limits like any other.
-        try checkQuota(caller, adding: 1, addingBytes: snooze.entry.content.byteSize)
+        try checkQuota(caller, adding: 1, addingBytes: snooze.storedBytes)
         let now = clock.now()
         let stored = snooze
         try await persisted { try $0.insert(stored, now: now) }
@@ -265,7 +269,9 @@ extension Daemon {
             outcome =
                 (shown.owner.isEmpty ? "announced" : "sent to \(shown.owner)")
                 + (extra["activation-token"] == nil ? "" : " with an activation token")
-        } else if foreground, let desktopEntry = shown.content?.desktopEntry, let connection {
+        } else if foreground, let desktopEntry = shown.content?.desktopEntry,
+            OwnNames.isOwn(desktopEntry: desktopEntry, appID: shown.owner), let connection
+        {
             outcome = "activated \(desktopEntry)"
             let token = extra["activation-token"]
             Task {
@@ -285,11 +291,22 @@ extension Daemon {
         persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _, _ in }
     }
 
+    /// Keeps an action for an app that is away, within its byte quota: the oldest kept actions go when
+    /// the app's items, categories and kept actions would take more (`ScheduleStore.queue`).
     private func keep(key: String, shown: ShownNotification, userInfo: [String: UserInfoValue], now: Date) {
+        let owner = shown.owner
         let action = PendingAction(
-            owner: shown.owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
+            owner: owner, itemID: shown.itemID, group: shown.group, entryID: shown.entryID, key: key,
             userInfo: userInfo, date: now)
-        persist({ try $0.queue(action) }) { _, _ in }
+        let room =
+            owner.isEmpty
+            ? Int.max
+            : max(
+                0,
+                settings.bytesPerApp - scheduler.bytes(owner: owner) - interaction.storage.bytes(ofCategoriesOf: owner))
+        persist({ try $0.queue(action, maximumBytes: room) }) { daemon, result in
+            if case .success(let kept) = result { daemon.interaction.storage.keptActionBytes[owner] = kept.keptBytes }
+        }
     }
 
     /// `org.freedesktop.Application.ActivateAction` on the app's desktop id, which D-Bus activation starts.

@@ -26,33 +26,69 @@ extension Daemon {
     }
 
     /// Refuses a change that would give an app more items than `[limits] entries-per-app`, or more bytes
-    /// of content than `[limits] bytes-per-app`. `adding` and `addingBytes` are what the change adds (less
-    /// what it removes).
+    /// than `[limits] bytes-per-app`: its items as stored (`ScheduledItem.storedBytes`), its categories and
+    /// the actions kept for it (`AppStorage`), all kept as they change. `adding` and `addingBytes` are what
+    /// the change adds (less what it removes). The user's own tool is not limited.
     func checkQuota(_ caller: Caller, adding: Int, addingBytes: Int) throws {
-        guard !caller.isUser, adding > 0 || addingBytes > 0 else { return }
-        let count = scheduler.count(owner: caller.appID)
-        let bytes = scheduler.bytes(owner: caller.appID)
+        guard !caller.isUser else { return }
+        try checkQuota(owner: caller.appID, adding: adding, addingBytes: addingBytes)
+    }
+
+    /// `checkQuota(_:adding:addingBytes:)` for app `owner` ("" the user, not limited).
+    func checkQuota(owner: String, adding: Int, addingBytes: Int) throws {
+        guard !owner.isEmpty, adding > 0 || addingBytes > 0 else { return }
+        let count = scheduler.count(owner: owner)
+        let bytes = storedBytes(owner: owner)
         guard adding <= 0 || count + adding <= settings.entriesPerApp else {
             throw DBusError(
                 name: ChimeBus.ErrorName.limitsExceeded,
-                message: "\(caller.appID) would have \(count + adding) items, more than the \(settings.entriesPerApp) "
+                message: "\(owner) would have \(count + adding) items, more than the \(settings.entriesPerApp) "
                     + "an app may have; remove some first")
         }
         guard addingBytes <= 0 || bytes + addingBytes <= settings.bytesPerApp else {
             throw DBusError(
                 name: ChimeBus.ErrorName.limitsExceeded,
-                message: "\(caller.appID) would have \(bytes + addingBytes) bytes of notifications, more than the "
-                    + "\(settings.bytesPerApp) an app may have; remove some first")
+                message: "\(owner) would keep \(bytes + addingBytes) bytes in chimed (its items with their rules, "
+                    + "ids and user info, its categories, the actions kept for it), more than the "
+                    + "\(settings.bytesPerApp) an app may; remove some first")
         }
     }
 
-    /// Refuses a new timeline of `count` entries and `bytes` bytes of content for group `key` when, in
-    /// place of the group's entries now, it would take the app beyond its limits (`checkQuota`).
-    func checkQuota(_ caller: Caller, replacing key: GroupKey, with count: Int, bytes: Int) throws {
+    /// The bytes app `owner` keeps in chimed: its items as stored, its categories, its kept actions.
+    func storedBytes(owner: String) -> Int {
+        scheduler.bytes(owner: owner) + interaction.storage.bytes(owner: owner)
+    }
+
+    /// Refuses a planned timeline that would take the app beyond its limits: its new and changed items in
+    /// place of what they were, less the items it removes. Counted over the plan, the caller's own work.
+    func checkQuota(_ caller: Caller, plan: ReschedulePlan) throws {
         guard !caller.isUser else { return }
-        let items = scheduler.items(of: key)
-        let existingBytes = items.reduce(0) { $0 + $1.definition.contentBytes }
-        try checkQuota(caller, adding: count - items.count, addingBytes: bytes - existingBytes)
+        var adding = 0
+        var bytes = 0
+        for item in plan.upserts {
+            if let old = scheduler.item(item.id) {
+                bytes -= old.storedBytes
+            } else {
+                adding += 1
+            }
+            bytes += item.storedBytes
+        }
+        for id in plan.removed {
+            guard let old = scheduler.item(id) else { continue }
+            adding -= 1
+            bytes -= old.storedBytes
+        }
+        try checkQuota(caller, adding: adding, addingBytes: bytes)
+    }
+
+    /// Takes the actions kept for `owner` (TakeActions): they are handed over once, and their bytes are
+    /// the app's again.
+    func takeActions(owner: String) async throws -> (actions: [PendingAction], more: Bool) {
+        let taken = try await persisted {
+            try $0.takeActions(owner: owner, maximumBytes: ChimeBus.maximumReplyBytes / 2)
+        }
+        interaction.storage.keptActionBytes[owner] = taken.keptBytes == 0 ? nil : taken.keptBytes
+        return (taken.actions, taken.more)
     }
 
     /// The most apps whose categories chimed keeps: every app id needs only a bus name, so without a bound
@@ -68,10 +104,14 @@ extension Daemon {
                 message: "chimed keeps the categories of \(Self.maximumAppsWithCategories) apps already, the most it "
                     + "keeps; no more apps' categories are taken")
         }
+        // The categories count in the app's bytes, in place of those it had.
+        let bytes = AppStorage.bytes(of: list)
+        try checkQuota(owner: owner, adding: 0, addingBytes: bytes - interaction.storage.bytes(ofCategoriesOf: owner))
         try await persisted { try $0.setCategories(list, owner: owner) }
         // Another app's categories may have come meanwhile: this app's list is kept even if that makes one
         // more than the most, as it is stored.
         categories[owner] = list.isEmpty ? nil : list
+        interaction.storage.categoryBytes[owner] = list.isEmpty ? nil : bytes
         logger.info("\(owner.isEmpty ? "the user" : owner) registered \(list.count) categories of actions")
     }
 
@@ -123,4 +163,32 @@ struct RateBucket {
         tokens = min(capacity, tokens + max(0, now.timeIntervalSince(updated)) * rate)
         updated = now
     }
+}
+
+/// What each app keeps in chimed besides its items, in bytes, for its byte quota: its categories of
+/// actions and the actions kept for it while it is away. Kept as they change (the items' bytes the
+/// scheduler keeps), so a quota check costs nothing however much is stored.
+struct AppStorage {
+    /// The encoded size of each app's categories.
+    var categoryBytes: [String: Int] = [:]
+    /// What each app's kept actions take in the store (`ScheduleStore.keptActionSize`).
+    var keptActionBytes: [String: Int] = [:]
+
+    init() {}
+
+    /// The ledger of a store as loaded: each app's categories measured once.
+    init(categories: [String: [ActionCategory]], keptActions: [String: Int]) {
+        categoryBytes = categories.mapValues(Self.bytes(of:))
+        keptActionBytes = keptActions
+    }
+
+    /// What categories take as stored: their encodings.
+    static func bytes(of categories: [ActionCategory]) -> Int {
+        categories.reduce(0) { $0 + DefinitionCoding.encode($1).utf8.count }
+    }
+
+    func bytes(ofCategoriesOf owner: String) -> Int { categoryBytes[owner] ?? 0 }
+
+    /// Everything of `owner`'s counted here.
+    func bytes(owner: String) -> Int { (categoryBytes[owner] ?? 0) + (keptActionBytes[owner] ?? 0) }
 }

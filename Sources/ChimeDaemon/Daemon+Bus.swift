@@ -51,11 +51,7 @@ extension Daemon {
                 method("Cancel", [DBusArgument("item_id", .uint64)]) { caller, arguments, _ in
                     let id = try Self.itemID(arguments[0], key: "item_id")
                     try await self.checkOwner(caller, itemID: id)
-                    guard try await self.cancel(id) else {
-                        throw DBusError(
-                            name: ChimeBus.ErrorName.notFound,
-                            message: "no pending item \(id); list them with `chime pending`")
-                    }
+                    guard try await self.cancel(id) else { throw Self.noPendingItem(id) }
                     return []
                 },
                 method("CancelAll", [record("options")], [DBusArgument("removed", .uint32)]) { caller, arguments, _ in
@@ -128,6 +124,7 @@ extension Daemon {
                     }
                     try Self.refuseCommands(in: entries)
                     try Self.checkCallbacks(in: entries, caller: caller)
+                    try Self.checkOwnNames(in: entries, caller: caller)
                     let group = TimelineGroup(id: id, owner: caller.appID, settings: settings, entries: entries)
                     do {
                         try group.validate()
@@ -136,14 +133,8 @@ extension Daemon {
                     }
                     try await self.checkEnds(of: entries, in: GroupKey(owner: caller.appID, id: id), now: now)
                     let dryRun = try options.bool("dry-run") ?? false
-                    if !dryRun {
-                        try await self.checkPermission(strategy, caller: caller, group: id)
-                        let bytes = entries.reduce(0) { $0 + $1.content.byteSize }
-                        try await self.checkQuota(
-                            caller, replacing: GroupKey(owner: caller.appID, id: id), with: entries.count,
-                            bytes: bytes)
-                    }
-                    let changes = try await self.reschedule(group, dryRun: dryRun)
+                    if !dryRun { try await self.checkPermission(strategy, caller: caller, group: id) }
+                    let changes = try await self.reschedule(group, dryRun: dryRun, quota: caller)
                     return [WireRecord.list(changes.map(ChangeWire.encode))]
                 },
                 method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments, _ in
@@ -237,9 +228,7 @@ extension Daemon {
                 method("TakeActions", [], [records("actions")]) { caller, _, _ in
                     let owner = caller.appID
                     // As many as fit in one reply; when more wait, the last record is {next-page: ""}: call again.
-                    let (actions, more) = try await self.persisted {
-                        try $0.takeActions(owner: owner, maximumBytes: ChimeBus.maximumReplyBytes / 2)
-                    }
+                    let (actions, more) = try await self.takeActions(owner: owner)
                     var records = actions.map { action in
                         var r = WireRecord()
                         r.set("item", .uint64(action.itemID))
@@ -346,14 +335,16 @@ extension Daemon {
 
     // MARK: - Checks
 
-    /// Refuses a call that changes another app's item.
+    /// Refuses a call that changes another app's item, with the error of an item that does not exist: an
+    /// app learns nothing of other apps' items, not even that they exist or whose they are.
     private func checkOwner(_ caller: Caller, itemID: UInt64) throws {
         guard let owner = scheduler.item(itemID)?.owner else { return }
-        guard caller.owns(owner) else {
-            throw DBusError(
-                name: ChimeBus.ErrorName.permissionDenied,
-                message: "item \(itemID) belongs to \(owner), not \(caller.appID)")
-        }
+        guard caller.owns(owner) else { throw Self.noPendingItem(itemID) }
+    }
+
+    /// The error for an item id the caller has no pending item of.
+    static func noPendingItem(_ id: UInt64) -> DBusError {
+        DBusError(name: ChimeBus.ErrorName.notFound, message: "no pending item \(id); list them with `chime pending`")
     }
 
     /// The largest item id: ids are stored as SQLite's signed 64-bit integers.
@@ -455,11 +446,11 @@ extension Daemon {
         -> UInt64
     {
         if let replaced = trigger.replacesID { try checkReplaces(replaced, caller: caller) }
+        try OwnNames.check(content, appID: caller.appID)
         // With a group, a group the user turned off stays off, as for Reschedule.
         try await checkPermission(.askSystemPermissionIfNeeded, caller: caller, group: trigger.group)
-        // After the permission, which may have waited for the user.
-        try checkQuota(caller, adding: 1, addingBytes: content.byteSize)
-        return try await schedule(content, trigger: trigger, owner: caller.appID)
+        // The quota after the permission, which may have waited for the user: on the item as stored.
+        return try await schedule(content, trigger: trigger, owner: caller.appID, quota: caller)
     }
 
     private func checkPermission(_ strategy: PermissionStrategy, caller: Caller, group: String?) async throws {

@@ -185,6 +185,11 @@ extension Daemon {
             announceBadge(of: content, owner: row.owner)
         case .digest(_, let digested):
             escalationDigested(digested)
+            // Each owner hears of its items that went out in the digest (one owner's items only), under
+            // the digest's id: what happened to each is never left untold.
+            for row in digested where row.kind == .occurrence {
+                emit("Delivered", [.uint64(row.itemID), .uint32(notificationID)], to: row.owner)
+            }
             logger.info(
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
                 metadata: ["notification": "\(notificationID)"])
@@ -418,7 +423,7 @@ extension Daemon {
     /// so they at least stand apart), a text-input action as KDE's inline reply where the server has it.
     /// A server without action buttons gets the default action only, with the choices named in the body.
     func presented(_ row: OutboxRecord) -> (content: NotificationContent, note: String?) {
-        var content = row.content ?? NotificationContent(summary: "")
+        var content = OwnNames.bound(row.content ?? NotificationContent(summary: ""), owner: row.owner)
         var notes: [String] = []
         let capabilities = serverInfo.capabilities
         let known = !capabilities.isEmpty

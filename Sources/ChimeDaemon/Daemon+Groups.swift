@@ -8,18 +8,18 @@ import Foundation
 /// Groups: a whole timeline replaced at once, over D-Bus or from the group files.
 extension Daemon {
     /// Replaces a group's timeline, or only computes the change when `dryRun`. The reply comes after the
-    /// new timeline is stored.
-    public func reschedule(_ group: TimelineGroup, dryRun: Bool, source: GroupSource = .api) async throws
-        -> [EntryChange]
+    /// new timeline is stored. With `quota`, the plan must keep that caller within its limits.
+    public func reschedule(_ group: TimelineGroup, dryRun: Bool, source: GroupSource = .api, quota: Caller? = nil)
+        async throws -> [EntryChange]
     {
         try await replaceTimeline(
             of: GroupKey(owner: group.owner, id: group.id), source: source, dryRun: dryRun,
-            timeline: { _, _ in group })
+            timeline: { _, _ in group }, check: { plan in if let quota { try self.checkQuota(quota, plan: plan) } })
     }
 
     /// Replaces the timeline of group `key` with the one `timeline` makes; `prepare` may adjust the planned
-    /// items before new ones get their ids. A group from a file in the groups folder is changed only
-    /// through its file.
+    /// items before new ones get their ids, and `check` may refuse the plan (an app's limits). A group from
+    /// a file in the groups folder is changed only through its file.
     ///
     /// The plan is the caller's work, done off the daemon's queue: the daemon hands out a copy of the
     /// group (`Scheduler.planningCopy`), and `timeline` and `Scheduler.planReschedule` run on one of the
@@ -30,7 +30,7 @@ extension Daemon {
     func replaceTimeline(
         of key: GroupKey, source: GroupSource, dryRun: Bool = false,
         timeline: @escaping @Sendable (Scheduler, EntryReader) throws -> TimelineGroup,
-        prepare: (inout ReschedulePlan) -> Void = { _ in }
+        prepare: (inout ReschedulePlan) -> Void = { _ in }, check: (ReschedulePlan) throws -> Void = { _ in }
     ) async throws -> [EntryChange] {
         if source == .api, groupSources[key] == .config {
             throw DBusError(
@@ -57,6 +57,7 @@ extension Daemon {
         // After the await: what the group is now decides whether anything changes.
         prepare(&plan)
         if dryRun { return plan.changes }
+        try check(plan)
         let unchanged =
             groupSources[key] == source && plan.upserts.isEmpty && plan.removed.isEmpty
             && scheduler.settings(of: key) == plan.group.settings

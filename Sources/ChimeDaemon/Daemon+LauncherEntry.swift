@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeProtocol
 import DBusKit
 import Foundation
 
@@ -10,11 +11,13 @@ extension Daemon {
 
     /// Emits `Update(s app_uri, a{sv} properties)` for a delivered notification whose content sets a
     /// badge: `count` (x) and `count-visible` (b, false for 0), for `application://ID.desktop` where ID is
-    /// the content's desktop entry, else the owner's app id. Nothing is emitted when neither is a desktop
-    /// file id. The signal goes to everyone on the bus, as the launchers that show it expect.
+    /// the content's desktop entry when it is the owner's own (`OwnNames`), else the owner's app id: an
+    /// app sets the count on its own icon only. Nothing is emitted when neither is a desktop file id. The
+    /// signal goes to everyone on the bus, as the launchers that show it expect.
     func announceBadge(of content: NotificationContent, owner: String) {
         guard let badge = content.badge else { return }
-        guard let id = Self.desktopID(content.desktopEntry) ?? Self.desktopID(owner) else {
+        let own = content.desktopEntry.flatMap { OwnNames.isOwn(desktopEntry: $0, appID: owner) ? $0 : nil }
+        guard let id = Self.desktopID(own) ?? Self.desktopID(owner) else {
             logger.debug("not showing badge \(badge): no desktop entry to show it on", metadata: ["owner": "\(owner)"])
             return
         }

@@ -49,7 +49,7 @@ extension Daemon {
                 try await save(step.changes, app: caller.appID)
                 if let outcome = step.outcome { return outcome }
                 guard let question = step.question else { return .deniedOnSystemLevel(.undetermined) }
-                switch await share(question, app: caller.appID) {
+                switch await share(question, app: caller.appID, asker: Self.asker(caller)) {
                 case .answered(let answer): step = request.answer(answer)
                 // `.ask` is not returned: the question was asked.
                 case .askAgain, .ask: continue evaluation
@@ -83,9 +83,14 @@ extension Daemon {
         }
     }
 
-    /// Asks `question` for `app`, or shares the answer of the same question already open (at most one per
-    /// app; `InteractionRouter`).
-    func share(_ question: PermissionQuestion, app: String) async -> InteractionRouter.QuestionTurn {
+    /// Who asks a question, for flood control (`QuestionGate`): the calling process, whatever names it owns.
+    static func asker(_ caller: Caller) -> String {
+        caller.pid.map { "process \($0)" } ?? caller.uniqueName
+    }
+
+    /// Asks `question` for `app` on behalf of `asker`, or shares the answer of the same question already
+    /// open (at most one per app; `InteractionRouter`).
+    func share(_ question: PermissionQuestion, app: String, asker: String) async -> InteractionRouter.QuestionTurn {
         interaction.questionCalls += 1
         let call = interaction.questionCalls
         let turn = await withCheckedContinuation {
@@ -94,18 +99,22 @@ extension Daemon {
             follow(interaction.router.questionNeeded(question, app: app, call: call))
         }
         guard turn == .ask else { return turn }
-        let answer = await ask(question, app: app)
+        let answer = await ask(question, app: app, asker: asker)
         follow(interaction.router.questionAnswered(answer, app: app, call: call))
         return .answered(answer)
     }
 
-    /// Shows a question with Allow and Don't Allow; nil when it was closed, expired, or could not be shown.
-    func ask(_ question: PermissionQuestion, app: String) async -> Bool? {
+    /// Shows a question with Allow and Don't Allow, when flood control lets one of `asker`'s be shown
+    /// (`questionTurn`); nil when it was closed, expired, or could not be shown.
+    func ask(_ question: PermissionQuestion, app: String, asker: String) async -> Bool? {
+        await questionTurn(asker: asker)
+        defer { questionEnded(asker: asker) }
         var content: NotificationContent
         switch question {
         case .group(let id, let prompt):
+            // Under chimed's own name, which no app may use: no app's popup can pass for a question.
             content = NotificationContent(
-                appName: app, summary: prompt.title, body: prompt.message,
+                appName: OwnNames.chimedAppName, summary: prompt.title, body: prompt.message,
                 actions: [
                     NotificationAction(key: "allow", label: prompt.allowLabel),
                     NotificationAction(key: "deny", label: prompt.denyLabel),
@@ -113,7 +122,7 @@ extension Daemon {
             content.userInfo = ["group": .string(id)]
         case .system(let app):
             content = NotificationContent(
-                appName: "chime", summary: "\(app) wants to schedule notifications",
+                appName: OwnNames.chimedAppName, summary: "\(app) wants to schedule notifications",
                 body: "Allow \(app) to show you notifications at the times it chooses?",
                 actions: [
                     NotificationAction(key: "allow", label: "Allow"),
@@ -145,6 +154,46 @@ extension Daemon {
             "\"\(content.summary)\": \(answer.map { $0 ? "allowed" : "not allowed" } ?? "no answer")")
         Task { try? await server.close(notificationID: id) }
         return answer
+    }
+
+    // MARK: - Flood control for questions
+
+    /// Waits until flood control lets a question of `asker` be shown (`QuestionGate`): other callers,
+    /// other askers' questions and deliveries go on meanwhile.
+    func questionTurn(asker: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            interaction.questions.next += 1
+            let request = QuestionGate.Request(id: interaction.questions.next, asker: asker)
+            interaction.questions.waiting.append((request, continuation))
+            admitQuestions()
+        }
+    }
+
+    /// `asker`'s question is off the screen: its next may be shown.
+    func questionEnded(asker: String) {
+        interaction.questions.gate?.closed(asker: asker)
+        admitQuestions()
+    }
+
+    /// Lets the questions flood control admits now be shown, and arms a wake-up for those waiting for
+    /// a token.
+    func admitQuestions() {
+        let now = clock.now()
+        var gate = interaction.questions.gate ?? QuestionGate(flood: settings.flood, now: now)
+        let admission = gate.admit(interaction.questions.waiting.map(\.request), flood: settings.flood, now: now)
+        interaction.questions.gate = gate
+        let admitted = Set(admission.ask)
+        let going = interaction.questions.waiting.filter { admitted.contains($0.request.id) }
+        interaction.questions.waiting.removeAll { admitted.contains($0.request.id) }
+        for waiting in going { waiting.turn.resume() }
+        guard let wake = admission.wakeAt, interaction.questions.wakeAt.map({ wake < $0 }) ?? true else { return }
+        interaction.questions.wakeAt = wake
+        queue.asyncAfter(wallDeadline: clock.wallTime(for: wake)) { [weak self] in
+            self?.assumeIsolated { daemon in
+                if daemon.interaction.questions.wakeAt == wake { daemon.interaction.questions.wakeAt = nil }
+                daemon.admitQuestions()
+            }
+        }
     }
 
     /// The error a denied outcome answers with.
@@ -266,4 +315,13 @@ final class Once: @unchecked Sendable {
         }
         c?.resume(returning: value)
     }
+}
+
+/// The questions waiting for flood control, in the order they came, and its state.
+struct QuestionQueue {
+    var gate: QuestionGate?
+    var waiting: [(request: QuestionGate.Request, turn: CheckedContinuation<Void, Never>)] = []
+    var next: UInt64 = 0
+    /// The wake-up armed for questions waiting for a token.
+    var wakeAt: Date?
 }

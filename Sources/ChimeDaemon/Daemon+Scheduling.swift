@@ -190,7 +190,9 @@ extension Daemon {
         let entries = missed.map { m in
             var content = entries[m.item.id]?.content.base ?? NotificationContent(summary: "(cancelled meanwhile)")
             if m.count > 1 { content.summary += " ×\(m.count)\(m.countIsLowerBound ? "+" : "")" }
-            return OutboxEntry(seq: 0, itemID: m.item.id, groupID: group?.id, occurrence: m.last, content: content)
+            return OutboxEntry(
+                seq: 0, itemID: m.item.id, owner: m.item.owner, groupID: group?.id, occurrence: m.last, content: content
+            )
         }
         var content = Digest.content(
             kind: .missed(groupID: group?.id), entries: entries, timeZone: scheduler.systemTimeZone)
@@ -316,13 +318,15 @@ extension Daemon {
     /// actions with that id, also gives the notification that category's actions.
     ///
     /// With `trigger.group` the item joins the owner's group of that id instead of standing on its own.
-    public func schedule(_ content: NotificationContent, trigger: TriggerWire, owner: String = "") async throws
-        -> UInt64
-    {
+    /// With `quota`, the item must keep that caller within its limits, as stored (`checkQuota`).
+    public func schedule(
+        _ content: NotificationContent, trigger: TriggerWire, owner: String = "", quota: Caller? = nil
+    ) async throws -> UInt64 {
         let now = clock.now()
         let (recurrence, fireDate) = try firstOccurrence(of: trigger, now: now)
         if let group = trigger.group {
-            return try await add(content, trigger: trigger, to: GroupKey(owner: owner, id: group), now: now)
+            return try await add(
+                content, trigger: trigger, to: GroupKey(owner: owner, id: group), now: now, quota: quota)
         }
         let id = scheduler.allocateID()
         var item = ScheduledItem(
@@ -332,6 +336,7 @@ extension Daemon {
         item.entry.escalation = trigger.escalation
         item.entry.offset = trigger.offset
         item.replacesID = trigger.replacesID
+        if let quota { try checkQuota(quota, adding: 1, addingBytes: item.storedBytes) }
         let stored = item
         do {
             try await storeNew(stored, now: now)
@@ -385,9 +390,9 @@ extension Daemon {
     /// Adds the item to group `key` as one more entry of its timeline, `item-ID` (the group is made when
     /// there is none), through the same replacement of the timeline as `Reschedule`: every other entry
     /// is unchanged, so it keeps its next occurrence and its state. Returns the item id once it is stored.
-    private func add(_ content: NotificationContent, trigger: TriggerWire, to key: GroupKey, now: Date) async throws
-        -> UInt64
-    {
+    private func add(
+        _ content: NotificationContent, trigger: TriggerWire, to key: GroupKey, now: Date, quota: Caller?
+    ) async throws -> UInt64 {
         if scheduler.settings(of: key)?.enabled == false {
             throw DBusError(
                 name: ChimeBus.ErrorName.conflict,
@@ -412,7 +417,8 @@ extension Daemon {
                     plan.upserts[index].id = id
                     plan.upserts[index].replacesID = trigger.replacesID
                 }
-            })
+            },
+            check: { plan in if let quota { try self.checkQuota(quota, plan: plan) } })
         return id
     }
 

@@ -350,6 +350,7 @@ public actor Daemon {
         for popup in state.popups { scheduler.trackPopup(popup) }
         for shown in state.shown { delivery.remember(shown) }
         categories = state.categories
+        interaction.storage = AppStorage(categories: state.categories, keptActions: state.keptActionBytes)
         interaction.consents = state.consents
         interaction.groupAuthorizations = state.groupAuthorizations
         interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp

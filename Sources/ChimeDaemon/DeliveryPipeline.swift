@@ -315,8 +315,8 @@ struct DeliveryPipeline {
         let ready = outbox.compactMap { row -> OutboxEntry? in
             guard let content = row.content else { return nil }
             return OutboxEntry(
-                seq: row.seq, itemID: row.itemID, groupID: row.group?.id, occurrence: row.occurrence,
-                content: content)
+                seq: row.seq, itemID: row.itemID, owner: row.owner, groupID: row.group?.id,
+                occurrence: row.occurrence, content: content)
         }
         guard !ready.isEmpty else { return [] }
         let planned = gate.plan(ready, now: context.now, timeZone: context.timeZone)

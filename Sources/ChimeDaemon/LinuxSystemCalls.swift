@@ -104,3 +104,50 @@ struct FileIdentity: Hashable, Sendable {
     var device: UInt64
     var inode: UInt64
 }
+
+extension Linux {
+    /// Opens `path` relative to the directory `directory` (`AT_FDCWD`: the working directory).
+    ///
+    /// The corresponding C function is `openat`.
+    static func openat(_ directory: Int32, _ path: String, flags: Int32, subject: String) throws(SystemCallError)
+        -> Int32
+    {
+        while true {
+            let fd = Glibc.openat(directory, path, flags)
+            if fd >= 0 { return fd }
+            let code = errno
+            if code != EINTR { throw SystemCallError(call: "openat", errno: code, subject: subject) }
+        }
+    }
+
+    /// The file behind `fd`: its type and size in bytes.
+    ///
+    /// The corresponding C function is `fstat`.
+    static func fileStatus(_ fd: Int32, subject: String) throws(SystemCallError) -> (isRegular: Bool, size: Int) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemCallError(call: "fstat", errno: errno, subject: subject) }
+        return ((info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size))
+    }
+
+    /// The type of the file system that holds `path`.
+    ///
+    /// The corresponding C function is `statfs`.
+    static func fileSystemType(_ path: String) throws(SystemCallError) -> Int {
+        var info = statfs()
+        guard statfs(path, &info) == 0 else { throw SystemCallError(call: "statfs", errno: errno, subject: path) }
+        return Int(info.f_type)
+    }
+
+    /// Reads `fd` to its end, at most `limit` bytes; nil when there is more.
+    static func readAll(_ fd: Int32, limit: Int) throws(SystemCallError) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 1)
+        defer { chunk.deallocate() }
+        while true {
+            let count = try read(fd, into: chunk)
+            if count == 0 { return bytes }
+            bytes += chunk.prefix(count)
+            if bytes.count > limit { return nil }
+        }
+    }
+}

@@ -532,3 +532,95 @@ public enum UserInfoWire {
         }
     }
 }
+
+/// What an app's notifications may say of who sent them, and how its popups are kept apart from other
+/// apps' on the server (docs/security.md, "Names an app gives").
+///
+/// - `desktop-entry` is the app's own desktop file: its app id, or an id that starts with the app id and
+///   a dot (as a Flatpak app exports its files), with or without `.desktop`. For a Flatpak app that is
+///   its Flatpak id; for an app on the host, the bus name it owns or its executable's name.
+/// - `app-name` is a label the app chooses (its app id when it gives none), except `chime`, which
+///   chimed's own notifications carry (its questions): no app can make a popup that looks like one.
+/// - Hints that make a server replace or stack popups that share their value (`stackingHints`) get the
+///   app's id in front of their value when sent, so they match the same app's popups only: an app's own
+///   tag still replaces its own popup, never another app's nor chimed's.
+///
+/// The user's own items (the `chime` command, group files) are not bound: the user names anything.
+public enum OwnNames {
+    /// The app name of chimed's own notifications.
+    public static let chimedAppName = NotificationContent.chimedAppName
+
+    /// Hints with which a server replaces an earlier popup that has the same value: dunst's four
+    /// (`x-dunst-stack-tag` and the three it reads as the same, which notify-osd, swaync and mako share).
+    public static let stackingHints: Set<String> = [
+        "x-dunst-stack-tag", "x-canonical-private-synchronous", "synchronous", "private-synchronous",
+    ]
+
+    /// Hints a server shows as the app's name in place of `app-name` (KDE Plasma).
+    public static let appNameHints: Set<String> = ["x-kde-display-appname"]
+
+    /// Whether `name` is chimed's own app name, however it is written.
+    public static func isReserved(appName name: String) -> Bool { NotificationContent.isChimedAppName(name) }
+
+    /// Whether `entry` names a desktop file of app `appID`.
+    public static func isOwn(desktopEntry entry: String, appID: String) -> Bool {
+        guard !appID.isEmpty else { return true }
+        let id = entry.hasSuffix(".desktop") ? String(entry.dropLast(".desktop".count)) : entry
+        return id == appID || id.hasPrefix(appID + ".")
+    }
+
+    /// Refuses content of app `appID` that names another app's desktop file, or chimed's own name.
+    public static func check(_ content: NotificationContent, appID: String, what: String = "content")
+        throws(DBusError)
+    {
+        guard !appID.isEmpty else { return }
+        if let entry = content.desktopEntry, !isOwn(desktopEntry: entry, appID: appID) {
+            throw DBusError(
+                name: ChimeBus.ErrorName.permissionDenied,
+                message: "\(what) key \"desktop-entry\": \(excerpt(entry)) is not a desktop file of \(appID); an "
+                    + "app names only its own (\(appID), or \(appID).NAME)")
+        }
+        let names =
+            [("app-name", content.appName)]
+            + appNameHints.sorted().compactMap { hint in
+                if case .string(let text)? = content.hints[hint] { (hint, text) } else { nil }
+            }
+        for (key, name) in names where isReserved(appName: name) {
+            throw DBusError(
+                name: ChimeBus.ErrorName.invalidArgument,
+                message: "\(what) key \"\(key)\": \"\(chimedAppName)\" is the name of chimed's own questions; give "
+                    + "your app's name")
+        }
+    }
+
+    /// The content as the server gets it for a notification of `owner` ("" the user): stacking hints
+    /// carry the owner's id, a desktop entry that is not the owner's is left out, and an empty or
+    /// reserved app name becomes the owner's id. Content stored before these rules, or made by the app
+    /// when due, is bound the same way.
+    public static func bound(_ content: NotificationContent, owner: String) -> NotificationContent {
+        guard !owner.isEmpty else { return content }
+        var bound = content
+        for name in stackingHints {
+            guard let hint = content.hints[name] else { continue }
+            let value: String
+            switch hint {
+            case .string(let text): value = text
+            case .int(let n): value = "\(n)"
+            case .double(let d): value = "\(d)"
+            case .byte(let b): value = "\(b)"
+            case .boolean(let b): value = "\(b)"
+            }
+            // An empty tag asks for nothing on dunst; it stays empty, so it still asks for nothing.
+            bound.hints[name] = .string(value.isEmpty ? "" : "\(owner)/\(value)")
+        }
+        if let entry = content.desktopEntry, !isOwn(desktopEntry: entry, appID: owner) { bound.desktopEntry = nil }
+        if content.appName.isEmpty || isReserved(appName: content.appName) {
+            // An app whose id is itself "chime" (an executable of that name) still gets a name of its own.
+            bound.appName = isReserved(appName: owner) ? "\(owner) (an app)" : owner
+        }
+        for name in appNameHints {
+            if case .string(let text)? = content.hints[name], isReserved(appName: text) { bound.hints[name] = nil }
+        }
+        return bound
+    }
+}

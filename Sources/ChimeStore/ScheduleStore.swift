@@ -287,6 +287,12 @@ public final class ScheduleStore: Sendable {
                 authorizations[key] = status
                 if byApp, status == .denied { turnedOffByApp.insert(key) }
             }
+            var keptActionBytes: [String: Int] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT owner, SUM(\(Self.keptActionSize)) FROM pendingAction GROUP BY owner")
+            {
+                keptActionBytes[row[0]] = row[1]
+            }
             try aside.store(in: db, now: Date())
             var state = StoredState(
                 groups: groups, items: items, outbox: outbox, shown: shown, categories: categories,
@@ -294,6 +300,7 @@ public final class ScheduleStore: Sendable {
                 setAside: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM set_aside") ?? 0,
                 setAsideNow: aside.descriptions)
             state.groupsTurnedOffByTheirApp = turnedOffByApp
+            state.keptActionBytes = keptActionBytes
             return state
         }
     }
@@ -717,6 +724,20 @@ public final class ScheduleStore: Sendable {
 
     /// Keeps an action for an app that is not there; returns it with its sequence number.
     public func queue(_ action: PendingAction) throws -> PendingAction {
+        try queue(action, maximumBytes: .max).action
+    }
+
+    /// What one kept action takes, in bytes, as an app's byte quota counts it: its key, group and entry
+    /// ids, and its user info as stored.
+    static let keptActionSize = """
+        length(CAST(key AS BLOB)) + length(CAST(userInfo AS BLOB)) + coalesce(length(CAST(groupID AS BLOB)), 0)
+            + coalesce(length(CAST(entryID AS BLOB)), 0)
+        """
+
+    /// Keeps an action for an app that is not there, keeping at most `keptActionsLimit` of the app's
+    /// actions and at most `maximumBytes` of them (`keptActionSize`): the oldest go first, the newest
+    /// stays. Returns it with its sequence number, and the bytes the app's kept actions take now.
+    public func queue(_ action: PendingAction, maximumBytes: Int) throws -> (action: PendingAction, keptBytes: Int) {
         try write { db in
             try db.execute(
                 sql: """
@@ -736,14 +757,31 @@ public final class ScheduleStore: Sendable {
                         WHERE owner = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
                     """
             ).execute(arguments: [action.owner, action.owner, Self.keptActionsLimit])
-            return stored
+            // Then within its bytes, counted from the newest: the oldest that no longer fit go.
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM pendingAction WHERE owner = ? AND seq < ? AND seq <= (
+                        SELECT seq FROM (
+                            SELECT seq, SUM(size) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) AS kept
+                            FROM (SELECT seq, \(Self.keptActionSize) AS size FROM pendingAction WHERE owner = ?))
+                        WHERE kept > ? ORDER BY seq DESC LIMIT 1)
+                    """
+            ).execute(arguments: [
+                action.owner, Int64(clamping: stored.seq), action.owner, Int64(clamping: maximumBytes),
+            ])
+            let kept = try Int.fetchOne(
+                db, sql: "SELECT SUM(\(Self.keptActionSize)) FROM pendingAction WHERE owner = ?",
+                arguments: [action.owner])
+            return (stored, kept ?? 0)
         }
     }
 
     /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten. One
     /// that cannot be read is set aside (see `load()`).
+    /// Hands over `owner`'s kept actions, oldest first, as many as fit in `maximumBytes` (one at least), and
+    /// forgets them; `more` says whether others wait, and `keptBytes` what those take (`keptActionSize`).
     public func takeActions(owner: String, maximumBytes: Int = .max) throws -> (
-        actions: [PendingAction], more: Bool
+        actions: [PendingAction], more: Bool, keptBytes: Int
     ) {
         try write { db in
             // The oldest first, as many as fit in `maximumBytes` (one at least); the rest wait for the next call.
@@ -751,9 +789,8 @@ public final class ScheduleStore: Sendable {
             var bytes = 0
             var more = false
             let sizes = try Row.fetchCursor(
-                db,
-                sql: "SELECT length(userInfo) + length(key) + ifnull(length(groupID), 0) + ifnull(length(entryID), 0) "
-                    + "FROM pendingAction WHERE owner = ? ORDER BY seq", arguments: [owner])
+                db, sql: "SELECT \(Self.keptActionSize) FROM pendingAction WHERE owner = ? ORDER BY seq",
+                arguments: [owner])
             while let row = try sizes.next() {
                 let size = (row[0] as Int? ?? 0) + Self.actionOverheadBytes
                 guard taken == 0 || bytes + size <= maximumBytes else {
@@ -784,7 +821,11 @@ public final class ScheduleStore: Sendable {
                     DELETE FROM pendingAction WHERE seq IN (
                         SELECT seq FROM pendingAction WHERE owner = ? ORDER BY seq LIMIT ?)
                     """, arguments: [owner, taken])
-            return (actions, more)
+            let kept =
+                try Int.fetchOne(
+                    db, sql: "SELECT SUM(\(Self.keptActionSize)) FROM pendingAction WHERE owner = ?", arguments: [owner])
+                ?? 0
+            return (actions, more, kept)
         }
     }
 
@@ -904,9 +945,9 @@ public final class ScheduleStore: Sendable {
     /// is set aside.
     static func item(from row: Row) throws -> ScheduledItem {
         // Hashed where SQLite holds it: the fingerprint is the checksum's state after the entry's bytes.
-        let fingerprint = try row.withUnsafeData(atIndex: 4) { data -> UInt64 in
+        let (fingerprint, encodedBytes) = try row.withUnsafeData(atIndex: 4) { data -> (UInt64, Int) in
             guard let data else { throw RowProblem("entry is NULL") }
-            return data.withUnsafeBytes { EntryDefinition.fingerprint(of: $0) }
+            return (data.withUnsafeBytes { EntryDefinition.fingerprint(of: $0) }, data.count)
         }
         let rule: String? = try row.decode(atIndex: 5)
         let pool: String? = try row.decode(atIndex: 6)
@@ -937,7 +978,7 @@ public final class ScheduleStore: Sendable {
             id: try storedID(row.decode(atIndex: 0), "id"), owner: try row.decode(atIndex: 1),
             groupID: try row.decode(atIndex: 2),
             definition: EntryDefinition(
-                encoded: nil, fingerprint: fingerprint, id: entryID,
+                encoded: nil, fingerprint: fingerprint, encodedBytes: encodedBytes, id: entryID,
                 endDate: try end.map { try storedDate($0, "endUsec") },
                 maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes)),
             storedRecurrence: rule.map(StoredRecurrence.init(encoded:)),

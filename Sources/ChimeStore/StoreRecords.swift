@@ -184,6 +184,8 @@ public struct StoredState: Sendable {
     /// The groups whose own app turned them off (their authorization is `denied` by the app's switch, not
     /// the user's): the app may turn them on again.
     public var groupsTurnedOffByTheirApp: Set<GroupKey> = []
+    /// The bytes each app's kept actions take (`ScheduleStore.keptActionSize`), for its byte quota.
+    public var keptActionBytes: [String: Int] = [:]
 
     /// Shown popups whose item has an end date.
     public var popups: [ShownPopup] {

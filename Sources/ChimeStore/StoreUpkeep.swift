@@ -233,14 +233,27 @@ extension ScheduleStore {
 
     // MARK: - History
 
-    /// Drops history older than `limits.maximumAge` and beyond the newest `limits.maximumEntries`.
+    /// Drops history older than `limits.maximumAge`, and beyond `limits.maximumEntries` in all, in fair
+    /// shares: the owners (apps, and the user) with the most entries give up their oldest first, down to a
+    /// share no smaller than `maximumEntries` divided among the owners, while owners with fewer keep all of
+    /// theirs. So one app's flood of history costs its own entries only.
     ///
     /// Entries are in the order they were written, which is nearly the order of their times: the age
     /// is found from the oldest on, so a prune reads only what it removes, and needs no index on time.
     static func pruneHistory(_ db: Database, limits: HistoryLimits, now: Date) throws {
-        try db.cachedStatement(
-            sql: "DELETE FROM history WHERE seq <= (SELECT MAX(seq) FROM history) - ?"
-        ).execute(arguments: [limits.maximumEntries])
+        let counts = try Row.fetchAll(db, sql: "SELECT owner, COUNT(*) FROM history GROUP BY owner").map {
+            (owner: $0[0] as String?, count: $0[1] as Int)
+        }
+        if let share = fairShare(counts.map(\.count), total: limits.maximumEntries) {
+            for (owner, count) in counts where count > share {
+                try db.cachedStatement(
+                    sql: """
+                        DELETE FROM history WHERE seq IN (
+                            SELECT seq FROM history WHERE owner IS ? ORDER BY seq LIMIT ?)
+                        """
+                ).execute(arguments: [owner, count - share])
+            }
+        }
         let cutoff = Time.usec(now.addingTimeInterval(-limits.maximumAge))
         try db.cachedStatement(
             sql: """
@@ -250,6 +263,20 @@ extension ScheduleStore {
                 """
         ).execute(arguments: [cutoff])
         try giveBackSpace(db)
+    }
+
+    /// The most entries each owner keeps so that all together keep at most `total`: owners with fewer keep
+    /// all of theirs, and the rest share what is left equally. Nil when all fit.
+    static func fairShare(_ counts: [Int], total: Int) -> Int? {
+        guard counts.reduce(0, +) > total else { return nil }
+        var left = max(0, total)
+        let sorted = counts.sorted()
+        for (index, count) in sorted.enumerated() {
+            let share = left / (sorted.count - index)
+            if count > share { return share }
+            left -= count
+        }
+        return nil
     }
 
     /// The upkeep left out of a start, so that it does not delay one: history pruned to `historyLimits`

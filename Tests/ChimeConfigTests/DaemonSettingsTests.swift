@@ -199,7 +199,7 @@ import Testing
         ("[flood]\nburst = 2.5", 2, "[flood] burst must be a whole number of notifications from 1 to 10000"),
         (
             "[limits]\nbytes-per-app = 65535", 2,
-            "[limits] bytes-per-app must be 65536 to 17179869184 (bytes of pending content; the default is "
+            "[limits] bytes-per-app must be 65536 to 17179869184 (bytes an app keeps in chimed; the default is "
                 + "33554432, 32 MiB)"
         ),
         (

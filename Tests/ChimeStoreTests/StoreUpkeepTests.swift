@@ -103,6 +103,30 @@ extension ScheduleStoreTests {
         #expect(kept.last?.detail == "k901: ok")
     }
 
+    /// History beyond its count is pruned in fair shares: an app that floods it loses its own oldest
+    /// entries, while another app's few entries all stay.
+    @Test func oneAppsFloodOfHistoryPrunesOnlyItsOwnEntries() throws {
+        let store = try ScheduleStore(historyLimits: HistoryLimits(maximumEntries: 100))
+        var quiet = item(1, "quiet", at: 10)
+        quiet.owner = "org.example.Quiet"
+        var loud = item(2, "loud", at: 10)
+        loud.owner = "org.example.Loud"
+        try store.insert(quiet, now: t0)
+        try store.insert(loud, now: t0)
+        for n in 1...30 { try store.recordAction(itemID: 1, key: "q\(n)", outcome: "ok", now: t0) }
+        for n in 1...1968 { try store.recordAction(itemID: 2, key: "l\(n)", outcome: "ok", now: t0) }
+        // 2,000 records: pruned at the thousandth and the two thousandth.
+        let quietKept = try store.history(HistoryQuery(limit: 2000, owner: "org.example.Quiet"))
+        #expect(quietKept.count == 31)
+        let loudKept = try store.history(HistoryQuery(limit: 2000, owner: "org.example.Loud"))
+        // The quiet app keeps its 31; the loud one the 69 left of 100.
+        #expect(loudKept.count == 69)
+        #expect(loudKept.first?.detail == "l1968: ok")
+        #expect(ScheduleStore.fairShare([31, 1969], total: 100) == 69)
+        #expect(ScheduleStore.fairShare([10, 20], total: 100) == nil)
+        #expect(ScheduleStore.fairShare([60, 60, 5], total: 100) == 47)
+    }
+
     @Test func historyIsPrunedByAgeAsItGrows() throws {
         let store = try ScheduleStore(historyLimits: HistoryLimits(maximumAge: 86_400))
         for n in 1...500 { try store.recordAction(itemID: 1, key: "old\(n)", outcome: "ok", now: t0 - 2 * 86_400) }

@@ -169,6 +169,7 @@ import Testing
             f.send("Wait", []) { results.append($0) }
             try await f.entered.wait(forCount: 1)
             f.send("Sink", [.bytes(Array(repeating: 2, count: 8000))]) { results.append($0) }
+            try await Await.polling("the service holds the waiting call") { f.service.methodCalls.bytes >= 8000 }
             // The first client's calls hold 8,000 bytes: another sender's 4,000 do not fit any more.
             let error = await #expect(throws: DBusError.self) {
                 try await other.call(

@@ -195,7 +195,8 @@ import Testing
                 try await b.cancel(item)
                 Issue.record("B cancelled A's item")
             } catch let error as ChimeError {
-                #expect(error.dbusName == "io.chime.Chime1.Error.PermissionDenied")
+                // As for an item that does not exist: B learns nothing of A's.
+                #expect(error.dbusName == "io.chime.Chime1.Error.NotFound")
             }
             await #expect(throws: ChimeError.self) { try await b.removeGroup("g") }
             #expect(try await a.pending().count == 2)
@@ -577,8 +578,8 @@ import Testing
                                 return []
                             }
                         ])
-                ], at: "/org/example/PizzaDesktop")
-            try await desktop.requestName("org.example.PizzaDesktop")
+                ], at: "/org/example/Pizza/Desktop")
+            try await desktop.requestName("org.example.Pizza.Desktop")
 
             let app = try await s.app("org.example.Pizza")
             try await app.registerCategories([
@@ -586,7 +587,8 @@ import Testing
                     id: "pizza", actions: [CategoryAction(id: "order", title: "Order", options: [.foreground])])
             ])
             var content = ChimeCore.NotificationContent(summary: "Pizza Time")
-            content.desktopEntry = "org.example.PizzaDesktop"
+            // A desktop file of the app's own: its id and a dot first (docs/security.md).
+            content.desktopEntry = "org.example.Pizza.Desktop"
             let id = try await app.reschedule(
                 TimelineGroup(
                     id: "friday",
@@ -599,7 +601,7 @@ import Testing
             try await s.awaitDelivered(notification: 1)
             #expect(
                 (try await s.server!.notifyCalls.element(0)).hints["desktop-entry"]
-                    == .string("org.example.PizzaDesktop"))
+                    == .string("org.example.Pizza.Desktop"))
             app.close()
             try await InteractionTests.awaitListing(s, ["apps"], "the app gone") { apps in
                 apps.contains { $0["app"] as? String == "org.example.Pizza" && $0["connected"] as? Bool == false }

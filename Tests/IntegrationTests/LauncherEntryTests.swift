@@ -38,13 +38,14 @@ import Testing
             let app = try await s.app("org.example.Mail")
             var content = ChimeCore.NotificationContent(summary: "3 new")
             content.badge = 3
-            content.desktopEntry = "org.example.MailClient"
+            // A desktop file of the app's own: its id and a dot first (docs/security.md).
+            content.desktopEntry = "org.example.Mail.Client"
             _ = try await app.schedule(content)
             try await updates.wait("the first badge") { $0.count == 1 }
             #expect(
                 updates.elements[0]
                     == Update(
-                        path: "/io/chime/Chime1/LauncherEntry", appURI: "application://org.example.MailClient.desktop",
+                        path: "/io/chime/Chime1/LauncherEntry", appURI: "application://org.example.Mail.Client.desktop",
                         count: 3, visible: true))
 
             // Without a desktop entry: the app id; 0 clears the count.

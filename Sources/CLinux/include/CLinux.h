@@ -5,6 +5,7 @@
 //
 // Glibc's module map leaves out <sys/timerfd.h>, so timerfd_create and timerfd_settime are not
 // visible from Swift at all; including the header here makes them visible through this module.
+// <sys/vfs.h> is not in it either: statfs tells a FUSE root (a container's) from a Flatpak sandbox's.
 // <sys/inotify.h> is included as well so that ChimeDaemon takes every Linux-only call from one
 // place and does not depend on which headers a given Glibc module map happens to cover.
 //
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <sys/inotify.h>
 #include <sys/timerfd.h>
+#include <sys/vfs.h>
 #include <time.h>
 
 // Flags for timerfd_create: the macros TFD_CLOEXEC and TFD_NONBLOCK.

@@ -22,6 +22,8 @@ public struct EntryDefinition: Hashable, Sendable {
     /// The count; below 0 for none.
     private let maximum: Int
     private let bytes: UInt32
+    /// The encoding's length in bytes, kept when the encoding is released.
+    private let encodingBytes: UInt32
 
     private final class Resident: Sendable {
         let encoded: String
@@ -38,12 +40,15 @@ public struct EntryDefinition: Hashable, Sendable {
     public var encoded: String? { resident?.encoded }
     public var endDate: Date? { endSeconds.isNaN ? nil : Date(timeIntervalSince1970: endSeconds) }
     public var maximumOccurrences: Int? { maximum < 0 ? nil : maximum }
-    /// `ContentSource.byteSize` of its content, as quotas count it.
+    /// `ContentSource.byteSize` of its content, as the limit of one item's content counts it.
     public var contentBytes: Int { Int(bytes) }
+    /// The length of the encoding the store keeps: the whole entry (content with its user info, ids,
+    /// the rule as written, category, offset, escalation), as an app's byte quota counts it.
+    public var encodedBytes: Int { Int(encodingBytes) }
 
     private init(
         resident: Resident?, fingerprint: UInt64, id: String, endDate: Date?, maximumOccurrences: Int?,
-        contentBytes: Int
+        contentBytes: Int, encodedBytes: Int
     ) {
         self.resident = resident
         self.fingerprint = fingerprint
@@ -51,6 +56,7 @@ public struct EntryDefinition: Hashable, Sendable {
         self.endSeconds = endDate?.timeIntervalSince1970 ?? .nan
         self.maximum = maximumOccurrences.map { max(0, $0) } ?? -1
         self.bytes = UInt32(clamping: contentBytes)
+        self.encodingBytes = UInt32(clamping: encodedBytes)
     }
 
     public init(_ entry: TimelineEntry) {
@@ -58,20 +64,22 @@ public struct EntryDefinition: Hashable, Sendable {
         self.init(
             resident: Resident(encoded, entry), fingerprint: Self.fingerprint(of: encoded), id: entry.id,
             endDate: entry.endDate, maximumOccurrences: entry.maximumOccurrences,
-            contentBytes: entry.content.byteSize)
+            contentBytes: entry.content.byteSize, encodedBytes: encoded.utf8.count)
     }
 
     /// A stored definition with the fields kept beside it as its row has them; nothing is decoded. A nil
-    /// `encoded` leaves the encoding in the store; `fingerprint` must then be given.
+    /// `encoded` leaves the encoding in the store; `fingerprint` and `encodedBytes` (its length) must then
+    /// be given.
     public init(
-        encoded: String?, fingerprint: UInt64? = nil, id: String, endDate: Date?, maximumOccurrences: Int?,
-        contentBytes: Int
+        encoded: String?, fingerprint: UInt64? = nil, encodedBytes: Int? = nil, id: String, endDate: Date?,
+        maximumOccurrences: Int?, contentBytes: Int
     ) {
         precondition(encoded != nil || fingerprint != nil, "a released definition needs its fingerprint")
         self.init(
             resident: encoded.map { Resident($0, nil) },
             fingerprint: fingerprint ?? Self.fingerprint(of: encoded ?? ""),
-            id: id, endDate: endDate, maximumOccurrences: maximumOccurrences, contentBytes: contentBytes)
+            id: id, endDate: endDate, maximumOccurrences: maximumOccurrences, contentBytes: contentBytes,
+            encodedBytes: encoded?.utf8.count ?? encodedBytes ?? 0)
     }
 
     /// Whether the encoding is held here (not `released`).

@@ -18,7 +18,8 @@ struct ItemTable: Sendable {
     private var perOwner: [String: Int] = [:]
     /// The ids of each owner's items that belong to no group: a group keeps its own (`GroupRecord.items`).
     private var singlesPerOwner: [String: Set<UInt64>] = [:]
-    /// The bytes of each app's items (`ContentSource.byteSize`); the user's items are not counted.
+    /// The bytes each app's items take in the store (`ScheduledItem.storedBytes`); the user's items are not
+    /// counted.
     private var bytesPerOwner: [String: Int] = [:]
 
     subscript(id: UInt64) -> ScheduledItem? {
@@ -123,7 +124,7 @@ struct ItemTable: Sendable {
             }
         }
         guard !item.owner.isEmpty else { return }
-        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.definition.contentBytes
+        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.storedBytes
         bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes
     }
 }

@@ -114,7 +114,8 @@ public struct Scheduler: Sendable {
         items.count(owner: owner) + retired.count(owner: owner)
     }
 
-    /// The bytes the items of app `owner` take, pending and retired (`ContentSource.byteSize`).
+    /// The bytes the items of app `owner` take in the store, pending and retired (`ScheduledItem.storedBytes`),
+    /// kept as items come and go.
     public func bytes(owner: String) -> Int {
         items.bytes(owner: owner) + retired.bytes(owner: owner)
     }

@@ -42,14 +42,21 @@ public struct OutboxEntry: Codable, Hashable, Sendable {
     /// Arrival order.
     public var seq: UInt64
     public var itemID: UInt64
+    /// The app it belongs to ("" the user's): flood control gives each owner its share, and a digest
+    /// holds one owner's entries only.
+    public var owner: String
     public var groupID: String?
     /// When the occurrence was due.
     public var occurrence: Date
     public var content: NotificationContent
 
-    public init(seq: UInt64, itemID: UInt64, groupID: String?, occurrence: Date, content: NotificationContent) {
+    public init(
+        seq: UInt64, itemID: UInt64, owner: String = "", groupID: String?, occurrence: Date,
+        content: NotificationContent
+    ) {
         self.seq = seq
         self.itemID = itemID
+        self.owner = owner
         self.groupID = groupID
         self.occurrence = occurrence
         self.content = content

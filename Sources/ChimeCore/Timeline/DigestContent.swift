@@ -11,11 +11,24 @@ extension Digest {
     /// `HH:MM  Summary` on the wall clock of `timeZone` (`YYYY-MM-DD HH:MM  Summary` when they fall on
     /// more than one day), at most `maximumListedEntries` lines and never more than
     /// `NotificationContent.maximumBodyLength` bytes, then "… and K more" for the rest. The app name is
-    /// the entries' own when they all share one, else "chime"; the urgency is normal, whatever theirs.
+    /// the entries' own when they all share one (not chimed's own, "chime"), else their owner's id when
+    /// they share one (an app's digest holds its entries only), else "chime"; the urgency is normal,
+    /// whatever theirs.
     public static func content(kind: Kind, entries: [OutboxEntry], timeZone: TimeZone) -> NotificationContent {
         NotificationContent(
-            appName: commonAppName(entries) ?? "chime", summary: summary(kind: kind, count: entries.count),
+            appName: appName(entries), summary: summary(kind: kind, count: entries.count),
             body: body(entries, timeZone: timeZone), urgency: .normal)
+    }
+
+    static func appName(_ entries: [OutboxEntry]) -> String {
+        let owner = entries.first.map(\.owner).flatMap { owner in
+            !owner.isEmpty && entries.allSatisfy { $0.owner == owner } ? owner : nil
+        }
+        // An app's digest never carries chimed's own name, which its questions have.
+        if let name = commonAppName(entries), owner == nil || !NotificationContent.isChimedAppName(name) {
+            return name
+        }
+        return owner ?? NotificationContent.chimedAppName
     }
 
     static func summary(kind: Kind, count: Int) -> String {
@@ -65,5 +78,15 @@ extension Digest {
         // One entry, one line: a summary's own line breaks would make the list unreadable.
         let summary = entry.content.summary.split(whereSeparator: \.isNewline).joined(separator: " ")
         return "\(when)  \(summary)"
+    }
+}
+
+extension NotificationContent {
+    /// The app name of chimed's own notifications: its questions, and digests of several apps' items.
+    public static let chimedAppName = "chime"
+
+    /// Whether `name` is chimed's own app name, however it is written (any case, spaces around).
+    public static func isChimedAppName(_ name: String) -> Bool {
+        name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() == chimedAppName
     }
 }

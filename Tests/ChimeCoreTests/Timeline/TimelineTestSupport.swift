@@ -18,10 +18,10 @@ enum Fixture {
 
     static func entry(
         _ seq: UInt64, at occurrence: Date, urgency: Urgency? = .normal, summary: String? = nil,
-        appName: String = "test"
+        appName: String = "test", owner: String = ""
     ) -> OutboxEntry {
         OutboxEntry(
-            seq: seq, itemID: seq, groupID: nil, occurrence: occurrence,
+            seq: seq, itemID: seq, owner: owner, groupID: nil, occurrence: occurrence,
             content: NotificationContent(appName: appName, summary: summary ?? "entry \(seq)", urgency: urgency))
     }
 
