@@ -96,7 +96,7 @@ public enum NotificationRelay {
         let receipts: DeliveryReceipts
         let connection: DBusConnection
         do {
-            receipts = try DeliveryReceipts(path: databasePath)
+            receipts = try DeliveryReceipts(path: DeliveryReceipts.path(besides: databasePath))
         } catch {
             return failed("cannot store delivery receipts: \(error)")
         }

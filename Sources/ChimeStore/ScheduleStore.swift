@@ -552,6 +552,45 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Moves the relay's receipts onto the outbox rows they are for, then clears them; returns how many
+    /// rows got one. At start, with the relay lock held (no relay writes them then), before `load`.
+    ///
+    /// The rows' update is synced before the receipts are cleared, so a crash in between leaves them to the
+    /// next start, which finds the same rows (seqs are never used twice: `AUTOINCREMENT`).
+    @discardableResult
+    public func takeReceipts(from receipts: DeliveryReceipts) throws -> Int {
+        let received = try receipts.all()
+        guard !received.isEmpty else { return 0 }
+        let updated = try write { db in
+            var updated = 0
+            for (seq, id) in received.sorted(by: { $0.key < $1.key }) {
+                try db.cachedStatement(sql: "UPDATE outbox SET receivedID = ? WHERE seq = ?")
+                    .execute(arguments: [Int64(id), Int64(clamping: seq)])
+                updated += db.changesCount
+            }
+            return updated
+        }
+        try receipts.clear()
+        return updated
+    }
+
+    /// Which notification server the shown notifications' ids are of (a fingerprint of its bus and its
+    /// connection's unique name, `forgetShown(server:)`); nil when none was recorded.
+    public func shownServer() throws -> Int64? {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'shownServer'") }
+    }
+
+    /// A notification server other than the one the shown notifications' ids are of came: those ids name
+    /// nothing, or another server's popups, so they are forgotten; `server` is recorded as the one the
+    /// ids are of from now on.
+    public func forgetShown(server: Int64) throws {
+        try write(synced: false) { db in
+            try db.execute(sql: "DELETE FROM shown")
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('shownServer', ?)", arguments: [server])
+        }
+    }
+
     /// Records that outbox rows reached the server as notification `notificationID`: on their own when
     /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `shown` is
     /// remembered so that an action chosen on it, or its end date, can be acted on also after a restart.
