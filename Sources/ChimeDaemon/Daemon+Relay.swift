@@ -71,7 +71,8 @@ extension Daemon {
             relayLink = try RelayLink(
                 arguments: relay.arguments, lockDescriptor: lock, logger: logger,
                 onSignal: { [weak self] message in self?.onQueue { $0.serverSignal(message) } },
-                onFailure: { [weak self] message in self?.fail(message) })
+                onFailure: { [weak self] message in self?.fail(message) },
+                onLateAnswer: { [weak self] id in self?.onQueue { $0.lateAnswer(notificationID: id) } })
         } catch {
             logger.warning(
                 """
