@@ -55,9 +55,7 @@ extension Daemon {
         if let path = store.path {
             // The last relay has exited: its receipts are all stored, and no relay writes them now.
             do {
-                let moved = try await persisted { store in
-                    try store.takeReceipts(from: DeliveryReceipts(path: DeliveryReceipts.path(besides: path)))
-                }
+                let moved = try await persisted { try $0.takeReceipts(at: DeliveryReceipts.path(besides: path)) }
                 if moved > 0 { logger.debug("\(moved) notifications were answered after the last chimed stopped") }
             } catch {
                 logger.error(

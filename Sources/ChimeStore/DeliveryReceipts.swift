@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// The relay is a process of its own, so a receipt is stored even when chimed was killed while the
 /// server was answering. The next chimed takes the relay lock (the last relay has exited, so every
-/// receipt is stored), moves the receipts onto its outbox rows (`ScheduleStore.takeReceipts(from:)`), and
+/// receipt is stored), moves the receipts onto its outbox rows (`ScheduleStore.takeReceipts(at:)`), and
 /// only then starts its relay: it finds those rows shown, with their id, instead of sending them again.
 ///
 /// The database is the relay's alone while it runs: a receipt written to chimed's own database waited for
@@ -89,15 +89,6 @@ public final class DeliveryReceipts: Sendable {
             }
         } catch {
             throw StoreError("cannot read the delivery receipts: \(error)")
-        }
-    }
-
-    /// Forgets every receipt (once chimed has moved them onto its outbox).
-    public func clear() throws(StoreError) {
-        do {
-            try writer.write { db in try db.execute(sql: "DELETE FROM receipt") }
-        } catch {
-            throw StoreError("cannot clear the delivery receipts: \(error)")
         }
     }
 }

@@ -552,26 +552,45 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Moves the relay's receipts onto the outbox rows they are for, then clears them; returns how many
-    /// rows got one. At start, with the relay lock held (no relay writes them then), before `load`.
+    /// Moves the relay's receipts (the database at `path`, `DeliveryReceipts`) onto the outbox rows they
+    /// are for, then clears them; returns how many rows got one. At start, with the relay lock held (no
+    /// relay writes them then), before `load`.
     ///
-    /// The rows' update is synced before the receipts are cleared, so a crash in between leaves them to the
-    /// next start, which finds the same rows (seqs are never used twice: `AUTOINCREMENT`).
+    /// The receipts database is attached to chimed's own connection for this, rather than opened on its
+    /// own: a database queue of its own, released at once, would start one of libdispatch's watched
+    /// threads, which then wakes chimed every second for the rest of its life. The rows' update is synced
+    /// before the receipts are cleared, so a crash in between leaves them to the next start, which finds
+    /// the same rows (seqs are never used twice: `AUTOINCREMENT`).
     @discardableResult
-    public func takeReceipts(from receipts: DeliveryReceipts) throws -> Int {
-        let received = try receipts.all()
-        guard !received.isEmpty else { return 0 }
-        let updated = try write { db in
-            var updated = 0
-            for (seq, id) in received.sorted(by: { $0.key < $1.key }) {
-                try db.cachedStatement(sql: "UPDATE outbox SET receivedID = ? WHERE seq = ?")
-                    .execute(arguments: [Int64(id), Int64(clamping: seq)])
-                updated += db.changesCount
+    public func takeReceipts(at path: String) throws -> Int {
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        do {
+            return try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS receipts", arguments: [path])
+                defer { try? db.execute(sql: "DETACH DATABASE receipts") }
+                let present = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM receipts.sqlite_master WHERE type = 'table' AND name = 'receipt'")
+                guard present == 1 else { return 0 }
+                var updated = 0
+                try db.inTransaction {
+                    try db.execute(
+                        sql: """
+                            UPDATE outbox SET receivedID = (SELECT notificationID FROM receipts.receipt AS r
+                                WHERE r.seq = outbox.seq)
+                            WHERE seq IN (SELECT seq FROM receipts.receipt)
+                            """)
+                    updated = db.changesCount
+                    return .commit
+                }
+                try db.inTransaction {
+                    try db.execute(sql: "DELETE FROM receipts.receipt")
+                    return .commit
+                }
+                return updated
             }
-            return updated
+        } catch let error as DatabaseError {
+            throw failure(error)
         }
-        try receipts.clear()
-        return updated
     }
 
     /// Which notification server the shown notifications' ids are of (a fingerprint of its bus and its

@@ -203,9 +203,8 @@ import Testing
                 .record(notificationID: 42, seqs: [rows[0].seq])
         }
         let store = try ScheduleStore(path: path)
-        let receipts = try DeliveryReceipts(path: DeliveryReceipts.path(besides: path))
-        #expect(try store.takeReceipts(from: receipts) == 1)
-        #expect(try receipts.all().isEmpty)
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 1)
+        #expect(try DeliveryReceipts(path: DeliveryReceipts.path(besides: path)).all().isEmpty)
         let outbox = try store.load().outbox
         #expect(outbox.map(\.receivedID) == [42, nil, nil])
         #expect(outbox.map(\.sentBeforeRestart) == [true, true, false])
@@ -244,7 +243,7 @@ import Testing
         let stored = try store.commit(StepRecord(finished: [done], outbox: [row]), now: t0 + 10)
         #expect(stored.map(\.seq) == [prepared[0].seq])
         // The next start moves the receipt onto the row.
-        #expect(try store.takeReceipts(from: receipts) == 1)
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 1)
         let outbox = try store.load().outbox
         #expect(outbox.count == 1)
         #expect(outbox[0].prepared == false)
@@ -304,8 +303,9 @@ import Testing
         }
         #expect(try receipts.all() == [rows[0].seq: 9])
         // Taken once: the next start finds no receipt left.
-        #expect(try store.takeReceipts(from: receipts) == 1)
-        #expect(try store.takeReceipts(from: receipts) == 0)
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 1)
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 0)
+        #expect(try receipts.all().isEmpty)
         #expect(try store.load().outbox.map(\.receivedID) == [9])
     }
 
