@@ -8,8 +8,8 @@ public struct NotificationServer: Sendable {
     public static let path: DBusObjectPath = "/org/freedesktop/Notifications"
     public static let interface = "org.freedesktop.Notifications"
     let transport: any NotificationTransport
-    /// How long a server may take to answer before the call counts as failed; a Notify is waited for
-    /// longer (`notifyTimeout`).
+    /// How long a server may take to answer before the call counts as failed; a delivery's Notify is
+    /// waited for longer (`notifyTimeout`).
     var callTimeout: Duration = .seconds(10)
     /// How many times `callTimeout` a Notify is waited for before it counts as failed and is sent again.
     /// A server that is stopped or busy answers every call it got once it goes on, and shows each: sent
@@ -63,8 +63,14 @@ public struct NotificationServer: Sendable {
     public func notify(_ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [])
         async throws(DBusError) -> UInt32
     {
-        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<UInt32, DBusError>, Never>) in
-            notify(content, replacesID: replacesID, rows: rows) { continuation.resume(returning: $0) }
+        // Within the call timeout, not `notifyTimeout`: this form asks a question (a permission prompt),
+        // which its caller waits for, and which is not sent again.
+        let message = notifyMessage(content, replacesID: replacesID)
+        return try await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<UInt32, DBusError>, Never>) in
+            transport.call(message, timeout: callTimeout, rows: rows) { result in
+                continuation.resume(returning: Self.notificationID(result))
+            }
         }.get()
     }
 
