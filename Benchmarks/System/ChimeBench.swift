@@ -36,7 +36,7 @@ struct ChimeBench: AsyncParsableCommand {
     var only: [Part] = []
 
     enum Part: String, CaseIterable, ExpressibleByArgument {
-        case idle, lateness, throughput, systemd, scale, engine
+        case idle, lateness, throughput, systemd, attack, scale, engine
     }
 
     func measures(_ part: Part) -> Bool { only.isEmpty || only.contains(part) }
@@ -56,6 +56,26 @@ struct ChimeBench: AsyncParsableCommand {
 
         if [.idle, .lateness, .throughput, .systemd].contains(where: measures) {
             try await measureOnABus(binaries: binaries, sizes: sizes, into: &report)
+        }
+
+        // 5b. Lateness while one app attacks, on a chimed of its own.
+        if measures(.attack) {
+            let attack = try await AttackPart.run(binaries: binaries, quick: quick)
+            report.attack = attack
+            say(row("attack: \(attack.heldEntries) entries held; victim", attack.text))
+            say(row("attack: the hogs", attack.hogsText))
+            if let floor = report.floor {
+                let met =
+                    attack.lateness.p99 <= 10 * floor.p99 && attack.lateness.p99 <= 5 && attack.status.p99 <= 50
+                    && attack.peakRSSMB <= 300 && attack.sameProcess
+                say(
+                    row(
+                        "attack: targets",
+                        String(
+                            format: "%@ (victim p99 %.1f× the floor's, at most 10× and 5 ms; Status p99 ≤ 50 ms; "
+                                + "RSS ≤ 300 MB; chimed never exits)", met ? "met" : "NOT MET",
+                            attack.lateness.p99 / floor.p99)))
+            }
         }
 
         // 6. Scale, on a chimed of its own.
@@ -463,6 +483,7 @@ struct Report: Codable {
     var throughput: Throughput?
     var scale: Scale?
     var timeEngine: TimeEngine?
+    var attack: AttackFigures?
 
     init(mode: String) { self.mode = mode }
 
@@ -473,6 +494,13 @@ struct Report: Codable {
         if let lateness, let floor { result["lateness-p99-over-floor-p99"] = lateness.p99 / floor.p99 }
         if let latenessUnderLoad, let floor {
             result["lateness-under-load-p99-over-floor-p99"] = latenessUnderLoad.p99 / floor.p99
+        }
+        if let attack, let floor {
+            result["attack-victim-lateness-p99-over-floor-p99"] = attack.lateness.p99 / floor.p99
+            result["attack-status-p99-over-floor-p99"] = attack.status.p99 / floor.p99
+            // Memory does not drift with the machine's speed; an exit is a count.
+            result["attack-peak-rss-mb"] = attack.peakRSSMB
+            result["attack-chimed-exited"] = attack.sameProcess ? 0 : 1
         }
         if let throughput {
             result["schedule-1-over-ping"] = throughput.schedule1 / throughput.ping

@@ -20,6 +20,17 @@ struct DeliveryState {
     var shownOrder: [UInt32] = []
     /// The re-notifications of escalating occurrences, by the notification each waits to replace.
     var escalations: [UInt32: UInt64] = [:]
+    /// Fires when a Notify has gone unanswered for the server timeout (`answerOverdue`).
+    var overdueTimer: DispatchSourceTimer?
+    /// The server that the ids of `shown` are of (`serverFingerprint`), as stored; nil: none recorded.
+    var shownServer: Int64?
+    /// The bus's id (`org.freedesktop.DBus.GetId`): with a connection's unique name, which the bus never
+    /// gives twice, it tells one server from the next.
+    var busID = ""
+    /// The present server is being asked again what it can (it did not say when it appeared).
+    var askingCapabilitiesAgain = false
+    /// Items whose `replacesID` is of an earlier server's popup: they show anew (`replacement`).
+    var staleReplacing: Set<UInt64> = []
 
     /// Due occurrences not yet shown, in arrival order; also on disk.
     var outbox: ArraySlice<OutboxRecord> { pipeline.outbox }
@@ -76,6 +87,7 @@ extension Daemon {
         case .send(let notification):
             send(notification)
         case .notifySettled:
+            delivery.overdueTimer?.schedule(deadline: .distantFuture)
             answerHandled()
         case .recordDelivered(let notification, let id):
             recordDelivered(notification, notificationID: id)
@@ -104,6 +116,7 @@ extension Daemon {
         // waits for.
         guard let server else { return }
         let owner = serverOwner
+        armOverdue(after: server.callTimeout)
         let answered: @Sendable (Result<UInt32, DBusError>) -> Void = { [weak self] result in
             self?.onQueue { daemon in
                 switch result {
@@ -112,16 +125,92 @@ extension Daemon {
                 }
             }
         }
+        let replacesID = notification.rows.first.map(replacement(for:)) ?? 0
         // Made ready before it was due (`prepareCalls`), unless what is sent changed since.
         if case .single(let row, let content, _) = notification, let ready = preparedCalls.removeValue(forKey: row.seq),
-            ready.matches(content, replacesID: notification.replacesID, on: server)
+            ready.matches(content, replacesID: replacesID, on: server)
         {
             server.notify(ready, completion: answered)
             return
         }
         server.notify(
-            notification.content, replacesID: notification.replacesID, rows: notification.rows.map(\.seq),
-            completion: answered)
+            notification.content, replacesID: replacesID, rows: notification.rows.map(\.seq), completion: answered)
+    }
+
+    /// The popup a row's notification replaces as sent (0: none): never one of an earlier server, whose
+    /// ids start again at 1 and would name another popup on the present one; the notification shows anew.
+    func replacement(for row: OutboxRecord) -> UInt32 {
+        guard let id = row.replacesID, !delivery.staleReplacing.contains(row.itemID) else { return 0 }
+        return id
+    }
+
+    /// A notification server appeared (`ServerPresence`'s `serverAppeared`). When it is not the one the
+    /// known popups' ids are of, those ids are forgotten (their actions, closings and end dates would
+    /// reach this server's popups of the same ids), also on disk.
+    func serverInstanceAppeared(owner: String) {
+        let fingerprint = Self.serverFingerprint(busID: delivery.busID, owner: owner)
+        guard fingerprint != delivery.shownServer else { return }
+        delivery.shownServer = fingerprint
+        let forgotten = delivery.shown.keys
+        for id in forgotten { scheduler.popupClosed(notificationID: id) }
+        if !forgotten.isEmpty {
+            logger.info(
+                "a new notification server: the \(forgotten.count) popups chimed knew of the one before are forgotten")
+        }
+        delivery.shown = [:]
+        delivery.shownOrder = []
+        // What waits to replace a popup waits for one of the server before: it shows anew.
+        delivery.staleReplacing.formUnion(scheduler.pending.lazy.filter { $0.replacesID != nil }.map(\.id))
+        delivery.staleReplacing.formUnion(delivery.outbox.lazy.filter { $0.replacesID != nil }.map(\.itemID))
+        persist({ try $0.forgetShown(server: fingerprint) }) { daemon, result in
+            if case .failure(let error) = result {
+                daemon.logger.error("cannot forget the popups of the previous notification server: \(error)")
+            }
+        }
+    }
+
+    /// A server's fingerprint: FNV-1a of the bus's id and the unique name of the server's connection.
+    static func serverFingerprint(busID: String, owner: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (busID + "/" + owner).utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Arms the timer that says a Notify is late; `.notifySettled` disarms it.
+    private func armOverdue(after timeout: Duration) {
+        let timer = delivery.overdueTimer ?? DispatchSource.makeTimerSource(queue: queue)
+        if delivery.overdueTimer == nil {
+            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.answerOverdue() } }
+            timer.resume()
+            delivery.overdueTimer = timer
+        }
+        timer.schedule(deadline: .now() + timeout.dispatchInterval, leeway: .milliseconds(100))
+    }
+
+    /// A Notify went unanswered for the server timeout. It is not sent again while the server may still
+    /// have it (a stopped or busy server answers, and shows, every call it got once it goes on); it is
+    /// sent again only when the server goes, refuses it, or has not answered for `notifyTimeout`.
+    private func answerOverdue() {
+        guard delivery.pipeline.inFlight != nil, let server else { return }
+        logger.warning(
+            """
+            the notification server has not answered a Notify for \(server.callTimeout); waiting for it (a stopped \
+            or busy server shows the notification once it goes on), at most \(server.notifyTimeout) in all
+            """)
+    }
+
+    /// The server answered a Notify after its timeout, when chimed had given up on it and sent the
+    /// notification again (or will): the popup it made is an extra one, and is closed. A popup chimed
+    /// knows under that id (a replacement keeps its id) stays.
+    func lateAnswer(notificationID id: UInt32) {
+        guard delivery.shown[id] == nil else { return }
+        logger.notice(
+            "the notification server answered a Notify late, as notification \(id); chimed had sent it again, so it closes that popup"
+        )
+        closeNotification(id)
     }
 
     private func recordDelivered(_ notification: DeliveryPipeline.Notification, notificationID: UInt32) {
@@ -183,6 +272,7 @@ extension Daemon {
                 if let step = row.escalation { escalationShown(step, as: record, row: row, now: now) }
             }
             announceBadge(of: content, owner: row.owner)
+            askCapabilitiesAgainIfUnknown()
         case .digest(_, let digested):
             escalationDigested(digested)
             // Each owner hears of its items that went out in the digest (one owner's items only), under
@@ -194,6 +284,13 @@ extension Daemon {
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
                 metadata: ["notification": "\(notificationID)"])
         }
+    }
+
+    /// A server that did not say what it can when it appeared is asked again once it answers a Notify.
+    private func askCapabilitiesAgainIfUnknown() {
+        guard !presence.capabilitiesKnown, !delivery.askingCapabilitiesAgain else { return }
+        delivery.askingCapabilitiesAgain = true
+        learnAboutServer()
     }
 
     /// What is remembered of an occurrence shown as notification `id`, for its actions, its closing and

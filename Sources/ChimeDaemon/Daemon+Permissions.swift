@@ -274,7 +274,7 @@ extension Daemon {
         guard let server else { return }
         let owner = serverOwner
         Task {
-            let capabilities = (try? await server.capabilities()) ?? []
+            let capabilities = try? await server.capabilities()
             let information = try? await server.information()
             let paused = await serverPaused()
             serverEvent(.infoArrived(owner: owner, capabilities: capabilities, identity: information, paused: paused))

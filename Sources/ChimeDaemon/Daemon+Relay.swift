@@ -52,11 +52,25 @@ extension Daemon {
         guard let relay = configuration.relay else { return }
         let lock = try await Self.lockRelay(relay.lockPath, logger: logger)
         relayLock = lock
+        if let path = store.path {
+            // The last relay has exited: its receipts are all stored, and no relay writes them now.
+            do {
+                let moved = try await persisted { try $0.takeReceipts(at: DeliveryReceipts.path(besides: path)) }
+                if moved > 0 { logger.debug("\(moved) notifications were answered after the last chimed stopped") }
+            } catch {
+                logger.error(
+                    """
+                    cannot read the notification relay's receipts (\(error)); a notification being sent when \
+                    chimed stopped may show twice
+                    """)
+            }
+        }
         do {
             relayLink = try RelayLink(
                 arguments: relay.arguments, lockDescriptor: lock, logger: logger,
                 onSignal: { [weak self] message in self?.onQueue { $0.serverSignal(message) } },
-                onFailure: { [weak self] message in self?.fail(message) })
+                onFailure: { [weak self] message in self?.fail(message) },
+                onLateAnswer: { [weak self] id in self?.onQueue { $0.lateAnswer(notificationID: id) } })
         } catch {
             logger.warning(
                 """

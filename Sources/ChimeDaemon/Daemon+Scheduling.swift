@@ -179,7 +179,8 @@ extension Daemon {
         guard let server, presence.readiness == .ready else { return }
         for row in rows {
             let content = presented(row).content
-            preparedCalls[row.seq] = server.prepareNotify(content, replacesID: row.replacesID ?? 0, rows: [row.seq])
+            preparedCalls[row.seq] = server.prepareNotify(
+                content, replacesID: replacement(for: row), rows: [row.seq])
         }
     }
 

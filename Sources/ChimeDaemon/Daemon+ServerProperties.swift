@@ -19,6 +19,7 @@ extension Daemon {
         for action in presence.handle(event) {
             switch action {
             case .serverAppeared(let owner):
+                serverInstanceAppeared(owner: owner)
                 deliver(.serverAppeared)
                 logger.info("notification server present", metadata: ["owner": "\(owner)"])
             case .serverGone:
@@ -26,7 +27,15 @@ extension Daemon {
             case .learn:
                 learnAboutServer()
             case .learned:
-                server?.bodyMarkup = presence.bodyMarkup
+                server?.bodyFormat = presence.bodyFormat
+                delivery.askingCapabilitiesAgain = false
+                if !presence.capabilitiesKnown {
+                    logger.warning(
+                        """
+                        the notification server did not say what it can (GetCapabilities): bodies are sent escaped \
+                        until it does
+                        """)
+                }
                 logger.info(
                     "notification server: \(serverInfo.name) \(serverInfo.version), capabilities: \(serverInfo.capabilities.joined(separator: " "))"
                 )

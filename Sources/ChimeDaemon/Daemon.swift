@@ -272,6 +272,13 @@ public actor Daemon {
                 self?.fail("lost the connection to the bus (\(why)); the schedule is saved")
             }
         }
+        // With a connection's unique name, the bus's id tells one notification server from the next.
+        if case .string(let id)? = try? await connection.call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetId"
+        ).first {
+            delivery.busID = id
+        }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
             self?.onQueue { $0.serverOwnerChanged(owner) }
         }
@@ -349,6 +356,7 @@ public actor Daemon {
         for group in state.groups { groupSources[group.key] = group.source }
         for popup in state.popups { scheduler.trackPopup(popup) }
         for shown in state.shown { delivery.remember(shown) }
+        delivery.shownServer = try? await persisted { try $0.shownServer() }
         categories = state.categories
         interaction.storage = AppStorage(categories: state.categories, keptActions: state.keptActionBytes)
         interaction.consents = state.consents
@@ -605,7 +613,7 @@ public actor Daemon {
 
     /// The scheduler's timers, the gate's and the reload's: nothing fires any more.
     private func stopTimers() {
-        for timer in [reloadTimer, delivery.gateTimer] { timer?.cancel() }
+        for timer in [reloadTimer, delivery.gateTimer, delivery.overdueTimer] { timer?.cancel() }
         deadlineTimer?.cancel()
         deadlineTimer = nil
         reloadTimer = nil
@@ -618,8 +626,8 @@ public actor Daemon {
     }
 
     /// Closes chimed's end of the relay: it finishes the calls it has, stores their answers, and exits.
-    private func finishRelay() {
-        relayLink?.finish()
+    private func finishRelay() async {
+        await relayLink?.finish()
     }
 
     /// Waits for every write asked for so far (the store queue runs them in order), then checkpoints the

@@ -88,6 +88,14 @@ public enum NotificationRelay {
     public static let lockDescriptor: Int32 = 4
     /// The largest frame either side sends or reads.
     static let frameLimit = 1 << 20
+    /// How long the relay goes on waiting for the answers still due once chimed is gone: the next chimed
+    /// waits for the relay lock meanwhile.
+    static let lingerLimit: Duration = .seconds(10)
+    /// How long a call is kept open after its timeout, for an answer that comes late: such an answer of
+    /// Notify is passed on as late (`lateTag`), so that chimed closes a popup it has sent again meanwhile.
+    static let lateWindow: Duration = .seconds(300)
+    /// Added to a call's tag in the frame of an answer that came after its timeout.
+    static let lateTag: UInt64 = 1 << 63
 
     /// The relay process: serves chimed on `socket` until chimed is gone and every answer is stored, or
     /// until it loses the bus. Returns the status to exit with.
@@ -96,7 +104,7 @@ public enum NotificationRelay {
         let receipts: DeliveryReceipts
         let connection: DBusConnection
         do {
-            receipts = try DeliveryReceipts(path: databasePath)
+            receipts = try DeliveryReceipts(path: DeliveryReceipts.path(besides: databasePath))
         } catch {
             return failed("cannot store delivery receipts: \(error)")
         }
@@ -167,9 +175,14 @@ public enum NotificationRelay {
         let queue: DispatchQueue
         var reader: DispatchSourceRead?
         var buffer = [UInt8](repeating: 0, count: NotificationRelay.frameLimit)
-        /// Calls made and not yet finished: answered, and their receipt stored.
+        /// Calls made and not yet finished: answered (or given up at their timeout), and their receipt
+        /// stored.
         var inFlight = 0
         var chimedGone = false
+        /// The timers that give up on calls at their timeout, by tag.
+        var giveUpTimers: [UInt64: DispatchSourceTimer] = [:]
+        /// Calls given up at their timeout and still open for a late answer.
+        var givenUp: Set<UInt64> = []
         let end: RelayEnd
         /// Where receipts are written, in the order the answers came.
         let receiptQueue = DispatchQueue(label: "chimed.relay.receipts", qos: .userInitiated)
@@ -204,9 +217,14 @@ public enum NotificationRelay {
                     if errno == EAGAIN || errno == EWOULDBLOCK { return }
                 }
                 guard count > 0 else {
-                    // chimed is gone: finish what is due, then go.
+                    // chimed is gone: finish what is due, then go; but not after the linger limit, since the
+                    // next chimed waits for the relay lock meanwhile (a call still unanswered then never
+                    // got a receipt, and the next chimed sends it again).
                     reader?.cancel()
                     chimedGone = true
+                    queue.asyncAfter(deadline: .now() + NotificationRelay.lingerLimit.dispatchInterval) { [self] in
+                        end.finish(0)
+                    }
                     exitWhenIdle()
                     return
                 }
@@ -216,8 +234,20 @@ public enum NotificationRelay {
                     return
                 }
                 inFlight += 1
-                // On the connection's queue, so the call leaves now, in the order chimed asked.
-                connection.call(request.message, timeout: request.timeout) { [self] result in
+                let tag = request.tag
+                // Given up at its timeout (chimed hears NoReply, as from the bus), but kept open for a late
+                // answer: a server that was stopped or busy answers every call it got once it goes on.
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now() + request.timeout.dispatchInterval)
+                timer.setEventHandler { [unowned self] in giveUp(tag) }
+                timer.resume()
+                giveUpTimers[tag] = timer
+                // On the connection's queue, so the call leaves now, in the order chimed asked; its answer
+                // comes back there too.
+                connection.call(request.message, timeout: request.timeout + NotificationRelay.lateWindow) {
+                    [self] result in
+                    if givenUp.remove(tag) != nil { return lateAnswer(to: request, result) }
+                    giveUpTimers.removeValue(forKey: tag)?.cancel()
                     switch result {
                     case .success(let answer):
                         // chimed hears of the answer at once, and the receipt is stored on a queue of its
@@ -245,6 +275,33 @@ public enum NotificationRelay {
                     }
                 }
             }
+        }
+
+        /// A call's timeout passed without an answer: chimed hears NoReply; the call stays open for a late
+        /// answer (`lateAnswer`).
+        private func giveUp(_ tag: UInt64) {
+            guard let timer = giveUpTimers.removeValue(forKey: tag) else { return }
+            timer.cancel()
+            givenUp.insert(tag)
+            reply(
+                tag: tag,
+                DBusMessage(
+                    kind: .error, errorName: DBusError.Name.noReply.rawValue,
+                    body: [.string("the notification server did not answer in time")]))
+            finished()
+        }
+
+        /// An answer that came after its call's timeout. A Notify's id goes to chimed as late (chimed sent
+        /// the notification again meanwhile, or will, and closes this popup), unless the server answered
+        /// with the id the call replaces: that popup is the one chimed keeps.
+        private func lateAnswer(to request: Request, _ result: Result<DBusMessage, DBusError>) {
+            guard case .success(let answer) = result, request.message.member == "Notify",
+                case .uint32(let id)? = answer.body.first
+            else { return }
+            if request.message.body.count > 1, case .uint32(let replaced) = request.message.body[1], replaced == id {
+                return
+            }
+            reply(tag: request.tag | NotificationRelay.lateTag, answer)
         }
 
         /// A call is answered and its receipt stored (on `queue`).
@@ -332,6 +389,13 @@ public enum NotificationRelay {
     }
 }
 
+extension Duration {
+    /// The duration for a Dispatch deadline, to the millisecond.
+    var dispatchInterval: DispatchTimeInterval {
+        .milliseconds(Int(clamping: components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000))
+    }
+}
+
 extension [UInt8] {
     fileprivate mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
@@ -347,6 +411,8 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         var pid: pid_t = 0
         var nextTag: UInt64 = 1
         var waiting: [UInt64: @Sendable (Result<DBusMessage, DBusError>) -> Void] = [:]
+        /// chimed closed its end (`finish`): no relay is started again.
+        var finished = false
     }
 
     let arguments: [String]
@@ -365,18 +431,22 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
     let onSignal: @Sendable (DBusMessage) -> Void
     /// The relay stopped and cannot be started again: chimed cannot go on.
     let onFailure: @Sendable (String) -> Void
+    /// A Notify answered after its timeout (`NotificationRelay.lateTag`); on `queue`.
+    let onLateAnswer: @Sendable (UInt32) -> Void
 
     /// Starts the relay: `arguments` run it (the executable first), `lockDescriptor` is the relay lock
     /// it inherits.
     init(
         arguments: [String], lockDescriptor: Int32, logger: Logger,
-        onSignal: @escaping @Sendable (DBusMessage) -> Void, onFailure: @escaping @Sendable (String) -> Void
+        onSignal: @escaping @Sendable (DBusMessage) -> Void, onFailure: @escaping @Sendable (String) -> Void,
+        onLateAnswer: @escaping @Sendable (UInt32) -> Void = { _ in }
     ) throws(DaemonError) {
         self.arguments = arguments
         self.lockDescriptor = lockDescriptor
         self.logger = logger
         self.onSignal = onSignal
         self.onFailure = onFailure
+        self.onLateAnswer = onLateAnswer
         let spawned: Result<Void, DaemonError> = queue.sync {
             do throws(DaemonError) { try spawn() } catch { return .failure(error) }
             return .success(())
@@ -505,6 +575,10 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
                 onSignal(message)
                 continue
             }
+            if tag & NotificationRelay.lateTag != 0 {
+                if case .uint32(let id)? = message.body.first { onLateAnswer(id) }
+                continue
+            }
             let answer: Result<DBusMessage, DBusError> =
                 message.kind == .error
                 ? .failure(
@@ -533,6 +607,7 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         for completion in waiting.values { completion(.failure(DBusError(.noReply, "the notification relay stopped"))) }
         logger.error("the notification relay stopped (wait status \(status)); starting it again in a second")
         queue.asyncAfter(deadline: .now() + 1) { [self] in
+            guard !state.withLock({ $0.finished }) else { return }
             do throws(DaemonError) {
                 try spawn()
             } catch {
@@ -541,17 +616,57 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
         }
     }
 
-    /// Closes chimed's end: the relay finishes what it has and exits.
-    func finish() {
-        queue.sync {
+    /// Closes chimed's end: the relay finishes what it has and exits. Waits until it has exited, and
+    /// reaps it, for at most the relay's linger limit and a second: a relay left to outlive chimed would
+    /// stay a defunct process until the system's init collects it.
+    func finish() async {
+        let pid: pid_t = queue.sync {
             reader?.cancel()
             reader = nil
-            let socket = state.withLock { state in
-                let socket = state.socket
+            let (socket, pid) = state.withLock { state in
+                let taken = (state.socket, state.pid)
                 state.socket = -1
-                return socket
+                state.pid = 0
+                state.finished = true
+                return taken
             }
             if socket >= 0 { shutdown(socket, Int32(SHUT_WR)) }
+            return socket >= 0 ? pid : 0
+        }
+        guard pid > 0 else { return }
+        let status = await Self.reap(pid, waitingAtMost: NotificationRelay.lingerLimit + .seconds(1))
+        if let status {
+            logger.debug("notification relay exited", metadata: ["pid": "\(pid)", "wait status": "\(status)"])
+        } else {
+            logger.warning(
+                "the notification relay (pid \(pid)) is still waiting for the notification server; leaving it")
+        }
+    }
+
+    /// Waits for the child `pid` to exit and reaps it; its wait status, or nil when it has not exited
+    /// within `limit` (it is reaped when it does, while chimed runs).
+    static func reap(_ pid: pid_t, waitingAtMost limit: Duration) async -> Int32? {
+        let outcome = Mutex<(done: Bool, continuation: CheckedContinuation<Int32?, Never>?)>((false, nil))
+        @Sendable func settle(_ status: Int32?) {
+            let continuation = outcome.withLock { state -> CheckedContinuation<Int32?, Never>? in
+                guard !state.done else { return nil }
+                state.done = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume(returning: status)
+        }
+        return await withCheckedContinuation { continuation in
+            outcome.withLock { $0.continuation = continuation }
+            // A queue of its own for the blocking wait; not a global queue (see GlobalExecutor.c in CLinux).
+            DispatchQueue(label: "chimed.relay-reaper").async {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                settle(status)
+            }
+            DispatchQueue(label: "chimed.relay-reaper.limit").asyncAfter(
+                deadline: .now() + limit.dispatchInterval
+            ) { settle(nil) }
         }
     }
 }

@@ -8,11 +8,39 @@ public struct NotificationServer: Sendable {
     public static let path: DBusObjectPath = "/org/freedesktop/Notifications"
     public static let interface = "org.freedesktop.Notifications"
     let transport: any NotificationTransport
-    /// How long a server may take to answer before the call counts as failed.
+    /// How long a server may take to answer before the call counts as failed; a delivery's Notify is
+    /// waited for longer (`notifyTimeout`).
     var callTimeout: Duration = .seconds(10)
-    /// Whether the server reads the body as markup (its capability `body-markup`): then the body's `<`,
-    /// `>` and `&` are escaped, so that text such as `<b>` is shown as written.
-    var bodyMarkup = false
+    /// How many times `callTimeout` a Notify is waited for before it counts as failed and is sent again.
+    /// A server that is stopped or busy answers every call it got once it goes on, and shows each: sent
+    /// again at `callTimeout`, a notification would show as often. chimed says meanwhile that the server
+    /// is late; an answer that comes even later closes its popup (`NotificationRelay.lateTag`).
+    static let notifyPatience = 6
+    /// How long a Notify is waited for.
+    var notifyTimeout: Duration { callTimeout * Self.notifyPatience }
+    /// How the server reads a body (`BodyFormat`): as markup (its capability `body-markup`), as plain text,
+    /// or not known (it did not say what it can).
+    var bodyFormat = BodyFormat.plain
+
+    /// Whether the server reads the body as markup: then the body's `<`, `>` and `&` are escaped, so that
+    /// text such as `<b>` is shown as written.
+    var bodyMarkup: Bool {
+        get { bodyFormat == .markup }
+        set { bodyFormat = newValue ? .markup : .plain }
+    }
+
+    /// How a server reads a notification's body.
+    enum BodyFormat: Hashable, Sendable {
+        /// Plain text: markup is taken out, its entities decoded.
+        case plain
+        /// Markup (`body-markup`): text is escaped, markup kept where the specification allows it.
+        case markup
+        /// Not known: the server did not answer `GetCapabilities` (in time). The body is escaped, never
+        /// decoded, whatever it holds: entities decoded for a server that reads markup after all would
+        /// become live tags (`&lt;a href=…&gt;` a link). A server that shows plain text shows the
+        /// entities as written.
+        case unknown
+    }
 
     public init(transport: any NotificationTransport) {
         self.transport = transport
@@ -35,8 +63,14 @@ public struct NotificationServer: Sendable {
     public func notify(_ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [])
         async throws(DBusError) -> UInt32
     {
-        try await withCheckedContinuation { (continuation: CheckedContinuation<Result<UInt32, DBusError>, Never>) in
-            notify(content, replacesID: replacesID, rows: rows) { continuation.resume(returning: $0) }
+        // Within the call timeout, not `notifyTimeout`: this form asks a question (a permission prompt),
+        // which its caller waits for, and which is not sent again.
+        let message = notifyMessage(content, replacesID: replacesID)
+        return try await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<UInt32, DBusError>, Never>) in
+            transport.call(message, timeout: callTimeout, rows: rows) { result in
+                continuation.resume(returning: Self.notificationID(result))
+            }
         }.get()
     }
 
@@ -46,7 +80,7 @@ public struct NotificationServer: Sendable {
         _ content: NotificationContent, replacesID: UInt32 = 0, rows: [UInt64] = [],
         completion: @escaping @Sendable (Result<UInt32, DBusError>) -> Void
     ) {
-        transport.call(notifyMessage(content, replacesID: replacesID), timeout: callTimeout, rows: rows) { result in
+        transport.call(notifyMessage(content, replacesID: replacesID), timeout: notifyTimeout, rows: rows) { result in
             completion(Self.notificationID(result))
         }
     }
@@ -56,12 +90,12 @@ public struct NotificationServer: Sendable {
     public struct PreparedNotify: Sendable {
         public var content: NotificationContent
         public var replacesID: UInt32
-        var bodyMarkup: Bool
+        var bodyFormat: BodyFormat
         var call: PreparedCall
 
         /// Whether this is the Notify `server` would make now for `content` replacing `replacesID`.
         public func matches(_ content: NotificationContent, replacesID: UInt32, on server: NotificationServer) -> Bool {
-            bodyMarkup == server.bodyMarkup && call.timeout == server.callTimeout && self.replacesID == replacesID
+            bodyFormat == server.bodyFormat && call.timeout == server.notifyTimeout && self.replacesID == replacesID
                 && self.content == content
         }
     }
@@ -69,8 +103,8 @@ public struct NotificationServer: Sendable {
     /// Makes a Notify ready ahead of time: the message built and, for the relay, serialized.
     public func prepareNotify(_ content: NotificationContent, replacesID: UInt32, rows: [UInt64]) -> PreparedNotify {
         PreparedNotify(
-            content: content, replacesID: replacesID, bodyMarkup: bodyMarkup,
-            call: transport.prepare(notifyMessage(content, replacesID: replacesID), timeout: callTimeout, rows: rows))
+            content: content, replacesID: replacesID, bodyFormat: bodyFormat,
+            call: transport.prepare(notifyMessage(content, replacesID: replacesID), timeout: notifyTimeout, rows: rows))
     }
 
     /// Sends a Notify `prepareNotify` made ready.
@@ -82,7 +116,7 @@ public struct NotificationServer: Sendable {
     func notifyMessage(_ content: NotificationContent, replacesID: UInt32) -> DBusMessage {
         DBusMessage.methodCall(
             destination: Self.name, path: Self.path, interface: Self.interface, member: "Notify",
-            body: Self.notifyArguments(content, replacesID: replacesID, bodyMarkup: bodyMarkup))
+            body: Self.notifyArguments(content, replacesID: replacesID, bodyFormat: bodyFormat))
     }
 
     static func notificationID(_ result: Result<DBusMessage, DBusError>) -> Result<UInt32, DBusError> {
@@ -110,7 +144,9 @@ public struct NotificationServer: Sendable {
         }
     }
 
-    static func notifyArguments(_ content: NotificationContent, replacesID: UInt32, bodyMarkup: Bool) -> [DBusValue] {
+    static func notifyArguments(_ content: NotificationContent, replacesID: UInt32, bodyFormat: BodyFormat)
+        -> [DBusValue]
+    {
         var hints: [DBusDictEntry] = []
         let named: Set<String> = ["urgency", "category", "desktop-entry", "sound-name"]
         for (name, hint) in content.hints.sorted(by: { $0.key < $1.key }) where !named.contains(name) {
@@ -134,11 +170,20 @@ public struct NotificationServer: Sendable {
             .uint32(replacesID),
             .string(content.icon),
             .string(content.summary),
-            .string(content.notifyBody(bodyMarkup: bodyMarkup)),
+            .string(body(of: content, for: bodyFormat)),
             .array(element: .string, actions),
             .dictionary(key: .string, value: .variant, hints),
             .int32(content.expireTimeout),
         ]
+    }
+
+    /// The body as a server that reads it as `format` gets it.
+    static func body(of content: NotificationContent, for format: BodyFormat) -> String {
+        switch format {
+        case .plain: content.notifyBody(bodyMarkup: false)
+        case .markup: content.notifyBody(bodyMarkup: true)
+        case .unknown: BodyMarkup.escaped(content.notifyBody(bodyMarkup: false))
+        }
     }
 
     /// The server's capabilities (`actions`, `body`, `persistence`, …).

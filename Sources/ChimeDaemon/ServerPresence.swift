@@ -34,9 +34,10 @@ struct ServerPresence: Sendable {
     enum Event: Sendable {
         /// The bus's answer about who owns the server's name (nil: no one).
         case ownerChanged(String?)
-        /// What `owner` said of itself when asked after it appeared: its capabilities, its identity (nil
-        /// when it did not say) and whether it is paused (nil when it did not say).
-        case infoArrived(owner: String?, capabilities: [String], identity: Identity?, paused: Bool?)
+        /// What `owner` said of itself when asked after it appeared: its capabilities (nil when it did not
+        /// answer, in time or at all), its identity (nil when it did not say) and whether it is paused (nil
+        /// when it did not say).
+        case infoArrived(owner: String?, capabilities: [String]?, identity: Identity?, paused: Bool?)
         /// A Notify found no server on the bus.
         case notifyFoundNoServer
         /// The server's own pause switch flipped.
@@ -77,8 +78,16 @@ struct ServerPresence: Sendable {
     var present: Bool { owner != nil }
     /// The `Paused` property: the present server said it is paused.
     var pausedProperty: Bool { owner != nil && paused == true }
+    /// Whether the present server said what it can (`GetCapabilities`); until then, and when it did not
+    /// answer, a body is escaped (`NotificationServer.BodyFormat.unknown`).
+    private(set) var capabilitiesKnown = false
     /// Whether the server reads a body as markup (its capability `body-markup`).
     var bodyMarkup: Bool { info.capabilities.contains("body-markup") }
+    /// How the server reads a body.
+    var bodyFormat: NotificationServer.BodyFormat {
+        guard capabilitiesKnown else { return .unknown }
+        return bodyMarkup ? .markup : .plain
+    }
     /// What the server does differently from the specification, by the name it gave.
     var quirks: ServerQuirks { ServerQuirks.of(info.name) }
 
@@ -98,7 +107,8 @@ struct ServerPresence: Sendable {
             guard from == owner else { return [] }
             infoOwner = from
             paused = newPaused
-            info.capabilities = capabilities
+            capabilitiesKnown = capabilities != nil
+            info.capabilities = capabilities ?? []
             if let identity {
                 info.name = identity.name
                 info.vendor = identity.vendor

@@ -581,6 +581,64 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Moves the relay's receipts (the database at `path`, `DeliveryReceipts`) onto the outbox rows they
+    /// are for, then clears them; returns how many rows got one. At start, with the relay lock held (no
+    /// relay writes them then), before `load`.
+    ///
+    /// The receipts database is attached to chimed's own connection for this, rather than opened on its
+    /// own: a database queue of its own, released at once, would start one of libdispatch's watched
+    /// threads, which then wakes chimed every second for the rest of its life. The rows' update is synced
+    /// before the receipts are cleared, so a crash in between leaves them to the next start, which finds
+    /// the same rows (seqs are never used twice: `AUTOINCREMENT`).
+    @discardableResult
+    public func takeReceipts(at path: String) throws -> Int {
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        do {
+            return try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS receipts", arguments: [path])
+                defer { try? db.execute(sql: "DETACH DATABASE receipts") }
+                let present = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM receipts.sqlite_master WHERE type = 'table' AND name = 'receipt'")
+                guard present == 1 else { return 0 }
+                var updated = 0
+                try db.inTransaction {
+                    try db.execute(
+                        sql: """
+                            UPDATE outbox SET receivedID = (SELECT notificationID FROM receipts.receipt AS r
+                                WHERE r.seq = outbox.seq)
+                            WHERE seq IN (SELECT seq FROM receipts.receipt)
+                            """)
+                    updated = db.changesCount
+                    return .commit
+                }
+                try db.inTransaction {
+                    try db.execute(sql: "DELETE FROM receipts.receipt")
+                    return .commit
+                }
+                return updated
+            }
+        } catch let error as DatabaseError {
+            throw failure(error)
+        }
+    }
+
+    /// Which notification server the shown notifications' ids are of (a fingerprint of its bus and its
+    /// connection's unique name, `forgetShown(server:)`); nil when none was recorded.
+    public func shownServer() throws -> Int64? {
+        try read { db in try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'shownServer'") }
+    }
+
+    /// A notification server other than the one the shown notifications' ids are of came: those ids name
+    /// nothing, or another server's popups, so they are forgotten; `server` is recorded as the one the
+    /// ids are of from now on.
+    public func forgetShown(server: Int64) throws {
+        try write(synced: false) { db in
+            try db.execute(sql: "DELETE FROM shown")
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO meta (key, value) VALUES ('shownServer', ?)", arguments: [server])
+        }
+    }
+
     /// Records that outbox rows reached the server as notification `notificationID`: on their own when
     /// `digest` is nil, otherwise inside that digest (a flood, quiet-hours or missed digest). `shown` is
     /// remembered so that an action chosen on it, or its end date, can be acted on also after a restart.

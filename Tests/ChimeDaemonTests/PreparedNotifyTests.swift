@@ -34,7 +34,10 @@ import Testing
             server.notify(prepared) { continuation.resume(with: $0) }
         }
         #expect(id == 7)
-        _ = try await server.notify(Self.content, replacesID: 3, rows: [12])
+        // The call delivery makes when nothing was prepared.
+        _ = try await withCheckedThrowingContinuation { continuation in
+            server.notify(Self.content, replacesID: 3, rows: [12]) { continuation.resume(with: $0) }
+        }
         let calls = transport.calls.withLock { $0 }
         #expect(calls.count == 2)
         #expect(calls[0].message == calls[1].message)

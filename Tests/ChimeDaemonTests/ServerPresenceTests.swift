@@ -1,3 +1,4 @@
+import ChimeCore
 import DBusKit
 import Testing
 
@@ -131,6 +132,21 @@ import Testing
         _ = presence.handle(.infoArrived(owner: ":1.5", capabilities: ["actions"], identity: nil, paused: nil))
         #expect(presence.readiness == .ready)
         #expect(presence.info.capabilities == ["actions"] && presence.info.name.isEmpty)
+    }
+
+    @Test func aServerThatDoesNotAnswerGetCapabilitiesGetsBodiesEscaped() {
+        var presence = Self.presence([.ownerChanged(":1.5")])
+        _ = presence.handle(.infoArrived(owner: ":1.5", capabilities: nil, identity: nil, paused: nil))
+        #expect(presence.readiness == .ready)
+        #expect(presence.bodyFormat == .unknown)
+        var content = NotificationContent(summary: "s", body: "&lt;a href=\"x\"&gt;y&lt;/a&gt;")
+        content.markup = true
+        // Escaped, never decoded: a server that reads markup after all shows the text, not a link.
+        #expect(
+            NotificationServer.body(of: content, for: .unknown) == "&lt;a href=\"x\"&gt;y&lt;/a&gt;")
+        #expect(NotificationServer.body(of: content, for: .plain) == "<a href=\"x\">y</a>")
+        _ = presence.handle(.infoArrived(owner: ":1.5", capabilities: ["body-markup"], identity: nil, paused: nil))
+        #expect(presence.bodyFormat == .markup)
     }
 
     @Test func notifyFindingNoServerIsWaitedOutUntilOneAppears() {

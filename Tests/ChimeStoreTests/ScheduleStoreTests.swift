@@ -199,9 +199,12 @@ import Testing
             let rows = try dueNow(3, in: store)
             try store.sending(Array(rows[0...1]), now: t0)
             // The relay, a process of its own, got the server's answer for the first row only.
-            try DeliveryReceipts(path: path).record(notificationID: 42, seqs: [rows[0].seq])
+            try DeliveryReceipts(path: DeliveryReceipts.path(besides: path))
+                .record(notificationID: 42, seqs: [rows[0].seq])
         }
         let store = try ScheduleStore(path: path)
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 1)
+        #expect(try DeliveryReceipts(path: DeliveryReceipts.path(besides: path)).all().isEmpty)
         let outbox = try store.load().outbox
         #expect(outbox.map(\.receivedID) == [42, nil, nil])
         #expect(outbox.map(\.sentBeforeRestart) == [true, true, false])
@@ -230,7 +233,8 @@ import Testing
         #expect(prepared.map(\.prepared) == [true])
         #expect(try store.load().outbox == prepared)
         // Sent at the due instant; the relay's receipt lands before the step is stored.
-        try DeliveryReceipts(path: path).record(notificationID: 7, seqs: [prepared[0].seq])
+        let receipts = try DeliveryReceipts(path: DeliveryReceipts.path(besides: path))
+        try receipts.record(notificationID: 7, seqs: [prepared[0].seq])
         var row = prepared[0]
         row.late = true
         row.prepared = false
@@ -238,6 +242,8 @@ import Testing
         done.finished = .lastOccurrence
         let stored = try store.commit(StepRecord(finished: [done], outbox: [row]), now: t0 + 10)
         #expect(stored.map(\.seq) == [prepared[0].seq])
+        // The next start moves the receipt onto the row.
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 1)
         let outbox = try store.load().outbox
         #expect(outbox.count == 1)
         #expect(outbox[0].prepared == false)
@@ -284,10 +290,38 @@ import Testing
         #expect(try store.load().outbox.map(\.prepared) == [false])
     }
 
-    @Test func receiptsNeedAnExistingDatabase() throws {
+    @Test func theRelayStoresAReceiptWhileChimedHoldsItsDatabasesWriteLock() throws {
         let path = Self.temporaryPath()
-        #expect(throws: StoreError.self) { try DeliveryReceipts(path: path) }
-        #expect(!FileManager.default.fileExists(atPath: path))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let store = try ScheduleStore(path: path)
+        let rows = try dueNow(1, in: store)
+        let receipts = try DeliveryReceipts(path: DeliveryReceipts.path(besides: path))
+        // Inside a write transaction of chimed's: a receipt in chimed's own database would wait for its lock
+        // (here, on the same thread, until the busy timeout, and then fail).
+        try store.write(synced: false) { _ in
+            try receipts.record(notificationID: 9, seqs: [rows[0].seq])
+        }
+        #expect(try receipts.all() == [rows[0].seq: 9])
+        // Taken once: the next start finds no receipt left.
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 1)
+        #expect(try store.takeReceipts(at: DeliveryReceipts.path(besides: path)) == 0)
+        #expect(try receipts.all().isEmpty)
+        #expect(try store.load().outbox.map(\.receivedID) == [9])
+    }
+
+    @Test func theRelayKeepsOnlyItsNewestReceipts() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let receipts = try DeliveryReceipts(path: path, keptLimit: 20)
+        let count = 55
+        for seq in 1...count { try receipts.record(notificationID: 1, seqs: [UInt64(seq)]) }
+        let kept = try receipts.all()
+        #expect(kept.count <= 22)
+        #expect(kept.count >= 20)
+        #expect(kept[UInt64(count)] == 1)
+        #expect(kept[1] == nil)
     }
 
     @Test func aGroupIsReplacedAndRemovedWhole() throws {
