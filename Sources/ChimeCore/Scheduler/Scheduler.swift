@@ -343,10 +343,18 @@ public struct Scheduler: Sendable {
         var lowerBound = false
         var latest = item.fireDate
         var cursor = item.fireDate
-        while occurrences.count < left,
-            let next = item.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone), next <= now,
-            item.endDate.map({ next <= $0 }) ?? true
-        {
+        // The missed occurrences are counted within one search's budget; past it the count is a lower
+        // bound, as past `missedCountLimit`.
+        var budget = SearchBudget()
+        while occurrences.count < left {
+            let found: Date?
+            do {
+                found = try item.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone, budget: &budget)
+            } catch {
+                lowerBound = true
+                break
+            }
+            guard let next = found, next <= now, item.endDate.map({ next <= $0 }) ?? true else { break }
             guard occurrences.count < Self.missedCountLimit else {
                 lowerBound = true
                 break
@@ -606,17 +614,19 @@ public struct Scheduler: Sendable {
             } catch {
                 throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }
-            guard !recurrence.neverFires(systemTimeZone: systemTimeZone) else {
-                throw TimelineError(
-                    "entry \(entry.id): the rule never fires (no date matches it); check it with `chime next`",
-                    kind: .rule)
+            var first: Date?
+            do {
+                first = try recurrence.admissionCheck(after: now, systemTimeZone: systemTimeZone)
+            } catch  where error.kind == .noOccurrenceAfter {
+                // A rule that has ended (UNTIL in the past) is an entry that is done, not an error.
+                first = nil
+            } catch {
+                throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }
-            var item = ScheduledItem(
+            return ScheduledItem(
                 id: id, owner: key.owner, groupID: key.id, definition: definition,
-                storedRecurrence: StoredRecurrence(recurrence), fireDate: now, state: EntryState(), finished: nil,
-                snoozeOf: nil, replacesID: nil)
-            item.finished = advance(&item, after: now, now: now)
-            return item
+                storedRecurrence: StoredRecurrence(recurrence), fireDate: first ?? now, state: EntryState(),
+                finished: first == nil ? .lastOccurrence : nil, snoozeOf: nil, replacesID: nil)
         }
     }
 
@@ -639,11 +649,18 @@ public struct Scheduler: Sendable {
     /// Moves an item to its next occurrence after `after`; returns why it is done instead, if it is. An
     /// item whose next occurrence lies past its end date stays pending until the end date, when a step
     /// removes it.
+    /// A rule whose next occurrence cannot be found within one search's budget is finished
+    /// (`.searchExhausted`): chimed cannot follow it, and does not try again at every step.
     private func advance(_ item: inout ScheduledItem, after: Date, now: Date) -> FinishReason? {
         if let max = item.maximumOccurrences, item.state.occurrences >= max { return .countReached }
-        guard let next = item.nextOccurrence(after: after, systemTimeZone: systemTimeZone) else {
-            return .lastOccurrence
+        var budget = SearchBudget()
+        let found: Date?
+        do {
+            found = try item.nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
+        } catch {
+            return .searchExhausted
         }
+        guard let next = found else { return .lastOccurrence }
         if let end = item.endDate, next > end, end <= now { return .ended }
         item.fireDate = next
         return nil
