@@ -57,6 +57,9 @@ public struct Scheduler: Sendable {
     /// An occurrence later than this after its due time counts as missed (the timer itself is late by
     /// milliseconds; this covers a busy machine without calling it downtime).
     public static let missedAfter: TimeInterval = 30
+    /// The work all the new rules of one reschedule may take to be checked, in ``SearchBudget`` steps:
+    /// 20,000,000 (under a second in a release build), room for 100,000 ordinary rules.
+    public static let rescheduleCheckSteps = 200 * SearchBudget.stepsPerSearch
     /// Missed occurrences of one item are counted up to this many, then the count is a lower bound.
     public static let missedCountLimit = 100_000
 
@@ -471,6 +474,8 @@ public struct Scheduler: Sendable {
         var upserts: [ScheduledItem] = []
         var removed: [UInt64] = []
         let enabled = group.settings.enabled
+        // All the new rules of one plan are checked within one budget, so a caller's one call is bounded.
+        var checks = SearchBudget(steps: Self.rescheduleCheckSteps)
         for entry in group.entries {
             let old = existing[entry.id].flatMap { item($0) }
             let before = old.flatMap { items[$0.id] }?.fireDate
@@ -500,14 +505,15 @@ public struct Scheduler: Sendable {
                 next = old
                 next.definition = definition
                 if oldEntry?.trigger != entry.trigger {
-                    next = try makeItem(entry, key: key, id: old.id, now: now, definition: definition)
+                    next = try makeItem(
+                        entry, key: key, id: old.id, now: now, definition: definition, checks: &checks)
                     next.state.poolPosition = old.state.poolPosition
                     next.state.poolBag = old.state.poolBag
                 } else if old.finished != nil || items[old.id] == nil {
                     next = try revive(old, definition: definition, now: now)
                 }
             } else {
-                next = try makeItem(entry, key: key, id: 0, now: now, definition: definition)
+                next = try makeItem(entry, key: key, id: 0, now: now, definition: definition, checks: &checks)
             }
             settle(&next, now: now)
             upserts.append(next)
@@ -595,8 +601,10 @@ public struct Scheduler: Sendable {
     /// The item an entry starts as: its rule parsed, its first occurrence after `now`. A rule that cannot
     /// be read or never fires is refused (`TimelineError.Kind.rule`).
     /// `definition` is the entry's, when the caller made it already.
+    /// `checks` is the budget the rule's check takes its work from (all of a plan's share one).
     func makeItem(
-        _ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date, definition: EntryDefinition? = nil
+        _ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date, definition: EntryDefinition? = nil,
+        checks: inout SearchBudget
     ) throws(TimelineError) -> ScheduledItem {
         let definition = definition ?? EntryDefinition(entry)
         switch entry.trigger {
@@ -615,11 +623,18 @@ public struct Scheduler: Sendable {
                 throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }
             var first: Date?
-            do {
-                first = try recurrence.admissionCheck(after: now, systemTimeZone: systemTimeZone)
+            do throws(RuleRefusal) {
+                guard !checks.isExhausted else { throw RuleRefusal(.tooSparse, "") }
+                first = try recurrence.admissionCheck(after: now, systemTimeZone: systemTimeZone, budget: &checks)
             } catch  where error.kind == .noOccurrenceAfter {
                 // A rule that has ended (UNTIL in the past) is an entry that is done, not an error.
                 first = nil
+            } catch  where checks.isExhausted {
+                throw TimelineError(
+                    "entry \(entry.id): the group's rules take more than the \(Self.rescheduleCheckSteps) steps "
+                        + "chimed gives one reschedule to check them; split the group, or write its sparsest rules "
+                        + "with a coarser frequency",
+                    kind: .rule)
             } catch {
                 throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }
