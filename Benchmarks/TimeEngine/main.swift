@@ -111,6 +111,74 @@ let rates = [
     rate("OnCalendar *-*-* 09:00:00", count: 100_000) { dailyCalendar.nextElapse(after: $0, defaultTimeZone: zone) },
 ]
 
+/// What a search that spends its whole budget costs: rules that run out of it, each searched 20 times with
+/// a fresh budget; the median time of one search, in milliseconds. docs/security.md quotes these.
+func budgetCost(_ label: String, _ rule: Recurrence) -> (String, Double) {
+    var samples: [Double] = []
+    let after = Date(timeIntervalSince1970: 1_795_305_600)
+    for _ in 0..<20 {
+        var budget = SearchBudget()
+        let start = ContinuousClock.now
+        _ = try? rule.nextOccurrence(after: after, systemTimeZone: zone, budget: &budget)
+        let elapsed = ContinuousClock.now - start
+        precondition(budget.isExhausted, "\(label) did not run out of its budget")
+        samples.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+    }
+    return (label, median(samples))
+}
+
+func rrule(_ text: String, dtstart: String) throws -> Recurrence {
+    .rrule(
+        try RRuleSet.parse(text, dtstart: LocalDateTime(iso: dtstart)!, timeZone: zone),
+        timeZone: .named(zone.identifier))
+}
+
+func list(_ range: ClosedRange<Int>) -> String { range.map(String.init).joined(separator: ",") }
+let budgetCosts = [
+    budgetCost(
+        "RRULE, candidates",
+        try rrule(
+            "FREQ=MONTHLY;BYMONTHDAY=\(list(1...31));BYHOUR=\(list(0...23));BYMINUTE=\(list(0...59));BYSECOND=\(list(0...59))",
+            dtstart: "2026-11-22T00:00:00")),
+    budgetCost("RRULE, COUNT from DTSTART", try rrule("FREQ=SECONDLY;COUNT=1000000", dtstart: "2026-11-01T00:00:00")),
+    budgetCost(
+        "RRULE, weeks without a match",
+        try rrule(
+            "FREQ=SECONDLY;INTERVAL=7;BYDAY=FR;BYHOUR=13;BYMINUTE=13;BYSECOND=13", dtstart: "2026-11-12T13:13:00")),
+    budgetCost(
+        "RRULE with an offset",
+        try rrule("FREQ=SECONDLY;COUNT=1000000", dtstart: "2026-11-01T00:00:00")
+            .shifted(by: OccurrenceOffset(days: -1))),
+]
+
+/// `chime import` of a file with 1,000 made-up VTIMEZONEs, each named by an event: milliseconds.
+func importOfMadeUpZones() throws -> (String, Double) {
+    var lines = ["BEGIN:VCALENDAR", "VERSION:2.0"]
+    for n in 0..<1000 {
+        lines += [
+            "BEGIN:VTIMEZONE", "TZID:Made Up \(n)", "BEGIN:STANDARD", "DTSTART:16011104T020000",
+            "RRULE:FREQ=YEARLY;BYDAY=1SU;BYMONTH=11", "TZOFFSETFROM:+0\(n % 9)17", "TZOFFSETTO:+0\(n % 9)07",
+            "END:STANDARD", "BEGIN:DAYLIGHT", "DTSTART:16010311T020000", "RRULE:FREQ=YEARLY;BYDAY=2SU;BYMONTH=3",
+            "TZOFFSETFROM:+0\(n % 9)07", "TZOFFSETTO:+0\(n % 9)17", "END:DAYLIGHT", "END:VTIMEZONE",
+        ]
+    }
+    for n in 0..<1000 {
+        lines += [
+            "BEGIN:VEVENT", "UID:\(n)@bench", "SUMMARY:Event", "DTSTART;TZID=Made Up \(n):20270301T090000",
+            "BEGIN:VALARM", "ACTION:DISPLAY", "TRIGGER:-PT15M", "END:VALARM", "END:VEVENT",
+        ]
+    }
+    let text = (lines + ["END:VCALENDAR"]).joined(separator: "\r\n")
+    let start = ContinuousClock.now
+    _ = try CalendarImport.read(text, now: Date(timeIntervalSince1970: 1_795_305_600), systemTimeZone: zone)
+    let elapsed = ContinuousClock.now - start
+    return (
+        "import, 1000 made-up VTIMEZONEs",
+        Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    )
+}
+let importCost = try importOfMadeUpZones()
+
 print("Time engine benchmark (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 print("")
 print(
@@ -129,7 +197,14 @@ print("Next occurrence, chained, 100000 calls each")
 for (label, perSecond) in rates {
     print(row(label, String(format: "%.0f /s", perSecond)))
 }
+print("")
+print("One search that spends its whole budget (\(SearchBudget.stepsPerSearch) steps), median of 20")
+for (label, milliseconds) in budgetCosts {
+    print(row(label, String(format: "%.2f ms", milliseconds)))
+}
+print(row(importCost.0, String(format: "%.1f ms", importCost.1)))
 let summary: [String: Any] = [
+    "budget_search_milliseconds": Dictionary(uniqueKeysWithValues: (budgetCosts + [importCost]).map { ($0.0, $0.1) }),
     "rrule_set": [
         "rules": ruleSet().count, "occurrences": swift.total, "chimecore_seconds": swift.seconds,
         "dateutil_seconds": python.seconds, "dateutil_version": python.version, "ratio": ratio,

@@ -158,8 +158,15 @@ struct EntryReader {
         } catch {
             throw fields.fail(key, "\(key): \(error)")
         }
-        if recurrence.neverFires(systemTimeZone: timeZone) {
+        // The same check as chimed's: a rule it cannot follow fails here, with the file and line.
+        do {
+            _ = try recurrence.admissionCheck(after: now, systemTimeZone: timeZone)
+        } catch  where error.kind == .noOccurrenceAfter {
+            // An entry whose rule has ended is done, as chimed takes it.
+        } catch  where error.kind == .neverFires {
             throw fields.fail(key, "\(key): the rule never fires (no date matches it); check its days and months")
+        } catch {
+            throw fields.fail(key, "\(key): \(error.description)")
         }
         return .rule(rule, timeZone: zoneName)
     }

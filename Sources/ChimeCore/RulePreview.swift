@@ -20,6 +20,9 @@ public enum RulePreviewResult: Hashable, Sendable {
     case occurrences([Date])
     /// The rule has no occurrence at all (e.g. February 31).
     case neverFires
+    /// The occurrences found before a search ran out of its ``SearchBudget``: chimed would not follow
+    /// the rule that far.
+    case searchExhausted([Date])
 }
 
 /// Computes upcoming occurrences of a written rule without a daemon: pure, `now` and zone passed in.
@@ -41,14 +44,23 @@ public enum RulePreview {
     }
 
     /// The first `count` occurrences of a rule `recurrence(_:after:now:timeZone:phraseDefaults:)` read.
+    /// Each occurrence is searched for within one search's ``SearchBudget``, as chimed does.
     public static func next(_ recurrence: Recurrence, after: Date, timeZone: TimeZone, count: Int) -> RulePreviewResult
     {
-        if recurrence.neverFires(systemTimeZone: timeZone) { return .neverFires }
         var result: [Date] = []
         var cursor = after
-        while result.count < count, let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: timeZone) {
-            result.append(next)
-            cursor = next
+        do {
+            var budget = SearchBudget()
+            if try recurrence.neverFires(systemTimeZone: timeZone, budget: &budget) { return .neverFires }
+            while result.count < count {
+                var budget = SearchBudget()
+                guard let next = try recurrence.nextOccurrence(after: cursor, systemTimeZone: timeZone, budget: &budget)
+                else { break }
+                result.append(next)
+                cursor = next
+            }
+        } catch {
+            return .searchExhausted(result)
         }
         return .occurrences(result)
     }

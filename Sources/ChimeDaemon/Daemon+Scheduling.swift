@@ -81,6 +81,15 @@ extension Daemon {
                 "missed \(missed.count) occurrence\(plural) of \"\(summary)\" (\(missed.handling.rawValue)\(cause))",
                 metadata: ["item": "\(missed.item.id)"])
         }
+        for item in step.finished where item.finished == .searchExhausted {
+            // History records it with this reason; the log says why and what to do.
+            logger.warning(
+                """
+                stopped following a repeating item: its rule's next occurrence cannot be found within the search \
+                budget (\(SearchBudget.stepsPerSearch) steps); schedule it again with a rule of a coarser frequency
+                """,
+                metadata: ["item": "\(item.id)"])
+        }
         statusChanged()
         guard !record.isEmpty else { return }
         let now = clock.now()
@@ -353,8 +362,9 @@ extension Daemon {
         return id
     }
 
-    /// The trigger's rule parsed and its first occurrence; refuses a rule that never fires, or whose
-    /// first occurrence comes after its end.
+    /// The trigger's rule parsed and its first occurrence; refuses a rule that never fires, has no
+    /// occurrence after now (up to 9999-12-31T23:59:59Z), or whose first occurrences cannot be found within
+    /// the search budget (`Recurrence.admissionCheck`), or whose first occurrence comes after its end.
     private func firstOccurrence(of trigger: TriggerWire, now: Date) throws -> (Recurrence?, Date) {
         guard let rule = trigger.rule else {
             let fireDate = trigger.at ?? now
@@ -373,10 +383,12 @@ extension Daemon {
         } catch {
             throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
         }
-        guard let first = parsed.nextOccurrence(after: now, systemTimeZone: system) else {
-            let why = parsed.neverFires(systemTimeZone: system) ? "never fires" : "has no occurrence after now"
-            throw DBusError(
-                name: ChimeBus.ErrorName.invalidRule, message: "the rule \(why); check it with `chime next`")
+        // Within the search budget, the first few occurrences: a rule chimed cannot follow is refused here.
+        let first: Date
+        do {
+            first = try parsed.admissionCheck(after: now, systemTimeZone: system)
+        } catch {
+            throw DBusError(name: ChimeBus.ErrorName.invalidRule, message: error.description)
         }
         // The rule is fine; the end the trigger gives comes before its first occurrence.
         if let until = trigger.until, first > until {

@@ -317,14 +317,25 @@ public struct TriggerWire: Hashable, Sendable {
         return (try? encoder.encode(rule)).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
+    /// Decodes a `date-rule` and checks every field's range before anything computes with it: the JSON
+    /// is ChimeKit's encoding, but any caller can send any numbers in it.
     static func dateRule(_ text: String, what: String) throws(DBusError) -> DateRule {
+        let rule: DateRule
         do {
-            return try JSONDecoder().decode(DateRule.self, from: Data(text.utf8))
+            rule = try JSONDecoder().decode(DateRule.self, from: Data(text.utf8))
         } catch {
             throw invalid(
                 "\(what) key \"date-rule\" is not a DateBuilder rule as ChimeKit encodes it (\(error)); from other "
                     + "languages use every, rrule or on-calendar")
         }
+        if let problem = rule.rangeProblem {
+            throw invalid("\(what) key \"date-rule\" has a field out of range: \(problem)")
+        }
+        if case .named(let zone) = rule.timeZone, TimeZone(identifier: zone) == nil {
+            throw invalid(
+                "\(what) key \"date-rule\" names an unknown time zone; use an IANA name such as Europe/Berlin")
+        }
+        return rule
     }
 
     /// The trigger as a timeline entry's, `now` standing in for a missing `at`.

@@ -14,8 +14,10 @@ struct Next: ParsableCommand {
             and on standard error what the rule was understood as, in words and as an equivalent RRULE, and \
             the periods it skips (--json: an object with "occurrences", "understood", "rrule", "skips" and \
             "daylightSaving"). A rule that can never fire \
-            is reported as such (exit status 3); bad input names the offending token and its position, \
-            with the word it is probably a slip for (exit status 2).
+            is reported as such (exit status 3), and so is one whose next occurrence cannot be found within \
+            chimed's search budget (a rule that fires too rarely for its frequency, which chimed refuses); \
+            bad input names the offending token and its position, with the word it is probably a slip for \
+            (exit status 2).
             """)
 
     @Option(help: ArgumentHelp("An RFC 5545 recurrence rule, e.g. FREQ=MONTHLY;BYDAY=1FR.", valueName: "RULE"))
@@ -92,6 +94,14 @@ struct Next: ParsableCommand {
         case .neverFires:
             if !json { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
             throw fail("this rule never fires: no date matches it; check its dates and months", .notFound)
+        case .searchExhausted(let dates):
+            if !json { FileHandle.standardError.write(Data(explanation.lines().utf8)) }
+            for date in dates { print(WallClock.iso8601(date, in: zone)) }
+            let after = dates.isEmpty ? "its next occurrence" : "the occurrence after these"
+            throw fail(
+                "\(after) cannot be found within chimed's search budget (\(SearchBudget.stepsPerSearch) steps): "
+                    + "the rule fires too rarely for its frequency, and chimed would refuse it; write it with a "
+                    + "coarser FREQ (FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29 rather than FREQ=SECONDLY;…)", .notFound)
         case .occurrences(let dates):
             let lines = dates.map { WallClock.iso8601($0, in: zone) }
             let notes = dates.map { recurrence.daylightSavingNote(for: $0, systemTimeZone: zone) }

@@ -79,16 +79,29 @@ public struct DateRule: Codable, Hashable, Sendable {
 
     /// The first occurrence strictly after `after`, or nil when there is none. `systemTimeZone` is used
     /// only by floating rules. Cost does not grow with the distance from the rule's start, and a rule
-    /// that can never fire (February 30, day 31 of every April) is answered with nil quickly.
+    /// that can never fire (February 30, day 31 of every April) is answered with nil quickly. Nil also
+    /// when one search's budget was not enough (see the budgeted form).
     public func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
+        var budget = SearchBudget()
+        return try? nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
+    }
+
+    /// The first occurrence strictly after `after`, or nil when there is none; each period and day looked
+    /// at is taken from `budget`.
+    ///
+    /// - Throws: ``SearchBudgetExhausted`` when the search needed more than `budget` allows.
+    public func nextOccurrence(
+        after: Date, systemTimeZone: TimeZone, budget: inout SearchBudget
+    ) throws(SearchBudgetExhausted) -> Date? {
         guard isWellFormed, let zone = timeZone.resolve(systemTimeZone: systemTimeZone) else { return nil }
         if case .interval(let start, let seconds) = pattern {
+            try budget.spend()
             return nextInterval(after: after, start: start, seconds: seconds, zone: zone)
         }
         let fromDay = WallClock.localDateTime(for: after, in: zone).daysSinceEpoch - 2
         let afterSeconds = WallClock.clampedSeconds(after)
         var found: Date?
-        forEachLocalOccurrence(fromDay: fromDay) { local in
+        try forEachLocalOccurrence(fromDay: fromDay, budget: &budget) { local in
             // No UTC offset is below -16 h, so such a wall time cannot name an instant after `after`.
             if local.secondsSinceEpoch + 16 * 3600 < afterSeconds { return false }
             found = WallClock.instants(for: local, in: zone, policy: dstPolicy).first { $0 > after }
@@ -104,7 +117,8 @@ public struct DateRule: Codable, Hashable, Sendable {
             return nextInterval(after: start.addingTimeInterval(-1), start: start, seconds: seconds, zone: zone)
         }
         var found: Date?
-        forEachLocalOccurrence(fromDay: DateRule.earliestDay) { local in
+        var budget = SearchBudget()
+        try? forEachLocalOccurrence(fromDay: DateRule.earliestDay, budget: &budget) { local in
             found = WallClock.instants(for: local, in: zone, policy: dstPolicy).first
             return found != nil
         }
@@ -130,22 +144,49 @@ public struct DateRule: Codable, Hashable, Sendable {
     static let monthsInCycle = 4800
 
     /// Rejects values (possibly decoded from untrusted JSON) that would overflow or loop.
-    public var isWellFormed: Bool {
-        if let count, count < 0 { return false }
-        guard time.isValid else { return false }
+    public var isWellFormed: Bool { rangeProblem == nil }
+
+    /// The first field out of range, as "field: what it must be", or nil when every field is usable: a
+    /// rule decoded from outside (the bus's `date-rule`) is checked with this before use.
+    public var rangeProblem: String? {
+        let limit = DateBuilder.maxMagnitude
+        if let count, count < 0 { return "count: 0 or more" }
+        switch time {
+        case .fixed(let t):
+            if t.secondsIntoDay == nil { return "time: hour 0…23, minute and second 0…59" }
+        case .random(let from, let to, _):
+            if from.secondsIntoDay == nil || to.secondsIntoDay == nil {
+                return "time: hours 0…23, minutes and seconds 0…59"
+            }
+        }
+        if let until, !until.isValid { return "until: a real date and time in the years 1 to 9999" }
+        if let from, !from.isValid { return "from: a real date and time in the years 1 to 9999" }
         switch pattern {
         case .days(let start, let stride, let offsets):
-            return DateBuilderMath.isSafeDay(start) && (1...DateBuilder.maxMagnitude).contains(stride)
-                && (1...64).contains(offsets.count) && offsets.allSatisfy(DateBuilderMath.isSafe)
+            guard DateBuilderMath.isSafeDay(start) else { return "pattern.days.start: a day of the years 1 to 9999" }
+            guard (1...limit).contains(stride) else { return "pattern.days.stride: 1 to \(limit)" }
+            guard (1...64).contains(offsets.count), offsets.allSatisfy(DateBuilderMath.isSafe) else {
+                return "pattern.days.offsets: 1 to 64 offsets, each within ±\(limit)"
+            }
         case .months(let start, let stride, let monthOffsets, let days, let dayOffset):
-            return DateBuilder.yearRange.contains(DateBuilderMath.floorDiv(start, 12))
-                && (1...DateBuilder.maxMagnitude).contains(stride) && (1...64).contains(monthOffsets.count)
-                && monthOffsets.allSatisfy(DateBuilderMath.isSafe) && (1...64).contains(days.count)
-                && DateBuilderMath.isSafe(dayOffset)
+            guard DateBuilder.yearRange.contains(DateBuilderMath.floorDiv(start, 12)) else {
+                return "pattern.months.start: a month of the years 1 to 9999"
+            }
+            guard (1...limit).contains(stride) else { return "pattern.months.stride: 1 to \(limit)" }
+            guard (1...64).contains(monthOffsets.count), monthOffsets.allSatisfy(DateBuilderMath.isSafe) else {
+                return "pattern.months.monthOffsets: 1 to 64 offsets, each within ±\(limit)"
+            }
+            guard (1...64).contains(days.count) else { return "pattern.months.days: 1 to 64 day selectors" }
+            guard DateBuilderMath.isSafe(dayOffset) else { return "pattern.months.dayOffset: within ±\(limit)" }
         case .interval(let start, let seconds):
-            return start.timeIntervalSince1970.isFinite && abs(start.timeIntervalSince1970) < 1e12
-                && (1...(DateBuilder.maxMagnitude * 3600)).contains(seconds)
+            guard start.timeIntervalSince1970.isFinite, abs(start.timeIntervalSince1970) < 1e12 else {
+                return "pattern.interval.start: an instant within ±10^12 seconds of 1970"
+            }
+            guard (1...(limit * 3600)).contains(seconds) else {
+                return "pattern.interval.seconds: 1 to \(limit * 3600)"
+            }
         }
+        return nil
     }
 
     private func nextInterval(after: Date, start: Date, seconds: Int, zone: TimeZone) -> Date? {
@@ -170,18 +211,24 @@ public struct DateRule: Codable, Hashable, Sendable {
 
     /// Calls `body` with each scheduled local date-time on or after local day `fromDay`, in order,
     /// until it returns true, the rule ends, or the search bound is reached. Starts at the right
-    /// period directly (no walking from the rule's start).
-    func forEachLocalOccurrence(fromDay: Int, _ body: (LocalDateTime) -> Bool) {
+    /// period directly (no walking from the rule's start). Each period, day selector and call of `body`
+    /// (a wall-clock conversion) is taken from `budget`.
+    ///
+    /// - Throws: ``SearchBudgetExhausted`` when the budget ran out first.
+    func forEachLocalOccurrence(
+        fromDay: Int, budget: inout SearchBudget, _ body: (LocalDateTime) -> Bool
+    ) throws(SearchBudgetExhausted) {
         guard isWellFormed else { return }
         var lastDay = Int.min
         let fromDay = max(fromDay, from?.daysSinceEpoch ?? fromDay)
-        func visit(_ day: Int) -> Bool {  // true: stop
+        func visit(_ day: Int, _ budget: inout SearchBudget) throws(SearchBudgetExhausted) -> Bool {  // true: stop
             guard day >= fromDay, day > lastDay else { return false }
             guard DateBuilderMath.isSafeDay(day), let seconds = time.secondsIntoDay(onDay: day) else { return true }
             lastDay = day
             let local = LocalDateTime(daysSinceEpoch: day, secondsIntoDay: seconds)
             if let until, local > until { return true }
             if let from, local < from { return false }
+            try budget.spend(SearchBudget.wallClockCost)
             return body(local)
         }
         switch pattern {
@@ -191,7 +238,8 @@ public struct DateRule: Codable, Hashable, Sendable {
             var k = max(0, DateBuilderMath.floorDiv(fromDay - start - last, stride))
             for _ in 0..<DateRule.periodSlack {
                 if let count, k >= count { return }
-                for offset in sorted where visit(start + k * stride + offset) { return }
+                try budget.spend(sorted.count)
+                for offset in sorted where try visit(start + k * stride + offset, &budget) { return }
                 k += 1
             }
         case .months(let start, let stride, let monthOffsets, let selectors, let dayOffset):
@@ -202,6 +250,7 @@ public struct DateRule: Codable, Hashable, Sendable {
             let cycle = DateRule.monthsInCycle / DateBuilderMath.gcd(stride, DateRule.monthsInCycle)
             for _ in 0..<(cycle + DateRule.periodSlack) {
                 if let count, k >= count { return }
+                try budget.spend(1 + monthOffsets.count * selectors.count)
                 var days: [Int] = []
                 for monthOffset in monthOffsets {
                     let month = start + k * stride + monthOffset
@@ -210,7 +259,7 @@ public struct DateRule: Codable, Hashable, Sendable {
                         if let day = selector.day(inMonth: month) { days.append(day + dayOffset) }
                     }
                 }
-                for day in days.sorted() where visit(day) { return }
+                for day in days.sorted() where try visit(day, &budget) { return }
                 k += 1
             }
         case .interval:

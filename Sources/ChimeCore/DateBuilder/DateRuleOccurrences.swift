@@ -48,7 +48,8 @@ extension DateRule {
             public mutating func next() -> LocalDateTime? {
                 guard let from = nextDay else { return nil }
                 var found: LocalDateTime?
-                rule.forEachLocalOccurrence(fromDay: from) { local in
+                var budget = SearchBudget()
+                try? rule.forEachLocalOccurrence(fromDay: from, budget: &budget) { local in
                     found = local
                     return true
                 }

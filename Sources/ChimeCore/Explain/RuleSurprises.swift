@@ -64,7 +64,8 @@ extension Recurrence {
         case .dateRule(let rule):
             var found: LocalDateTime?
             var isOwn = false
-            rule.forEachLocalOccurrence(fromDay: dayBefore.daysSinceEpoch) { local in
+            var budget = SearchBudget()
+            try? rule.forEachLocalOccurrence(fromDay: dayBefore.daysSinceEpoch, budget: &budget) { local in
                 if local == wall { isOwn = true }
                 if local > wall { return true }
                 if local >= dayBefore, local < wall, inGap(local) { found = local }

@@ -28,8 +28,15 @@ public struct ICalendarTimeZone: Hashable, Sendable {
     public static let maximumTransitions = 10_000
     public static let lastYear = 2300
 
-    /// Reads a VTIMEZONE component.
+    /// Reads a VTIMEZONE component, within one search's budget.
     public init(_ component: ICalendarComponent) throws(ICalendarError) {
+        var budget = SearchBudget()
+        try self.init(component, budget: &budget)
+    }
+
+    /// Reads a VTIMEZONE component, the expansion of its onsets taken from `budget`; a definition that
+    /// needs more is refused like a malformed one.
+    public init(_ component: ICalendarComponent, budget: inout SearchBudget) throws(ICalendarError) {
         guard let tzid = component.property("TZID")?.value, !tzid.isEmpty else {
             throw ICalendarError(line: component.line, "a VTIMEZONE has no TZID")
         }
@@ -67,7 +74,8 @@ public struct ICalendarTimeZone: Hashable, Sendable {
                 throw ICalendarError(
                     line: sub.line, "\(sub.name) of time zone \(tzid): its RRULE must repeat yearly (FREQ=YEARLY)")
             }
-            var iterator = set.makeIterator()
+            var iterator = set.makeIterator(budget: budget)
+            defer { budget = iterator.budget }
             while let local = iterator.next(), local <= end {
                 guard transitions.count < Self.maximumTransitions else {
                     throw ICalendarError(
@@ -76,6 +84,12 @@ public struct ICalendarTimeZone: Hashable, Sendable {
                             + "\(Self.lastYear)")
                 }
                 transitions.append(Transition(at: local.secondsSinceEpoch - from, offset: to))
+            }
+            if iterator.exhausted {
+                throw ICalendarError(
+                    line: sub.line,
+                    "time zone \(tzid): its onsets take more than the \(budget.limit) steps chime gives the file's "
+                        + "time zones")
             }
         }
         guard let earliest else {
@@ -117,22 +131,41 @@ public struct ICalendarTimeZone: Hashable, Sendable {
     /// The IANA zone this definition stands for, checked or found over `years` (instants to compare
     /// offsets at), or nil when no known zone has its offsets.
     public func ianaZone(over range: ClosedRange<Date>) -> TimeZone? {
+        var budget = SearchBudget()
+        return try? ianaZone(over: range, budget: &budget)
+    }
+
+    /// The same, each comparison of a zone's offset with the definition's taken from `budget`.
+    ///
+    /// - Throws: ``SearchBudgetExhausted`` when the budget ran out before the search ended.
+    public func ianaZone(over range: ClosedRange<Date>, budget: inout SearchBudget) throws(SearchBudgetExhausted)
+        -> TimeZone?
+    {
         // The definition's offsets, computed once; most zones differ at the first sample.
         let samples = sampleInstants(over: range).map { ($0, utcOffset(at: $0)) }
-        func agrees(_ zone: TimeZone) -> Bool { samples.allSatisfy { zone.secondsFromGMT(for: $0.0) == $0.1 } }
+        try budget.spend(samples.count)
+        func agrees(_ zone: TimeZone, _ budget: inout SearchBudget) throws(SearchBudgetExhausted) -> Bool {
+            for (instant, offset) in samples {
+                try budget.spend(SearchBudget.wallClockCost)
+                if zone.secondsFromGMT(for: instant) != offset { return false }
+            }
+            return true
+        }
         for candidate in [tzid, location].compactMap({ $0 }) {
-            if let zone = Self.namedZone(candidate), agrees(zone) { return zone }
+            if let zone = Self.namedZone(candidate), try agrees(zone, &budget) { return zone }
         }
         let words = Set(tzid.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
         var matches: [TimeZone] = []
-        for identifier in TimeZone.knownTimeZoneIdentifiers.sorted() where identifier.contains("/") {
-            guard !identifier.hasPrefix("Etc/"), let zone = TimeZone(identifier: identifier) else { continue }
-            if agrees(zone) { matches.append(zone) }
-        }
+        for zone in Self.knownZones where try agrees(zone, &budget) { matches.append(zone) }
         // Any match gives the same times; one whose name shares a word with the TZID reads better.
         return matches.first { zone in
             zone.identifier.lowercased().split(whereSeparator: { !$0.isLetter }).contains { words.contains(String($0)) }
         } ?? matches.first
+    }
+
+    /// The zones a definition is compared with: every IANA region but `Etc/…`, by name, made once.
+    static let knownZones: [TimeZone] = TimeZone.knownTimeZoneIdentifiers.sorted().compactMap {
+        $0.contains("/") && !$0.hasPrefix("Etc/") ? TimeZone(identifier: $0) : nil
     }
 
     /// The zone a TZID names: an IANA name, also as the tail of a path (`/mozilla.org/…/Europe/Berlin`).

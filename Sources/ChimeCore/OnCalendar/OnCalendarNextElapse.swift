@@ -25,11 +25,31 @@ extension CalendarSpec {
     /// `defaultTimeZone`, which should be the system zone (systemd uses the zone of the process).
     /// Instants are handled with microsecond precision, like systemd's `usec_t`.
     public func nextElapse(after: Date, defaultTimeZone: TimeZone) -> Date? {
-        switch nextElapseOutcome(afterMicrosecond: Self.microseconds(of: after), defaultTimeZone: defaultTimeZone) {
+        var budget = SearchBudget()
+        return try? nextElapse(after: after, defaultTimeZone: defaultTimeZone, budget: &budget)
+    }
+
+    /// The first elapse strictly after `after`, or nil when there is none, its work taken from `budget`:
+    /// each step of systemd's search (at most ``maximumSearchSteps``, its own limit) costs
+    /// ``stepCost`` steps, for the zone conversions it makes.
+    ///
+    /// - Throws: ``SearchBudgetExhausted`` when `budget` had less left than the search took.
+    public func nextElapse(
+        after: Date, defaultTimeZone: TimeZone, budget: inout SearchBudget
+    ) throws(SearchBudgetExhausted) -> Date? {
+        var steps = 0
+        let outcome = nextElapseOutcome(
+            afterMicrosecond: Self.microseconds(of: after), defaultTimeZone: defaultTimeZone, steps: &steps)
+        try budget.spend(steps * Self.stepCost)
+        switch outcome {
         case .elapse(let usec): return Self.date(ofMicroseconds: usec)
         case .never, .gaveUp: return nil
         }
     }
+
+    /// Budget steps one step of systemd's search costs: it settles six fields, each with a conversion
+    /// between wall-clock time and instants.
+    static let stepCost = 20
 
     /// Up to `count` successive elapses after `after` (each search starting from the previous answer, as
     /// `systemd-analyze calendar --iterations=N` does); shorter when the expression stops elapsing.
@@ -62,6 +82,15 @@ extension CalendarSpec {
     /// systemd's calendar_spec_next_usec(): `after` is microseconds since 1970 and must be >= -1 (an
     /// instant before 1970 is searched from 1970-01-01T00:00:00Z, the earliest systemd can express).
     func nextElapseOutcome(afterMicrosecond after: Int, defaultTimeZone: TimeZone) -> OnCalendarSearchOutcome {
+        var steps = 0
+        return nextElapseOutcome(afterMicrosecond: after, defaultTimeZone: defaultTimeZone, steps: &steps)
+    }
+
+    /// The same, counting in `steps` the steps of the search it took.
+    func nextElapseOutcome(afterMicrosecond after: Int, defaultTimeZone: TimeZone, steps: inout Int)
+        -> OnCalendarSearchOutcome
+    {
+        steps += 1
         if after > Self.latestSearchableMicrosecond { return .gaveUp }
         let usec = max(after, -1) + 1
         let zone: TimeZone?
@@ -78,7 +107,7 @@ extension CalendarSpec {
         var arithmetic = OnCalendarZoneArithmetic(zone: zone)
         guard var tm = arithmetic.convert(usec / 1_000_000) else { return .never }
         var tmMicrosecond = usec % 1_000_000
-        let outcome = findNext(&tm, &tmMicrosecond, &arithmetic)
+        let outcome = findNext(&tm, &tmMicrosecond, &arithmetic, steps: &steps)
         guard outcome == .elapse(0) else { return outcome }
         let t = arithmetic.makeTime(&tm)
         if t < 0 { return .gaveUp }
@@ -89,7 +118,8 @@ extension CalendarSpec {
     /// move, zero the smaller ones and start over from the normalised result. Returns `.elapse(0)` on
     /// success with `tm`/`microsecond` set to the answer.
     private func findNext(
-        _ tm: inout OnCalendarBrokenDownTime, _ tmMicrosecond: inout Int, _ z: inout OnCalendarZoneArithmetic
+        _ tm: inout OnCalendarBrokenDownTime, _ tmMicrosecond: inout Int, _ z: inout OnCalendarZoneArithmetic,
+        steps: inout Int
     ) -> OnCalendarSearchOutcome {
         var c = tm
         var usec = tmMicrosecond
@@ -105,6 +135,7 @@ extension CalendarSpec {
         }
 
         for _ in 0..<Self.maximumSearchSteps {
+            steps += 1
             _ = z.makeTime(&c)
             if !invalidateDaylight { c.isDaylight = daylightFlag }
 

@@ -27,6 +27,14 @@ struct RRuleExpander: Sendable {
     private var kept: [Int] = []
     private var streakStart: Int
     private let streakLimit: Int
+    /// Work done so far, in ``SearchBudget`` steps, and the most it may do: past it the expander stops
+    /// with `exhausted` set instead of going on.
+    private(set) var stepsTaken = 0
+    var stepLimit = SearchBudget.stepsPerSearch
+    private(set) var exhausted = false
+    /// The times of day an HOURLY/MINUTELY/SECONDLY rule's stepping accepts, in its unit (minutes for
+    /// MINUTELY, seconds for SECONDLY), sorted; made when first needed.
+    private var allowedTimes: [Int]?
 
     static let maxYear = 9999
 
@@ -113,11 +121,21 @@ struct RRuleExpander: Sendable {
             if finished { return nil }
             buffer.removeAll(keepingCapacity: true)
             bufferIndex = 0
+            guard spend(SearchBudget.periodCost) else { return nil }
             step()
         }
         let key = buffer[bufferIndex]
         bufferIndex += 1
         return key
+    }
+
+    /// Counts `steps` of work; false (and the expander stopped, `exhausted`) when that goes past the limit.
+    private mutating func spend(_ steps: Int) -> Bool {
+        stepsTaken += steps
+        guard stepsTaken > stepLimit else { return true }
+        exhausted = true
+        finished = true
+        return false
     }
 
     /// One iteration of dateutil's main loop: (skip filtered days,) expand the current period, advance.
@@ -164,13 +182,16 @@ struct RRuleExpander: Sendable {
         kept.removeAll(keepingCapacity: true)
         if rule.freq <= 1, let candidates = info.candidateDays {
             // Only the days of the rule's sparsest filter can pass: the same result as checking every day.
+            guard spend(candidates.count) else { return }
             for i in candidates where i >= start && i < end && !info.isFiltered(i) { kept.append(i) }
         } else if rule.freq == 0, let months = rule.bymonth {
             // Days outside BYMONTH are filtered anyway; checking only the allowed months is the same result.
             for m in months {
+                guard spend(info.monthStart[m] - info.monthStart[m - 1]) else { return }
                 for i in info.monthStart[m - 1]..<info.monthStart[m] where !info.isFiltered(i) { kept.append(i) }
             }
         } else if rule.hasDayFilter || info.nthWeekdayMask != nil {
+            guard spend(end - start) else { return }
             for i in start..<end where !info.isFiltered(i) { kept.append(i) }
         } else {
             kept.append(contentsOf: start..<end)
@@ -200,6 +221,8 @@ struct RRuleExpander: Sendable {
     /// dateutil's per-candidate checks: stop past UNTIL, drop candidates before DTSTART, count.
     /// Returns false when the iteration has ended.
     private mutating func emit(_ key: Int) -> Bool {
+        // Every candidate is work, also one before DTSTART: a period holds up to 366 × 86,400 of them.
+        guard spend(1) else { return false }
         if let until = rule.untilKey, key > until {
             finished = true
             return false
@@ -273,21 +296,15 @@ struct RRuleExpander: Sendable {
     /// Carries an overflowing `day` into the following months, as dateutil does after DAILY/WEEKLY steps.
     private mutating func fixDay() {
         guard day > 28 else { return }
-        var dim = LocalDateTime.daysInMonth(year: year, month: month)
-        guard day > dim else { return }
-        while day > dim {
-            day -= dim
-            month += 1
-            if month == 13 {
-                month = 1
-                year += 1
-                if year > RRuleExpander.maxYear {
-                    finished = true
-                    return
-                }
-            }
-            dim = LocalDateTime.daysInMonth(year: year, month: month)
+        guard day > LocalDateTime.daysInMonth(year: year, month: month) else { return }
+        // dateutil carries month by month; a step of a million seconds can carry thousands of months, so
+        // the date is computed at once (the same date).
+        let (y, m, d) = LocalDateTime.civil(fromDays: LocalDateTime.days(fromCivil: year, month, 1) + day - 1)
+        if y > RRuleExpander.maxYear {
+            finished = true
+            return
         }
+        (year, month, day) = (y, m, d)
         info.rebuild(year: year, month: month)
     }
 
@@ -317,10 +334,15 @@ struct RRuleExpander: Sendable {
         case 5:
             let repeats = 1440 / rrGCD(interval, 1440)
             var valid = false
-            for _ in 0..<repeats {
+            var unreachable = false
+            for _ in 0..<min(repeats, Self.plainTimeSteps) {
+                _ = spend(1)
                 var nhours: Int
                 if let minutes = rule.byminute {
-                    guard let (h, m) = modDistance(minute, minutes, base: 60) else { break }
+                    guard let (h, m) = modDistance(minute, minutes, base: 60) else {
+                        unreachable = true
+                        break
+                    }
                     (nhours, minute) = (h, m)
                 } else {
                     nhours = rrFloorDiv(minute + interval, 60)
@@ -337,6 +359,16 @@ struct RRuleExpander: Sendable {
                     break
                 }
             }
+            if !valid && !unreachable && repeats > Self.plainTimeSteps,
+                let (days, position) = nextAllowedTime(after: hour * 60 + minute, unitsPerDay: 1440)
+            {
+                (hour, minute) = (position / 60, position % 60)
+                if days != 0 {
+                    day += days
+                    dayChanged = true
+                }
+                valid = true
+            }
             if !valid {
                 finished = true
                 return false
@@ -344,10 +376,15 @@ struct RRuleExpander: Sendable {
         default:
             let repeats = 86_400 / rrGCD(interval, 86_400)
             var valid = false
-            for _ in 0..<repeats {
+            var unreachable = false
+            for _ in 0..<min(repeats, Self.plainTimeSteps) {
+                _ = spend(1)
                 var nminutes: Int
                 if let seconds = rule.bysecond {
-                    guard let (m, s) = modDistance(second, seconds, base: 60) else { break }
+                    guard let (m, s) = modDistance(second, seconds, base: 60) else {
+                        unreachable = true
+                        break
+                    }
                     (nminutes, second) = (m, s)
                 } else {
                     nminutes = rrFloorDiv(second + interval, 60)
@@ -372,6 +409,17 @@ struct RRuleExpander: Sendable {
                     break
                 }
             }
+            if !valid && !unreachable && repeats > Self.plainTimeSteps,
+                let (days, position) = nextAllowedTime(
+                    after: hour * 3600 + minute * 60 + second, unitsPerDay: 86_400)
+            {
+                (hour, minute, second) = (position / 3600, position / 60 % 60, position % 60)
+                if days != 0 {
+                    day += days
+                    dayChanged = true
+                }
+                valid = true
+            }
             if !valid {
                 finished = true
                 return false
@@ -381,16 +429,76 @@ struct RRuleExpander: Sendable {
         return dayChanged
     }
 
+    /// How many of dateutil's MINUTELY/SECONDLY steps are taken one by one before the next allowed time is
+    /// computed instead (a dense rule finds it within a few; a sparse one would take up to 86,400).
+    static let plainTimeSteps = 64
+
+    /// The next element of the progression (a time of day `position` plus k·INTERVAL units, k ≥ 1) whose
+    /// time of day BYHOUR/BYMINUTE/BYSECOND allow: the same element dateutil's stepping reaches, found by
+    /// solving k·INTERVAL ≡ allowed − position (mod units per day) for each allowed time instead of
+    /// stepping. Returns the days carried and the new position, or nil when no allowed time is reachable.
+    private mutating func nextAllowedTime(after position: Int, unitsPerDay n: Int) -> (days: Int, position: Int)? {
+        if allowedTimes == nil {
+            var times: [Int] = []
+            for h in rule.byhour ?? Array(0...23) {
+                for m in rule.byminute ?? Array(0...59) {
+                    if n == 1440 {
+                        times.append(h * 60 + m)
+                    } else {
+                        for s in rule.bysecond ?? Array(0...59) { times.append(h * 3600 + m * 60 + s) }
+                    }
+                }
+            }
+            allowedTimes = times.sorted()
+            _ = spend(times.count)
+        }
+        guard let times = allowedTimes, !exhausted else { return nil }
+        let g = rrGCD(rule.interval, n)
+        let period = n / g
+        // INTERVAL/g is invertible modulo n/g; k for an allowed time t is ((t − position)/g)·inverse mod n/g.
+        let inverse = Self.modularInverse(rrFloorMod(rule.interval / g, period), modulo: period)
+        var best: Int?
+        guard spend(times.count) else { return nil }
+        for t in times {
+            let difference = t - position
+            guard rrFloorMod(difference, g) == 0 else { continue }
+            var k = rrFloorMod(rrFloorMod(difference / g, period) * inverse, period)
+            if k == 0 { k = period }
+            if best.map({ k < $0 }) ?? true { best = k }
+        }
+        guard let k = best else { return nil }
+        let total = position + k * rule.interval
+        return (rrFloorDiv(total, n), rrFloorMod(total, n))
+    }
+
+    /// The inverse of `a` modulo `m` (gcd(a, m) = 1; 0 when m is 1).
+    static func modularInverse(_ a: Int, modulo m: Int) -> Int {
+        guard m > 1 else { return 0 }
+        var (oldR, r) = (a, m)
+        var (oldS, s) = (1, 0)
+        while r != 0 {
+            let q = oldR / r
+            (oldR, r) = (r, oldR - q * r)
+            (oldS, s) = (s, oldS - q * s)
+        }
+        return rrFloorMod(oldS, m)
+    }
+
     /// dateutil's `__mod_distance`: steps of INTERVAL from `value` until one lands in `allowed` (mod `base`);
     /// returns the carry into the next unit and the new value.
-    private func modDistance(_ value: Int, _ allowed: [Int], base: Int) -> (Int, Int)? {
+    /// Each of its steps is work (up to `base` of them).
+    private mutating func modDistance(_ value: Int, _ allowed: [Int], base: Int) -> (Int, Int)? {
         var accumulator = 0
         var v = value
-        for _ in 0..<base {
+        for step in 1...base {
             accumulator += rrFloorDiv(v + rule.interval, base)
             v = rrFloorMod(v + rule.interval, base)
-            if allowed.contains(v) { return (accumulator, v) }
+            if allowed.contains(v) {
+                _ = spend(step)
+                return (accumulator, v)
+            }
         }
+        _ = spend(base)
         return nil
     }
 
@@ -461,6 +569,15 @@ struct RRuleExpander: Sendable {
                 return
             }
             setDay(next)
+        } else if (rule.interval * Self.unitSeconds(rule.freq)) % 86_400 == 0 {
+            // A whole number of days per step: every element is at this time of day, every few days, like a
+            // DAILY rule's, so the next passing day among those is the next candidate.
+            let days = rule.interval * Self.unitSeconds(rule.freq) / 86_400
+            guard let next = nextPassingDay(after: today, step: days) else {
+                finished = true
+                return
+            }
+            setDay(next)
         } else {
             guard let next = nextPassingDay(after: today, step: 1) else {
                 finished = true
@@ -473,6 +590,9 @@ struct RRuleExpander: Sendable {
             }
         }
     }
+
+    /// Seconds in one unit of an HOURLY, MINUTELY or SECONDLY rule's INTERVAL.
+    static func unitSeconds(_ freq: Int) -> Int { freq == 4 ? 3600 : (freq == 5 ? 60 : 1) }
 
     /// After a WEEKLY period in which no day passed the filter, moves to the first period (aligned to
     /// INTERVAL weeks from DTSTART's week) that contains the next day that does pass: the periods in between
@@ -503,17 +623,36 @@ struct RRuleExpander: Sendable {
     }
 
     /// The first day `today + k·step` (k ≥ 1) that the day filter lets through, or nil when there is none
-    /// within a full 400-year cycle or before year 10000.
+    /// within a full 400-year cycle or before year 10000 (or the budget ran out: `exhausted`). Where
+    /// BYMONTH, BYMONTHDAY or BYYEARDAY leave few days a year, only those are looked at, so a rule that
+    /// fires on February 29 when it is a Monday costs a step or two a year, not one a day.
     private mutating func nextPassingDay(after today: Int, step: Int) -> Int? {
         let limit = today + RRuleExpander.cycleLength(freq: 3, interval: step)
         let endDay = RRuleExpander.endKey / 86_400
         var d = today + step
         while d <= limit && d < endDay {
+            guard spend(1) else { return nil }
             if d < info.yearOrdinal || d >= info.yearOrdinal + info.yearLength {
                 let (y, m, _) = LocalDateTime.civil(fromDays: d)
                 info.rebuild(year: y, month: m)
             }
             let i = d - info.yearOrdinal
+            if let candidates = info.yearCandidates, candidates.count * step <= info.yearLength {
+                // The year's candidates from day i on, keeping those a whole number of steps away.
+                var index = Self.lowerBound(of: i, in: candidates)
+                guard spend(candidates.count - index) else { return nil }
+                while index < candidates.count {
+                    let c = candidates[index]
+                    index += 1
+                    if (c - i) % step == 0 && !info.isFiltered(c) {
+                        let day = info.yearOrdinal + c
+                        return day <= limit && day < endDay ? day : nil
+                    }
+                }
+                let nextYear = info.yearOrdinal + info.yearLength
+                d += (nextYear - d + step - 1) / step * step
+                continue
+            }
             let m = info.monthOf[i]
             if rule.bymonth != nil && rule.bymonthMask & (1 << UInt16(m)) == 0 {
                 var (ny, nm) = (info.lastYear, m)
@@ -529,6 +668,16 @@ struct RRuleExpander: Sendable {
             d += step
         }
         return nil
+    }
+
+    /// The index of the first element of sorted `values` that is at least `value`.
+    static func lowerBound(of value: Int, in values: [Int]) -> Int {
+        var (low, high) = (0, values.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     private mutating func setDay(_ days: Int) {

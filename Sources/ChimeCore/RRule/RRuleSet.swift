@@ -14,7 +14,8 @@ import Foundation
 /// Expansion is lazy: ``nextOccurrence(after:inclusive:)`` starts near `after` instead of at DTSTART
 /// (unless a rule has COUNT), and a set that can never fire is recognised within one 400-year calendar
 /// cycle of empty periods, so every query finishes quickly even for rules dateutil would scan until 9999.
-/// Like dateutil, nothing is produced after year 9999.
+/// Each query works within a ``SearchBudget`` and says when it ran out. Like dateutil, nothing is
+/// produced after year 9999.
 public struct RRuleSet: Codable, Hashable, Sendable {
     /// The start; occurrences of the rules are never earlier than this.
     public var dtstart: LocalDateTime
@@ -118,38 +119,72 @@ public struct RRuleSet: Codable, Hashable, Sendable {
 
     // MARK: - Queries
 
-    /// A lazy iterator over the set's occurrences after `after` (all of them when nil).
-    public func makeIterator(after: LocalDateTime? = nil, inclusive: Bool = false) -> RRuleSetIterator {
-        RRuleSetIterator(set: self, after: after, inclusive: inclusive)
+    /// A lazy iterator over the set's occurrences after `after` (all of them when nil), whose work is taken
+    /// from `budget` (one search's by default): see ``RRuleSetIterator/exhausted``.
+    public func makeIterator(
+        after: LocalDateTime? = nil, inclusive: Bool = false, budget: SearchBudget = SearchBudget()
+    ) -> RRuleSetIterator {
+        RRuleSetIterator(set: self, after: after, inclusive: inclusive, budget: budget)
     }
 
     /// Up to `limit` occurrences in order, those after `after` (or at it, when `inclusive`); from the
     /// beginning when `after` is nil. This is dateutil's `xafter(after, count=limit, inc=inclusive)`.
+    /// Each occurrence is searched for within one search's budget; the list ends early where a search ran
+    /// out.
     public func occurrences(after: LocalDateTime? = nil, inclusive: Bool = false, limit: Int) -> [LocalDateTime] {
-        var iterator = makeIterator(after: after, inclusive: inclusive)
         var result: [LocalDateTime] = []
         result.reserveCapacity(min(max(limit, 0), 1024))
-        while result.count < limit, let next = iterator.next() { result.append(next) }
+        var cursor = after
+        var cursorInclusive = inclusive
+        while result.count < limit {
+            // One iterator for as long as its budget lasts; a new one (and budget) from the last found.
+            var iterator = makeIterator(after: cursor, inclusive: cursorInclusive)
+            var found = false
+            while result.count < limit, let next = iterator.next() {
+                result.append(next)
+                found = true
+            }
+            guard iterator.exhausted, found, let last = result.last else { break }
+            (cursor, cursorInclusive) = (last, false)
+        }
         return result
     }
 
     /// The first occurrence strictly after `after` (or at it, when `inclusive`), nil when there is none.
     /// This is dateutil's `after(after, inc=inclusive)`.
+    ///
+    /// - Throws: ``SearchBudgetExhausted`` when the search needed more than `budget` allows.
+    public func nextOccurrence(
+        after: LocalDateTime, inclusive: Bool = false, budget: inout SearchBudget
+    ) throws(SearchBudgetExhausted) -> LocalDateTime? {
+        var iterator = makeIterator(after: after, inclusive: inclusive, budget: budget)
+        let next = iterator.next()
+        budget = iterator.budget
+        if iterator.exhausted { throw SearchBudgetExhausted(steps: budget.limit) }
+        return next
+    }
+
+    /// The first occurrence strictly after `after` (or at it, when `inclusive`), nil when there is none or
+    /// one search's budget was not enough to find it.
     public func nextOccurrence(after: LocalDateTime, inclusive: Bool = false) -> LocalDateTime? {
-        var iterator = makeIterator(after: after, inclusive: inclusive)
-        return iterator.next()
+        var budget = SearchBudget()
+        return try? nextOccurrence(after: after, inclusive: inclusive, budget: &budget)
     }
 
     /// True when the set has no occurrence at all: no RDATE survives EXDATE and no rule ever fires
-    /// (e.g. `FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31`). Answers within one calendar cycle of empty periods.
+    /// (e.g. `FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31`). Answers within one calendar cycle of empty periods,
+    /// and within one search's budget: false when that was not enough to tell.
     public var neverFires: Bool {
         var iterator = makeIterator()
-        return iterator.next() == nil
+        return iterator.next() == nil && !iterator.exhausted
     }
 }
 
 /// Lazily merges a set's rules and RDATEs in order, dropping duplicates and EXDATEs, like dateutil's
 /// `rruleset._iter`. Each rule is expanded on demand, so forever-rules are fine.
+///
+/// Every step of the work is taken from `budget`; when it runs out, `next()` returns nil with `exhausted`
+/// set (it is not the end of the set).
 public struct RRuleSetIterator: IteratorProtocol, Sendable {
     private var expanders: [RRuleExpander]
     private var heads: [Int?]
@@ -158,8 +193,13 @@ public struct RRuleSetIterator: IteratorProtocol, Sendable {
     private let exdates: Set<Int>
     private let lowerBound: Int?
     private let inclusive: Bool
+    /// What is left of the work the iterator may do.
+    public private(set) var budget: SearchBudget
+    /// The budget ran out: the set was not exhausted, the search was.
+    public private(set) var exhausted = false
 
-    init(set: RRuleSet, after: LocalDateTime?, inclusive: Bool) {
+    init(set: RRuleSet, after: LocalDateTime?, inclusive: Bool, budget: SearchBudget) {
+        self.budget = budget
         let bound = after?.secondsSinceEpoch
         lowerBound = bound
         self.inclusive = inclusive
@@ -172,7 +212,6 @@ public struct RRuleSetIterator: IteratorProtocol, Sendable {
         }
         self.expanders = expanders
         heads = Array(repeating: nil, count: expanders.count)
-        for i in expanders.indices { heads[i] = self.expanders[i].nextKey() }
         rdates = set.rdates.map(\.secondsSinceEpoch).sorted()
         var index = 0
         if let bound {
@@ -180,11 +219,39 @@ public struct RRuleSetIterator: IteratorProtocol, Sendable {
         }
         rdateIndex = index
         exdates = Set(set.exdates.map(\.secondsSinceEpoch))
+        for i in expanders.indices { heads[i] = pull(i) }
     }
 
-    /// The next occurrence, or nil when the set is exhausted.
+    /// Rule `i`'s next occurrence, its work taken from the budget.
+    private mutating func pull(_ i: Int) -> Int? {
+        guard !exhausted else { return nil }
+        let before = expanders[i].stepsTaken
+        expanders[i].stepLimit = before + budget.remaining
+        let key = expanders[i].nextKey()
+        do {
+            try budget.spend(expanders[i].stepsTaken - before)
+        } catch {
+            exhausted = true
+        }
+        if expanders[i].exhausted { exhausted = true }
+        return exhausted ? nil : key
+    }
+
+    /// Takes `steps` of the caller's own work on the occurrences (converting them to instants) from the
+    /// budget; false, and `exhausted`, when it ran out.
+    public mutating func charge(_ steps: Int) -> Bool {
+        do {
+            try budget.spend(steps)
+            return true
+        } catch {
+            exhausted = true
+            return false
+        }
+    }
+
+    /// The next occurrence, or nil when the set is exhausted or the budget ran out (`exhausted`).
     public mutating func next() -> LocalDateTime? {
-        while true {
+        while !exhausted {
             var smallest: Int?
             for head in heads { if let head, smallest.map({ head < $0 }) ?? true { smallest = head } }
             if rdateIndex < rdates.count, smallest.map({ rdates[rdateIndex] < $0 }) ?? true {
@@ -192,12 +259,21 @@ public struct RRuleSetIterator: IteratorProtocol, Sendable {
             }
             guard let key = smallest else { return nil }
             for i in heads.indices {
-                while let head = heads[i], head <= key { heads[i] = expanders[i].nextKey() }
+                while let head = heads[i], head <= key { heads[i] = pull(i) }
             }
             while rdateIndex < rdates.count && rdates[rdateIndex] <= key { rdateIndex += 1 }
+            // An occurrence EXDATE removes, or one before the bound, was work too.
+            do {
+                try budget.spend()
+            } catch {
+                exhausted = true
+                return nil
+            }
+            if exhausted { return nil }
             if exdates.contains(key) { continue }
             if let lowerBound, inclusive ? key < lowerBound : key <= lowerBound { continue }
             return LocalDateTime(daysSinceEpoch: rrFloorDiv(key, 86_400), secondsIntoDay: rrFloorMod(key, 86_400))
         }
+        return nil
     }
 }

@@ -50,6 +50,10 @@ struct RRuleYearInfo: Sendable {
     /// day indices of the current period (the year's allowed months, or the month) that filter lets
     /// through, in order; every kept day is one of them.
     private(set) var candidateDays: [Int]?
+    /// For a weekly or finer rule with BYMONTH, BYMONTHDAY or BYYEARDAY: the day indices of the current
+    /// year those parts can let through, in order (a superset of the days that pass), so that a search
+    /// for the next passing day looks at a few days a year instead of every day.
+    private(set) var yearCandidates: [Int]?
 
     // The rule's day filters as plain values, so that `isFiltered`, the expander's innermost check, reads
     // no array and copies no reference of the rule.
@@ -58,9 +62,14 @@ struct RRuleYearInfo: Sendable {
     private let monthDayMask: UInt64
     private let negativeMonthDayMask: UInt64
     private let hasMonthDay: Bool
+    /// BYMONTHDAY's values counted from the start, and those counted from the end (1 = the last day).
+    private let listedMonthDays: [Int]
+    private let listedMonthDaysFromEnd: [Int]
 
     init(rule: RRuleCompiled) {
         self.rule = rule
+        listedMonthDays = (1...31).filter { rule.bymonthdayMask & (1 << UInt64($0)) != 0 }
+        listedMonthDaysFromEnd = (1...31).filter { rule.bynmonthdayMask & (1 << UInt64($0)) != 0 }
         monthMask = rule.bymonth == nil ? UInt16.max : rule.bymonthMask
         weekdayMask = rule.byweekdayMask ?? UInt8.max
         monthDayMask = rule.bymonthdayMask
@@ -130,8 +139,35 @@ struct RRuleYearInfo: Sendable {
                 candidateDays = nil
             }
         }
+        if rule.freq >= 2, year != lastYear {
+            yearCandidates = buildYearCandidates()
+        }
         lastYear = year
         lastMonth = month
+    }
+
+    private func buildYearCandidates() -> [Int]? {
+        guard rule.bymonth != nil || hasMonthDay || rule.byyearday != nil else { return nil }
+        let months = rule.bymonth ?? Array(1...12)
+        var days: [Int] = []
+        if hasMonthDay {
+            for m in months {
+                let first = monthStart[m - 1]
+                let length = monthStart[m] - first
+                var inMonth = listedMonthDays.filter { $0 <= length }
+                inMonth += listedMonthDaysFromEnd.filter { $0 <= length }.map { length + 1 - $0 }
+                days += Set(inMonth).sorted().map { first + $0 - 1 }
+            }
+        } else if let yearDays = rule.byyearday {
+            for d in yearDays {
+                let i = d > 0 ? d - 1 : yearLength + d
+                if i >= 0 && i < yearLength && monthMask & (1 << UInt16(monthOf[i])) != 0 { days.append(i) }
+            }
+            days.sort()
+        } else {
+            for m in months { days.append(contentsOf: monthStart[m - 1]..<monthStart[m]) }
+        }
+        return days
     }
 
     /// dateutil's week-number mask, line for line (including its treatment of week 1 of the next year and

@@ -26,6 +26,8 @@ public enum FinishReason: String, Codable, Hashable, Sendable {
     case countReached = "count-reached"
     /// Its repeats were stopped (the Stop Repeat action).
     case stopped
+    /// Its rule's next occurrence could not be found within the search budget: chimed cannot follow it.
+    case searchExhausted = "search-exhausted"
 }
 
 /// One timeline entry as the scheduler keeps it: its definition, the rule parsed from it, when it is due
@@ -137,14 +139,16 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
 
     /// The occurrences that follow the pending one (`fireDate`), at most `count`, within its end date and
     /// count (the pending one is counted as one of those left).
-    /// With `until`, only those up to it.
+    /// With `until`, only those up to it. All of them are searched for within ``listingBudget`` steps: a
+    /// listing of a rule that fires rarely for its form ends where that runs out.
     public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone, until: Date? = nil) -> [Date] {
         var result: [Date] = []
         var cursor = fireDate
         let left = maximumOccurrences.map { $0 - state.occurrences - 1 } ?? Int.max
         let end = [endDate, until].compactMap { $0 }.min()
+        var budget = SearchBudget(steps: Self.listingBudget)
         while result.count < min(count, left) {
-            guard let next = nextOccurrence(after: cursor, systemTimeZone: systemTimeZone),
+            guard let next = try? nextOccurrence(after: cursor, systemTimeZone: systemTimeZone, budget: &budget),
                 end.map({ next <= $0 }) ?? true
             else { break }
             result.append(next)
@@ -152,6 +156,9 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
         }
         return result
     }
+
+    /// The steps one item's listing of occurrences may take, all of them together.
+    public static let listingBudget = 4 * SearchBudget.stepsPerSearch
 
     /// What daylight saving did to `occurrence` of this item's rule (moved it out of a gap, or met it
     /// twice in an overlap); nil for a one-off item or when nothing happened.
@@ -162,9 +169,13 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
 
     /// The occurrence after `after` by its trigger alone (the end date and count are the scheduler's
     /// business); nil when there is none.
-    func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
+    ///
+    /// - Throws: ``SearchBudgetExhausted`` when the rule's search needed more than `budget` allows.
+    func nextOccurrence(after: Date, systemTimeZone: TimeZone, budget: inout SearchBudget)
+        throws(SearchBudgetExhausted) -> Date?
+    {
         if let recurrence = storedRecurrence?.value {
-            return recurrence.nextOccurrence(after: after, systemTimeZone: systemTimeZone)
+            return try recurrence.nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
         }
         return fireDate > after ? fireDate : nil
     }

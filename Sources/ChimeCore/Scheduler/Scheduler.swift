@@ -57,6 +57,9 @@ public struct Scheduler: Sendable {
     /// An occurrence later than this after its due time counts as missed (the timer itself is late by
     /// milliseconds; this covers a busy machine without calling it downtime).
     public static let missedAfter: TimeInterval = 30
+    /// The work all the new rules of one reschedule may take to be checked, in ``SearchBudget`` steps:
+    /// 20,000,000 (under a second in a release build), room for 100,000 ordinary rules.
+    public static let rescheduleCheckSteps = 200 * SearchBudget.stepsPerSearch
     /// Missed occurrences of one item are counted up to this many, then the count is a lower bound.
     public static let missedCountLimit = 100_000
 
@@ -401,10 +404,18 @@ public struct Scheduler: Sendable {
         var lowerBound = false
         var latest = item.fireDate
         var cursor = item.fireDate
-        while occurrences.count < left,
-            let next = item.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone), next <= now,
-            item.endDate.map({ next <= $0 }) ?? true
-        {
+        // The missed occurrences are counted within one search's budget; past it the count is a lower
+        // bound, as past `missedCountLimit`.
+        var budget = SearchBudget()
+        while occurrences.count < left {
+            let found: Date?
+            do {
+                found = try item.nextOccurrence(after: cursor, systemTimeZone: systemTimeZone, budget: &budget)
+            } catch {
+                lowerBound = true
+                break
+            }
+            guard let next = found, next <= now, item.endDate.map({ next <= $0 }) ?? true else { break }
             guard occurrences.count < Self.missedCountLimit else {
                 lowerBound = true
                 break
@@ -521,6 +532,8 @@ public struct Scheduler: Sendable {
         var upserts: [ScheduledItem] = []
         var removed: [UInt64] = []
         let enabled = group.settings.enabled
+        // All the new rules of one plan are checked within one budget, so a caller's one call is bounded.
+        var checks = SearchBudget(steps: Self.rescheduleCheckSteps)
         for entry in group.entries {
             let old = existing[entry.id].flatMap { item($0) }
             let before = old.flatMap { items[$0.id] }?.fireDate
@@ -550,14 +563,15 @@ public struct Scheduler: Sendable {
                 next = old
                 next.definition = definition
                 if oldEntry?.trigger != entry.trigger {
-                    next = try makeItem(entry, key: key, id: old.id, now: now, definition: definition)
+                    next = try makeItem(
+                        entry, key: key, id: old.id, now: now, definition: definition, checks: &checks)
                     next.state.poolPosition = old.state.poolPosition
                     next.state.poolBag = old.state.poolBag
                 } else if old.finished != nil || items[old.id] == nil {
                     next = try revive(old, definition: definition, now: now)
                 }
             } else {
-                next = try makeItem(entry, key: key, id: 0, now: now, definition: definition)
+                next = try makeItem(entry, key: key, id: 0, now: now, definition: definition, checks: &checks)
             }
             settle(&next, now: now)
             upserts.append(next)
@@ -668,8 +682,10 @@ public struct Scheduler: Sendable {
     /// The item an entry starts as: its rule parsed, its first occurrence after `now`. A rule that cannot
     /// be read or never fires is refused (`TimelineError.Kind.rule`).
     /// `definition` is the entry's, when the caller made it already.
+    /// `checks` is the budget the rule's check takes its work from (all of a plan's share one).
     func makeItem(
-        _ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date, definition: EntryDefinition? = nil
+        _ entry: TimelineEntry, key: GroupKey, id: UInt64, now: Date, definition: EntryDefinition? = nil,
+        checks: inout SearchBudget
     ) throws(TimelineError) -> ScheduledItem {
         let definition = definition ?? EntryDefinition(entry)
         switch entry.trigger {
@@ -687,17 +703,26 @@ public struct Scheduler: Sendable {
             } catch {
                 throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }
-            guard !recurrence.neverFires(systemTimeZone: systemTimeZone) else {
+            var first: Date?
+            do throws(RuleRefusal) {
+                guard !checks.isExhausted else { throw RuleRefusal(.tooSparse, "") }
+                first = try recurrence.admissionCheck(after: now, systemTimeZone: systemTimeZone, budget: &checks)
+            } catch  where error.kind == .noOccurrenceAfter {
+                // A rule that has ended (UNTIL in the past) is an entry that is done, not an error.
+                first = nil
+            } catch  where checks.isExhausted {
                 throw TimelineError(
-                    "entry \(entry.id): the rule never fires (no date matches it); check it with `chime next`",
+                    "entry \(entry.id): the group's rules take more than the \(Self.rescheduleCheckSteps) steps "
+                        + "chimed gives one reschedule to check them; split the group, or write its sparsest rules "
+                        + "with a coarser frequency",
                     kind: .rule)
+            } catch {
+                throw TimelineError("entry \(entry.id): \(error.description)", kind: .rule)
             }
-            var item = ScheduledItem(
+            return ScheduledItem(
                 id: id, owner: key.owner, groupID: key.id, definition: definition,
-                storedRecurrence: StoredRecurrence(recurrence), fireDate: now, state: EntryState(), finished: nil,
-                snoozeOf: nil, replacesID: nil)
-            item.finished = advance(&item, after: now, now: now)
-            return item
+                storedRecurrence: StoredRecurrence(recurrence), fireDate: first ?? now, state: EntryState(),
+                finished: first == nil ? .lastOccurrence : nil, snoozeOf: nil, replacesID: nil)
         }
     }
 
@@ -720,11 +745,18 @@ public struct Scheduler: Sendable {
     /// Moves an item to its next occurrence after `after`; returns why it is done instead, if it is. An
     /// item whose next occurrence lies past its end date stays pending until the end date, when a step
     /// removes it.
+    /// A rule whose next occurrence cannot be found within one search's budget is finished
+    /// (`.searchExhausted`): chimed cannot follow it, and does not try again at every step.
     private func advance(_ item: inout ScheduledItem, after: Date, now: Date) -> FinishReason? {
         if let max = item.maximumOccurrences, item.state.occurrences >= max { return .countReached }
-        guard let next = item.nextOccurrence(after: after, systemTimeZone: systemTimeZone) else {
-            return .lastOccurrence
+        var budget = SearchBudget()
+        let found: Date?
+        do {
+            found = try item.nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
+        } catch {
+            return .searchExhausted
         }
+        guard let next = found else { return .lastOccurrence }
         if let end = item.endDate, next > end, end <= now { return .ended }
         item.fireDate = next
         return nil

@@ -60,10 +60,10 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, Codable, CustomStri
     public var daysSinceEpoch: Int { LocalDateTime.days(fromCivil: year, month, day) }
 
     /// Seconds since midnight.
-    public var secondsIntoDay: Int { hour * 3600 + minute * 60 + second }
+    public var secondsIntoDay: Int { hour &* 3600 &+ minute &* 60 &+ second }
 
     /// Seconds since 1970-01-01T00:00:00 of this wall-clock time read as if it were UTC.
-    public var secondsSinceEpoch: Int { daysSinceEpoch * 86_400 + secondsIntoDay }
+    public var secondsSinceEpoch: Int { daysSinceEpoch &* 86_400 &+ secondsIntoDay }
 
     /// ISO 8601 weekday: Monday is 1, Sunday is 7.
     public var isoWeekday: Int {
@@ -72,16 +72,16 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, Codable, CustomStri
     }
 
     /// Day of the year, 1-based.
-    public var dayOfYear: Int { daysSinceEpoch - LocalDateTime.days(fromCivil: year, 1, 1) + 1 }
+    public var dayOfYear: Int { daysSinceEpoch &- LocalDateTime.days(fromCivil: year, 1, 1) &+ 1 }
 
     public func adding(days: Int) -> LocalDateTime {
-        LocalDateTime(daysSinceEpoch: daysSinceEpoch + days, secondsIntoDay: secondsIntoDay)
+        LocalDateTime(daysSinceEpoch: daysSinceEpoch &+ days, secondsIntoDay: secondsIntoDay)
     }
 
     public func adding(seconds: Int) -> LocalDateTime {
-        let total = secondsSinceEpoch + seconds
-        let days = Int((Double(total) / 86_400).rounded(.down))
-        return LocalDateTime(daysSinceEpoch: days, secondsIntoDay: total - days * 86_400)
+        let total = secondsSinceEpoch &+ seconds
+        let days = WallClock.floorDiv(total, 86_400)
+        return LocalDateTime(daysSinceEpoch: days, secondsIntoDay: total &- days &* 86_400)
     }
 
     /// `YYYY-MM-DDTHH:MM:SS`.
@@ -106,27 +106,37 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, Codable, CustomStri
         }
     }
 
-    /// Howard Hinnant's days_from_civil: exact for every proleptic Gregorian date.
+    /// Howard Hinnant's days_from_civil: exact for every proleptic Gregorian date whose day count fits
+    /// in an `Int` (years within about ±2.5 × 10^16). Total: values beyond that (a decoded date with
+    /// `Int64` extremes) wrap around instead of trapping, and callers range-check dates before use.
     public static func days(fromCivil y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        let y = m <= 2 ? y0 &- 1 : y0
+        let era = (y >= 0 ? y : y &- 399) / 400
+        let yoe = y &- era &* 400
+        let doy = (153 &* (m > 2 ? m &- 3 : m &+ 9) &+ 2) / 5 &+ d &- 1
+        let doe = yoe &* 365 &+ yoe / 4 &- yoe / 100 &+ doy
+        return era &* 146_097 &+ doe &- 719_468
     }
 
-    /// The inverse of `days(fromCivil:_:_:)`.
+    /// The inverse of `days(fromCivil:_:_:)`; total like it.
     public static func civil(fromDays z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let z = z0 &+ 719_468
+        let era = (z >= 0 ? z : z &- 146_096) / 146_097
+        let doe = z &- era &* 146_097
+        let yoe = (doe &- doe / 1460 &+ doe / 36524 &- doe / 146_096) / 365
+        let doy = doe &- (365 &* yoe &+ yoe / 4 &- yoe / 100)
+        let mp = (5 &* doy &+ 2) / 153
+        let d = doy &- (153 &* mp &+ 2) / 5 &+ 1
+        let m = mp < 10 ? mp &+ 3 : mp &- 9
+        return (yoe &+ era &* 400 &+ (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Whether this is a real date and time of the years 1 to 9999 (month 1…12, a day the month has,
+    /// hour 0…23, minute and second 0…59): what a rule decoded from outside must hold before use.
+    public var isValid: Bool {
+        (1...9999).contains(year) && (1...12).contains(month)
+            && (1...LocalDateTime.daysInMonth(year: year, month: month)).contains(day) && (0...23).contains(hour)
+            && (0...59).contains(minute) && (0...59).contains(second)
     }
 }
 

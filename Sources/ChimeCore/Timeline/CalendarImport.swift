@@ -34,6 +34,15 @@ public struct CalendarImport: Sendable {
 
     /// At most this many repetitions of one alarm.
     public static let maximumRepeats = 10
+    /// The work one file's time zone definitions may take together, in ``SearchBudget`` steps: 2,000,000;
+    /// a calendar program's file with a handful of zones takes well under 100,000.
+    public static let zoneWorkSteps = 20 * SearchBudget.stepsPerSearch
+    /// The most `VTIMEZONE` definitions of one file that are read and matched (a calendar program writes
+    /// one per zone its events use, a handful); events on the others are left out with a note.
+    public static let maximumZoneDefinitions = 50
+    /// The work one file's repeating alarms may take together to find their first occurrences:
+    /// 20,000,000 steps, room for the largest group of ordinary rules (100,000 entries).
+    public static let ruleWorkSteps = 200 * SearchBudget.stepsPerSearch
 
     /// Reads `text`. Only a file that is not iCalendar at all (or exceeds a limit of
     /// ``ICalendarComponent``) throws; everything else that cannot be used becomes a note.
@@ -51,8 +60,18 @@ private struct Reader {
     let now: Date
     let system: TimeZone
     let appName: String
-    var definitions: [String: ICalendarTimeZone] = [:]
+    /// The file's VTIMEZONEs by TZID, read when an event first uses one (a file may carry many unused).
+    var definitions: [String: ICalendarComponent] = [:]
     var zones: [String: TimeZone?] = [:]
+    /// The work all the file's time zone definitions may take together: reading their onsets and
+    /// comparing them with the known zones.
+    var zoneBudget = SearchBudget(steps: CalendarImport.zoneWorkSteps)
+    /// TZIDs left unmatched because `zoneBudget` ran out or too many were matched already.
+    var overBudget: Set<String> = []
+    /// How many definitions were read and matched.
+    var matched = 0
+    /// The work all the file's repeating alarms may take together to find their first occurrences.
+    var ruleBudget = SearchBudget(steps: CalendarImport.ruleWorkSteps)
     var entries: [TimelineEntry] = []
     var notes: [CalendarImport.Note] = []
     var usedIDs: Set<String> = []
@@ -79,12 +98,11 @@ private struct Reader {
             for component in root.components {
                 switch component.name {
                 case "VTIMEZONE":
-                    do {
-                        let zone = try ICalendarTimeZone(component)
-                        definitions[zone.tzid] = zone
-                    } catch {
-                        note(error.line, "a time zone left out: \(error.message)")
+                    guard let tzid = component.property("TZID")?.value, !tzid.isEmpty else {
+                        note(component.line, "a time zone left out: a VTIMEZONE has no TZID")
+                        continue
                     }
+                    definitions[tzid] = component
                 case "VEVENT", "VTODO":
                     items.append(component)
                 default:
@@ -404,8 +422,23 @@ private struct Reader {
         } catch {
             return note(line, "\(what) left out: \(error)")
         }
-        guard recurrence.nextOccurrence(after: now, systemTimeZone: system) != nil else {
+        guard !ruleBudget.isExhausted else {
+            return note(
+                line,
+                "\(what), \(id): left out: the file's repeating alarms need more than the "
+                    + "\(CalendarImport.ruleWorkSteps) steps chime gives them to find their times")
+        }
+        do {
+            _ = try recurrence.admissionCheck(after: now, systemTimeZone: system, budget: &ruleBudget)
+        } catch  where error.kind == .noOccurrenceAfter {
             return note(line, "\(what), \(id): left out: the series has no alarm after now")
+        } catch  where ruleBudget.isExhausted {
+            return note(
+                line,
+                "\(what), \(id): left out: the file's repeating alarms need more than the "
+                    + "\(CalendarImport.ruleWorkSteps) steps chime gives them to find their times")
+        } catch {
+            return note(line, "\(what), \(id): left out: \(error.description)")
         }
         add(
             TimelineEntry(
@@ -460,10 +493,18 @@ private struct Reader {
         case .utc: return .some("UTC")
         case .zoned(_, let tzid):
             guard let zone = zone(tzid) else {
-                note(
-                    line,
-                    "\(what) left out: the time zone \"\(tzid)\" is neither an IANA name nor defined by a VTIMEZONE "
-                        + "whose offsets match a known zone")
+                if overBudget.contains(tzid) {
+                    note(
+                        line,
+                        "\(what) left out: its time zone \"\(tzid.prefix(60))\" was not matched: the file's time "
+                            + "zones need more than the \(CalendarImport.zoneWorkSteps) steps chime gives them, or "
+                            + "define more than \(CalendarImport.maximumZoneDefinitions) zones")
+                } else {
+                    note(
+                        line,
+                        "\(what) left out: the time zone \"\(tzid)\" is neither an IANA name nor defined by a "
+                            + "VTIMEZONE whose offsets match a known zone")
+                }
                 return nil
             }
             return .some(zone.identifier)
@@ -473,9 +514,28 @@ private struct Reader {
     mutating func zone(_ tzid: String) -> TimeZone? {
         if let known = zones[tzid] { return known }
         var zone = ICalendarTimeZone.namedZone(tzid)
-        if zone == nil, let definition = definitions[tzid] {
-            zone = definition.ianaZone(
-                over: now.addingTimeInterval(-366 * 86_400)...now.addingTimeInterval(2 * 366 * 86_400))
+        if zone == nil, let component = definitions[tzid], !zoneBudget.isExhausted,
+            matched < CalendarImport.maximumZoneDefinitions
+        {
+            matched += 1
+            do {
+                let definition = try ICalendarTimeZone(component, budget: &zoneBudget)
+                zone = try definition.ianaZone(
+                    over: now.addingTimeInterval(-366 * 86_400)...now.addingTimeInterval(2 * 366 * 86_400),
+                    budget: &zoneBudget)
+            } catch let error as ICalendarError {
+                note(error.line, "a time zone left out: \(error.message)")
+            } catch {
+                note(
+                    component.line,
+                    "time zone \(tzid.prefix(60)) left out: the file's time zones need more than the "
+                        + "\(CalendarImport.zoneWorkSteps) steps chime gives them; events on it are left out")
+            }
+        }
+        if zone == nil, definitions[tzid] != nil,
+            zoneBudget.isExhausted || matched >= CalendarImport.maximumZoneDefinitions
+        {
+            overBudget.insert(tzid)
         }
         zones[tzid] = zone
         return zone
