@@ -185,4 +185,6 @@ struct ListingPage {
 struct PublishedState: Sendable {
     /// The zone floating rules follow (`Scheduler.systemTimeZone`).
     var systemTimeZone = TimeZone(identifier: "UTC")!
+    /// The times of day phrases mean (`Scheduler.phraseDefaults`, chime.toml's `[phrases]`).
+    var phraseDefaults = PhraseDefaults.standard
 }

@@ -329,11 +329,22 @@ extension Daemon {
     ///
     /// With `trigger.group` the item joins the owner's group of that id instead of standing on its own.
     /// With `quota`, the item must keep that caller within its limits, as stored (`checkQuota`).
-    public func schedule(
+    public nonisolated func schedule(
         _ content: NotificationContent, trigger: TriggerWire, owner: String = "", quota: Caller? = nil
     ) async throws -> UInt64 {
+        // The rule is parsed and its first occurrences searched for here, on the caller's time, not on the
+        // daemon's queue.
         let now = clock.now()
-        let (recurrence, fireDate) = try firstOccurrence(of: trigger, now: now)
+        let (zone, phrases) = published.withLock { ($0.systemTimeZone, $0.phraseDefaults) }
+        let first = try Self.firstOccurrence(of: trigger, now: now, systemTimeZone: zone, phraseDefaults: phrases)
+        return try await schedule(content, trigger: trigger, owner: owner, quota: quota, first: first, now: now)
+    }
+
+    private func schedule(
+        _ content: NotificationContent, trigger: TriggerWire, owner: String, quota: Caller?,
+        first: (Recurrence?, Date), now: Date
+    ) async throws -> UInt64 {
+        let (recurrence, fireDate) = first
         if let group = trigger.group {
             return try await add(
                 content, trigger: trigger, to: GroupKey(owner: owner, id: group), now: now, quota: quota)
@@ -365,7 +376,9 @@ extension Daemon {
     /// The trigger's rule parsed and its first occurrence; refuses a rule that never fires, has no
     /// occurrence after now (up to 9999-12-31T23:59:59Z), or whose first occurrences cannot be found within
     /// the search budget (`Recurrence.admissionCheck`), or whose first occurrence comes after its end.
-    private func firstOccurrence(of trigger: TriggerWire, now: Date) throws -> (Recurrence?, Date) {
+    private nonisolated static func firstOccurrence(
+        of trigger: TriggerWire, now: Date, systemTimeZone system: TimeZone, phraseDefaults phrases: PhraseDefaults
+    ) throws -> (Recurrence?, Date) {
         guard let rule = trigger.rule else {
             let fireDate = trigger.at ?? now
             if let until = trigger.until, fireDate > until {
@@ -373,7 +386,6 @@ extension Daemon {
             }
             return (nil, fireDate)
         }
-        let (system, phrases) = (scheduler.systemTimeZone, scheduler.phraseDefaults)
         let zone: RuleTimeZone = trigger.timeZone.map { .named($0) } ?? .floating
         let parsed: Recurrence
         do {

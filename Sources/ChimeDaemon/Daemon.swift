@@ -343,6 +343,7 @@ public actor Daemon {
         scheduler.definitionsInStore = true
         scheduler.defaultMissedPolicy = settings.missedPolicy
         scheduler.phraseDefaults = settings.phraseDefaults
+        published.withLock { $0.phraseDefaults = settings.phraseDefaults }
         // What was missed is told by its cause: before the machine started, while it slept, or before
         // chimed started.
         let started = clock.now()
@@ -589,6 +590,7 @@ public actor Daemon {
         server?.callTimeout = new.serverTimeout
         scheduler.defaultMissedPolicy = new.missedPolicy
         scheduler.phraseDefaults = new.phraseDefaults
+        published.withLock { $0.phraseDefaults = new.phraseDefaults }
         deliver(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
     }
 
