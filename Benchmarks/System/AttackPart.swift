@@ -94,6 +94,14 @@ enum AttackPart {
         }
     }
 
+    /// The hogs to run: all, unless `CHIME_BENCH_HOGS` names some (comma-separated: critical, sparse,
+    /// listing, status, sparse-listing, big-schedule, big-signal), to find which one costs the victim.
+    static let hogs: Set<String> = {
+        let all: Set = ["critical", "sparse", "listing", "status", "sparse-listing", "big-schedule", "big-signal"]
+        guard let named = ProcessInfo.processInfo.environment["CHIME_BENCH_HOGS"] else { return all }
+        return Set(named.split(separator: ",").map(String.init)).intersection(all)
+    }()
+
     static func attack(bus: TestBus, server: RecordingServer, chimed: ChimedProcess, sizes: Sizes) async throws
         -> AttackFigures
     {
@@ -121,23 +129,25 @@ enum AttackPart {
         }
         let counts = HogCounts()
         let burstAt = start + 0.2
-        for k in 0..<sizes.criticalBurst {
+        for k in 0..<(hogs.contains("critical") ? sizes.criticalBurst : 0) {
             var content = ChimeCore.NotificationContent(summary: "burst \(k)")
             content.urgency = .critical
             await hog("critical burst", counts) { _ = try await schedule(hogConnections[0], content, at: burstAt) }
         }
-        await hog("sparse rule", counts) {
-            _ = try await call(
-                hogConnections[1], "Schedule",
-                [
-                    ContentWire.encode(ChimeCore.NotificationContent(summary: "sparse")),
-                    TriggerWire(rule: .rrule(sparseRule, dtstart: nil)).encoded,
-                ])
+        if hogs.contains("sparse") {
+            await hog("sparse rule", counts) {
+                _ = try await call(
+                    hogConnections[1], "Schedule",
+                    [
+                        ContentWire.encode(ChimeCore.NotificationContent(summary: "sparse")),
+                        TriggerWire(rule: .rrule(sparseRule, dtstart: nil)).encoded,
+                    ])
+            }
         }
 
         // The hogs run from a second before the victim's first item until its last is due.
         let end = start + Double(sizes.victimItems) * sizes.victimSpacing + 0.1
-        let junk = DBusValue.array(element: .byte, [DBusValue](repeating: .byte(0x2a), count: sizes.bigMessageBytes))
+        let junk = DBusValue.bytes([UInt8](repeating: 0x2a, count: sizes.bigMessageBytes))
         let big = DBusValue.dictionary(
             key: .string, value: .variant,
             [
@@ -147,7 +157,7 @@ enum AttackPart {
         try? await Task.sleep(for: .seconds(max(0, start - 1 - Clock.realtime())))
         let statusLatencies = Samples()
         await withTaskGroup(of: Void.self) { group in
-            for index in 0..<8 {
+            for index in 0..<(hogs.contains("listing") ? 8 : 0) {
                 group.addTask {
                     await loop(until: end) {
                         await hog("ListPending ×8", counts) {
@@ -156,39 +166,46 @@ enum AttackPart {
                     }
                 }
             }
-            group.addTask {
-                await loop(until: end) {
-                    await hog("Status", counts) { _ = try await call(hogConnections[10], "Status") }
-                }
-            }
-            group.addTask {
-                let options = record([
-                    "until": .int64(253_402_300_799_000_000), "next": .uint32(1000),
-                ])
-                await loop(until: end) {
-                    await hog("ListPending of the sparse rule", counts) {
-                        _ = try await call(hogConnections[1], "ListPending", [options])
+            if hogs.contains("status") {
+                group.addTask {
+                    await loop(until: end) {
+                        await hog("Status", counts) { _ = try await call(hogConnections[10], "Status") }
                     }
                 }
             }
-            group.addTask {
-                // Two a second: building such a message costs the bench's process (on the same cores) more
-                // than sending it.
-                await loop(until: end) {
-                    await hog("big Schedule", counts) {
-                        _ = try await call(hogConnections[11], "Schedule", [big, record([:])])
+            if hogs.contains("sparse-listing") {
+                group.addTask {
+                    let options = record([
+                        "until": .int64(253_402_300_799_000_000), "next": .uint32(1000),
+                    ])
+                    await loop(until: end) {
+                        await hog("ListPending of the sparse rule", counts) {
+                            _ = try await call(hogConnections[1], "ListPending", [options])
+                        }
                     }
-                    try? await Task.sleep(for: .milliseconds(500))
                 }
             }
-            group.addTask {
-                await loop(until: end) {
-                    await hog("big signal", counts) {
-                        try hogConnections[0].emitSignal(
-                            path: "/org/chime/bench", interface: "org.chime.bench.Junk", member: "Junk", [junk],
-                            destination: chimedName)
+            if hogs.contains("big-schedule") {
+                group.addTask {
+                    // Two a second, as the signals below.
+                    await loop(until: end) {
+                        await hog("big Schedule", counts) {
+                            _ = try await call(hogConnections[11], "Schedule", [big, record([:])])
+                        }
+                        try? await Task.sleep(for: .milliseconds(500))
                     }
-                    try? await Task.sleep(for: .milliseconds(500))
+                }
+            }
+            if hogs.contains("big-signal") {
+                group.addTask {
+                    await loop(until: end) {
+                        await hog("big signal", counts) {
+                            try hogConnections[0].emitSignal(
+                                path: "/org/chime/bench", interface: "org.chime.bench.Junk", member: "Junk", [junk],
+                                destination: chimedName)
+                        }
+                        try? await Task.sleep(for: .milliseconds(500))
+                    }
                 }
             }
             group.addTask {
