@@ -16,8 +16,6 @@ struct InteractionState {
     var groupAuthorizations: [GroupKey: GroupAuthorization] = [:]
     /// The groups whose own app turned them off: the app, not only the user, may turn them on again.
     var groupsTurnedOffByTheirApp: Set<GroupKey> = []
-    /// Where the server's signals go, and what waits: early signals, actions for the unlock.
-    var router = InteractionRouter()
     /// The open questions' answers, by notification id: called once, when the router answers.
     var questionAnswers: [UInt32: @Sendable (Bool?) -> Void] = [:]
     /// The calls waiting for their turn with a question, by call number, and the last number given.
@@ -47,78 +45,15 @@ extension Daemon {
         }
     }
 
-    /// One of the server's signals about a shown notification.
+    /// One of the server's signals about a shown notification: the core routes it (`InteractionRouter`).
     func serverSignal(_ message: DBusMessage) {
         guard let signal = InteractionRouter.Signal(member: message.member, body: message.body) else { return }
-        serverSignal(signal)
+        handle(.serverSignal(signal))
     }
 
-    func serverSignal(_ signal: InteractionRouter.Signal) {
-        // Apart, so that the lookup's copy of chimed's state is gone before the actions change it.
-        let actions = interaction.router.signal(signal, lookup: interactionLookup, now: clock.now())
-        follow(actions)
-    }
-
-    /// What the router needs to know of chimed's state, as it is now.
-    var interactionLookup: InteractionRouter.Lookup {
-        InteractionRouter.Lookup(
-            shown: delivery.shown, categories: categories, groupFileCategories: configCategories,
-            quirks: presence.quirks)
-    }
-
-    /// A Notify call was made; its answer is due.
-    func notifySent() {
-        interaction.router.notifySent()
-    }
-
-    /// A Notify answer was acted on (its id is known, or the call failed): when no other is due, the
-    /// signals that arrived early are handled now.
-    func answerHandled() {
-        follow(interaction.router.answerHandled())
-    }
-
-    /// logind's LockedHint changed: actions that waited for the unlock are carried out now.
-    func sessionLockChanged(locked: Bool) {
-        follow(interaction.router.sessionLockChanged(locked: locked))
-    }
-
-    /// Carries out the router's actions, in order.
-    func follow(_ actions: [InteractionRouter.Action]) {
-        for action in actions {
-            switch action {
-            case .questionTurn(let call, let turn):
-                interaction.questionTurns.removeValue(forKey: call)?.resume(returning: turn)
-            case .answerQuestion(let id, let answer):
-                interaction.questionAnswers.removeValue(forKey: id)?(answer)
-            case .carryOut(let verb, let key, let shown):
-                escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
-                carryOut(verb, key: key, on: shown)
-            case .runCommand(let command, let key, let shown):
-                escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
-                runActionCommand(command, key: key, shown: shown)
-            case .forward(let key, let shown, let extra, let foreground):
-                escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
-                forward(key: key, shown: shown, extra: extra, foreground: foreground)
-            case .recordWaiting(let itemID, let key, let now):
-                persist({
-                    try $0.recordAction(
-                        itemID: itemID, key: key, outcome: "waiting for the session to be unlocked", now: now)
-                }) { _, _ in }
-            case .popupClosed(let shown, let reason):
-                popupClosed(shown, reason: reason)
-            case .handleAgain(let signal):
-                serverSignal(signal)
-            case .chooseAgain(let choice):
-                let actions = interaction.router.choose(choice, lookup: interactionLookup, now: clock.now())
-                follow(actions)
-            case .log(let level, let message, let item):
-                logger.log(level: level, "\(message)", metadata: item.map { ["item": .string("\($0)")] })
-            }
-        }
-    }
-
-    /// Stop Repeat, Snooze, Skip Next, Dismiss: carried out with no app running.
-    private func carryOut(_ verb: BuiltInVerb, key: String, on shown: ShownNotification) {
+    /// Stop Repeat, Snooze, Skip Next, Dismiss: carried out with no app running. The core closes the popup
+    /// for Dismiss, and for any verb on a server that leaves it open.
+    func carryOut(_ verb: BuiltInVerb, key: String, on shown: ShownNotification) {
         let now = clock.now()
         // A snooze acts on the item it brings back.
         let target = scheduler.item(shown.itemID)?.snoozeOf ?? shown.itemID
@@ -149,10 +84,6 @@ extension Daemon {
             }
         case .dismiss:
             outcome = "dismissed"
-            closeNotification(shown.notificationID)
-        }
-        if presence.quirks.keepsPopupAfterAction, verb != .dismiss {
-            closeNotification(shown.notificationID)
         }
         logger.info("\(key): \(outcome)", metadata: ["item": "\(target)"])
         let recorded = outcome
@@ -180,11 +111,16 @@ extension Daemon {
         }
     }
 
-    /// Asks the server to close a popup, remembering that chimed did.
+    /// Asks the server to close a popup; the core remembers that chimed did.
     func closeNotification(_ id: UInt32) {
+        guard server != nil else { return }
+        handle(.closeRequested(id))
+    }
+
+    /// `CloseNotification` on the server (`DeliveryCore`'s `closePopup`).
+    func closePopup(_ id: UInt32) {
         guard let server else { return }
-        interaction.router.closeRequested(id)
-        let quirks = presence.quirks
+        let quirks = core.presence.quirks
         let logger = self.logger
         Task {
             do {
@@ -198,7 +134,7 @@ extension Daemon {
     /// Snoozes an item's latest notification (or, if none is shown, its content) from the CLI or D-Bus;
     /// returns the snooze's item id once it is stored.
     public func snooze(itemID: UInt64, seconds: TimeInterval, caller: Caller) async throws -> UInt64 {
-        let latest = delivery.shown.values.filter { $0.itemID == itemID }.max {
+        let latest = shown.all.filter { $0.itemID == itemID }.max {
             $0.notificationID < $1.notificationID
         }
         // A one-off that fired is known only by its popup; a pending item by the scheduler.
@@ -234,7 +170,7 @@ extension Daemon {
     }
 
     /// A command configured for the action in a group file.
-    private func runActionCommand(_ command: [String], key: String, shown: ShownNotification) {
+    func runActionCommand(_ command: [String], key: String, shown: ShownNotification) {
         let logger = self.logger
         let now = clock.now()
         Task {
@@ -252,7 +188,7 @@ extension Daemon {
 
     /// An app's own action: sent to the app as ActionInvoked when it is connected; a foreground action
     /// activates an app that is not running; otherwise kept until the app asks (TakeActions).
-    private func forward(key: String, shown: ShownNotification, extra: [String: String], foreground: Bool) {
+    func forward(key: String, shown: ShownNotification, extra: [String: String], foreground: Bool) {
         var userInfo = shown.content?.userInfo ?? [:]
         for (k, v) in extra { userInfo[k] = .string(v) }
         let now = clock.now()

@@ -147,7 +147,7 @@ extension Daemon {
         if serverOwner != nil, let paused = serverPausedState { r.set("paused", paused) }
         r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
         r.set("groups", .uint32(UInt32(clamping: scheduler.groupCount)))
-        r.set("to-deliver", .uint32(UInt32(clamping: delivery.outbox.count)))
+        r.set("to-deliver", .uint32(UInt32(clamping: outbox.count)))
         r.set("apps", .uint32(UInt32(clamping: scheduler.ownersWithPendingItems)))
         r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
         return r

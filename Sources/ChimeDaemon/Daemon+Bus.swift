@@ -425,7 +425,7 @@ extension Daemon {
     /// another app's popup, nor a question chimed asks, and receive the actions chosen on it.
     private func checkReplaces(_ notificationID: UInt32, caller: Caller) throws {
         guard !caller.isUser else { return }
-        let owner = delivery.shown[notificationID]?.owner
+        let owner = shown[notificationID]?.owner
         guard owner == caller.appID else {
             throw DBusError(
                 name: ChimeBus.ErrorName.permissionDenied,

@@ -15,8 +15,8 @@ extension Daemon {
     /// `owner`'s notifications that are shown now (delivered, and neither closed nor being closed by
     /// chimed), newest first, at most `maximumDeliveredListed`.
     public func deliveredNotifications(owner: String) -> [DeliveredNotification] {
-        let shown = delivery.shown.values.filter {
-            $0.owner == owner && !interaction.router.closing.contains($0.notificationID)
+        let shown = self.shown.all.filter {
+            $0.owner == owner && !core.router.closing.contains($0.notificationID)
         }
         return
             shown
@@ -40,11 +40,11 @@ extension Daemon {
     public func closeDelivered(_ ids: [UInt32]?, owner: String) throws {
         let targets: [UInt32]
         if let ids {
-            targets = ids.filter { delivery.shown[$0]?.owner == owner }
+            targets = ids.filter { shown[$0]?.owner == owner }
         } else {
-            targets = delivery.shown.values.filter { $0.owner == owner }.map(\.notificationID)
+            targets = shown.all.filter { $0.owner == owner }.map(\.notificationID)
         }
-        for id in Set(targets).sorted() where !interaction.router.closing.contains(id) {
+        for id in Set(targets).sorted() where !core.router.closing.contains(id) {
             logger.info("closing notification \(id) as its app asked", metadata: ["owner": "\(owner)"])
             closeNotification(id)
         }

@@ -7,73 +7,50 @@ import Dispatch
 import Foundation
 import Logging
 
-/// What delivery keeps between calls: the pipeline's state, its timer, and the
-/// notifications shown lately.
+/// What the daemon keeps for delivery beside the core: the timers the core's actions arm, and what
+/// depends on the scheduler's items.
 struct DeliveryState {
-    /// The outbox, the gate and its plan, the notification in flight, the retry (`DeliveryPipeline`).
-    var pipeline: DeliveryPipeline
-    /// The gate's timer; armed by the pipeline's `armGate`.
+    /// The gate's timer; armed by the core's `armGate`.
     var gateTimer: DispatchSourceTimer?
-    /// The notifications shown lately, by id, so that an action chosen on one or its closing is
-    /// recorded and acted on; the oldest are forgotten beyond `ScheduleStore.shownLimit`, as on disk.
-    var shown: [UInt32: ShownNotification] = [:]
-    var shownOrder: [UInt32] = []
     /// The re-notifications of escalating occurrences, by the notification each waits to replace.
     var escalations: [UInt32: UInt64] = [:]
     /// Fires when a Notify has gone unanswered for the server timeout (`answerOverdue`).
     var overdueTimer: DispatchSourceTimer?
-    /// The server that the ids of `shown` are of (`serverFingerprint`), as stored; nil: none recorded.
-    var shownServer: Int64?
-    /// The bus's id (`org.freedesktop.DBus.GetId`): with a connection's unique name, which the bus never
-    /// gives twice, it tells one server from the next.
-    var busID = ""
-    /// The present server is being asked again what it can (it did not say when it appeared).
-    var askingCapabilitiesAgain = false
     /// Items whose `replacesID` is of an earlier server's popup: they show anew (`replacement`).
     var staleReplacing: Set<UInt64> = []
-
-    /// Due occurrences not yet shown, in arrival order; also on disk.
-    var outbox: ArraySlice<OutboxRecord> { pipeline.outbox }
-
-    mutating func remember(_ notification: ShownNotification) {
-        if shown.updateValue(notification, forKey: notification.notificationID) == nil {
-            shownOrder.append(notification.notificationID)
-        }
-        if shownOrder.count > ScheduleStore.shownLimit {
-            let oldest = shownOrder.removeFirst()
-            if shown[oldest]?.until == nil { shown.removeValue(forKey: oldest) }
-        }
-    }
-
-    init(settings: DaemonSettings, now: Date) {
-        pipeline = DeliveryPipeline(quietHours: settings.quietHours, flood: settings.flood, now: now)
-    }
 }
 
-/// Delivery: the daemon's side of `DeliveryPipeline`. Events go in on the daemon; the actions that come out
-/// are carried out here: D-Bus calls, store writes, timers, log lines and signals.
+/// Delivery, the server's presence and the interaction: the daemon's side of `DeliveryCore`. Callbacks
+/// become events; the actions that come out are carried out here: D-Bus calls, store writes, timers,
+/// log lines and signals.
 extension Daemon {
+    /// Due occurrences not yet shown, in arrival order; also on disk.
+    var outbox: ArraySlice<OutboxRecord> { core.outbox }
+    /// The notifications shown lately.
+    var shown: ShownNotifications { core.shown }
+
     /// New due occurrences, stored: queue them and deliver what the gate lets through.
     func outboxArrived(_ rows: [OutboxRecord]) {
-        deliver(.rowsArrived(rows))
+        handle(.rowsArrived(rows))
     }
 
-    /// Feeds `event` to the delivery pipeline and carries out the actions it returns, in order.
-    func deliver(_ event: DeliveryPipeline.Event) {
-        let context = DeliveryPipeline.Context(now: clock.now(), timeZone: scheduler.systemTimeZone) {
-            [unowned self] row in self.presented(row)
-        }
-        for action in delivery.pipeline.handle(event, context) { carryOut(action) }
+    /// Feeds `event` to the core and carries out the actions it returns, in order.
+    func handle(_ event: DeliveryCore.Event) {
+        let context = DeliveryCore.Context(
+            now: clock.now(), timeZone: scheduler.systemTimeZone, categories: categories,
+            groupFileCategories: configCategories,
+            present: { [unowned self] row, capabilities in self.presented(row, for: capabilities) },
+            shownRecord: { [unowned self] row, id, now in self.shownRecord(of: row, as: id, now: now) })
+        for action in core.handle(event, context: context) { carryOut(action) }
     }
 
-    private func carryOut(_ action: DeliveryPipeline.Action) {
+    /// Carries out one of the core's actions.
+    private func carryOut(_ action: DeliveryCore.Action) {
         switch action {
         case .resolveContent(let row):
             resolveContent(of: row)
         case .reportKept(let row, let reason, let waiting):
             reportKept(row, reason: reason, waiting: waiting)
-        case .notifySent:
-            notifySent()
         case .markSending(let rows):
             let now = clock.now()
             // Marked as being handed to the relay; not waited for, since the relay's receipt, not the mark,
@@ -86,11 +63,12 @@ extension Daemon {
             }
         case .send(let notification):
             send(notification)
-        case .notifySettled:
+        case .answerSettled:
             delivery.overdueTimer?.schedule(deadline: .distantFuture)
-            answerHandled()
-        case .recordDelivered(let notification, let id):
-            recordDelivered(notification, notificationID: id)
+        case .warnAnswerOverdue:
+            warnAnswerOverdue()
+        case .recordDelivered(let notification, let id, let shown):
+            recordDelivered(notification, notificationID: id, shown: shown)
         case .recordFailed(let rows, let reason):
             let now = clock.now()
             persist({ store in for row in rows { try store.failed(row, reason: reason, now: now) } }) { _, _ in }
@@ -103,25 +81,64 @@ extension Daemon {
             armGate(deadline)
         case .armRetry(let deadline):
             queue.asyncAfter(wallDeadline: clock.wallTime(for: deadline)) { [weak self] in
-                self?.assumeIsolated { $0.deliver(.retryDeadlineReached(deadline)) }
+                self?.assumeIsolated { $0.handle(.retryDeadlineReached(deadline)) }
             }
         case .statusChanged:
             statusChanged()
+        case .forgetPopups(let ids, let fingerprint, let replacing):
+            forgetPopups(ids, server: fingerprint, replacingItems: replacing)
+        case .askServer(let owner):
+            learnAboutServer(owner: owner)
+        case .useBodyFormat(let format):
+            server?.bodyFormat = format
+        case .announceProperties:
+            announceServerProperties()
+        case .announcePaused:
+            announce(["Paused": .boolean(pausedProperty)])
+        case .questionTurn(let call, let turn):
+            interaction.questionTurns.removeValue(forKey: call)?.resume(returning: turn)
+        case .answerQuestion(let id, let answer):
+            interaction.questionAnswers.removeValue(forKey: id)?(answer)
+        case .carryOut(let verb, let key, let shown):
+            escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
+            carryOut(verb, key: key, on: shown)
+        case .runCommand(let command, let key, let shown):
+            escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
+            runActionCommand(command, key: key, shown: shown)
+        case .forward(let key, let shown, let extra, let foreground):
+            escalationAcknowledged(notificationID: shown.notificationID, how: "action \(key) chosen")
+            forward(key: key, shown: shown, extra: extra, foreground: foreground)
+        case .recordWaiting(let itemID, let key, let now):
+            persist({
+                try $0.recordAction(
+                    itemID: itemID, key: key, outcome: "waiting for the session to be unlocked", now: now)
+            }) { _, _ in }
+        case .popupClosed(let shown, let reason):
+            popupClosed(shown, reason: reason)
+        case .closePopup(let id):
+            closePopup(id)
+        case .recordClosedAtEnd(let ids):
+            let now = clock.now()
+            persist({ store in
+                for id in ids { try store.closed(notificationID: id, reason: "end date", now: now) }
+            }) { _, _ in }
+        case .log(let level, let message, let metadata):
+            logger.log(
+                level: level, "\(message)", metadata: metadata.isEmpty ? nil : metadata.mapValues { .string($0) })
         }
     }
 
-    /// One Notify; its answer or failure goes back to the pipeline on the daemon's queue.
+    /// One Notify; its answer or failure goes back to the core on the daemon's queue.
     private func send(_ notification: DeliveryPipeline.Notification) {
         // There is a server from `start()` on, before the first answer about its owner, which the pipeline
         // waits for.
         guard let server else { return }
-        let owner = serverOwner
         armOverdue(after: server.callTimeout)
         let answered: @Sendable (Result<UInt32, DBusError>) -> Void = { [weak self] result in
             self?.onQueue { daemon in
                 switch result {
-                case .success(let id): daemon.deliver(.notifyAnswered(notificationID: id))
-                case .failure(let error): daemon.sendFailed(error, sentTo: owner)
+                case .success(let id): daemon.handle(.notifyAnswered(notificationID: id))
+                case .failure(let error): daemon.handle(.notifyFailed(error))
                 }
             }
         }
@@ -144,24 +161,18 @@ extension Daemon {
         return id
     }
 
-    /// A notification server appeared (`ServerPresence`'s `serverAppeared`). When it is not the one the
-    /// known popups' ids are of, those ids are forgotten (their actions, closings and end dates would
-    /// reach this server's popups of the same ids), also on disk.
-    func serverInstanceAppeared(owner: String) {
-        let fingerprint = Self.serverFingerprint(busID: delivery.busID, owner: owner)
-        guard fingerprint != delivery.shownServer else { return }
-        delivery.shownServer = fingerprint
-        let forgotten = delivery.shown.keys
-        for id in forgotten { scheduler.popupClosed(notificationID: id) }
-        if !forgotten.isEmpty {
+    /// A server other than the one the remembered popups are of (`DeliveryCore`'s `forgetPopups`): the
+    /// scheduler forgets their end dates, the store their ids, and what waits to replace one of them
+    /// shows anew.
+    private func forgetPopups(_ ids: [UInt32], server fingerprint: Int64, replacingItems: [UInt64]) {
+        for id in ids { scheduler.popupClosed(notificationID: id) }
+        if !ids.isEmpty {
             logger.info(
-                "a new notification server: the \(forgotten.count) popups chimed knew of the one before are forgotten")
+                "a new notification server: the \(ids.count) popups chimed knew of the one before are forgotten")
         }
-        delivery.shown = [:]
-        delivery.shownOrder = []
         // What waits to replace a popup waits for one of the server before: it shows anew.
         delivery.staleReplacing.formUnion(scheduler.pending.lazy.filter { $0.replacesID != nil }.map(\.id))
-        delivery.staleReplacing.formUnion(delivery.outbox.lazy.filter { $0.replacesID != nil }.map(\.itemID))
+        delivery.staleReplacing.formUnion(replacingItems)
         persist({ try $0.forgetShown(server: fingerprint) }) { daemon, result in
             if case .failure(let error) = result {
                 daemon.logger.error("cannot forget the popups of the previous notification server: \(error)")
@@ -169,21 +180,11 @@ extension Daemon {
         }
     }
 
-    /// A server's fingerprint: FNV-1a of the bus's id and the unique name of the server's connection.
-    static func serverFingerprint(busID: String, owner: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in (busID + "/" + owner).utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
-    }
-
-    /// Arms the timer that says a Notify is late; `.notifySettled` disarms it.
+    /// Arms the timer that says a Notify is late; the core's `answerSettled` disarms it.
     private func armOverdue(after timeout: Duration) {
         let timer = delivery.overdueTimer ?? DispatchSource.makeTimerSource(queue: queue)
         if delivery.overdueTimer == nil {
-            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.answerOverdue() } }
+            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.handle(.answerOverdue) } }
             timer.resume()
             delivery.overdueTimer = timer
         }
@@ -193,8 +194,8 @@ extension Daemon {
     /// A Notify went unanswered for the server timeout. It is not sent again while the server may still
     /// have it (a stopped or busy server answers, and shows, every call it got once it goes on); it is
     /// sent again only when the server goes, refuses it, or has not answered for `notifyTimeout`.
-    private func answerOverdue() {
-        guard delivery.pipeline.inFlight != nil, let server else { return }
+    private func warnAnswerOverdue() {
+        guard let server else { return }
         logger.warning(
             """
             the notification server has not answered a Notify for \(server.callTimeout); waiting for it (a stopped \
@@ -203,29 +204,23 @@ extension Daemon {
     }
 
     /// The server answered a Notify after its timeout, when chimed had given up on it and sent the
-    /// notification again (or will): the popup it made is an extra one, and is closed. A popup chimed
-    /// knows under that id (a replacement keeps its id) stays.
+    /// notification again (or will): the popup it made is an extra one, and is closed (`DeliveryCore`).
     func lateAnswer(notificationID id: UInt32) {
-        guard delivery.shown[id] == nil else { return }
-        logger.notice(
-            "the notification server answered a Notify late, as notification \(id); chimed had sent it again, so it closes that popup"
-        )
-        closeNotification(id)
+        handle(.lateAnswer(notificationID: id))
     }
 
-    private func recordDelivered(_ notification: DeliveryPipeline.Notification, notificationID: UInt32) {
+    /// The server showed `notification` as `notificationID`; `record` is what the core remembers of it.
+    private func recordDelivered(
+        _ notification: DeliveryPipeline.Notification, notificationID: UInt32, shown record: ShownNotification?
+    ) {
         let now = clock.now()
         let rows = notification.rows
         let digestName: String?
-        var shown: ShownNotification?
         var note: String?
         switch notification {
-        case .single(let row, _, let leftOut):
+        case .single(_, _, let leftOut):
             digestName = nil
             note = leftOut
-            if row.kind == .occurrence {
-                shown = shownRecord(of: row, as: notificationID, now: now)
-            }
         case .digest(let digest, _):
             digestName =
                 switch digest.kind {
@@ -236,7 +231,6 @@ extension Daemon {
         }
         // The server's id is stored before anything else happens, so that the window in which a crash
         // leaves the row marked as being sent is as short as it can be.
-        let record = shown
         let leftOut = note
         persist({
             try $0.delivered(
@@ -254,11 +248,10 @@ extension Daemon {
                 "delivered \"\(content.summary)\"\(again)",
                 metadata: ["item": "\(row.itemID)", "notification": "\(notificationID)"])
             if let record {
-                delivery.remember(record)
                 // A server that does not expire popups: chimed closes this one at its expiry time, unless
                 // its end date comes first.
                 let expiry =
-                    presence.quirks.ignoresExpireTimeout && content.expireTimeout > 0
+                    core.presence.quirks.ignoresExpireTimeout && content.expireTimeout > 0
                     ? now.addingTimeInterval(Double(content.expireTimeout) / 1000) : nil
                 if let expiry, record.until.map({ expiry < $0 }) ?? true {
                     scheduler.trackPopup(
@@ -272,7 +265,6 @@ extension Daemon {
                 if let step = row.escalation { escalationShown(step, as: record, row: row, now: now) }
             }
             announceBadge(of: content, owner: row.owner)
-            askCapabilitiesAgainIfUnknown()
         case .digest(_, let digested):
             escalationDigested(digested)
             // Each owner hears of its items that went out in the digest (one owner's items only), under
@@ -284,13 +276,6 @@ extension Daemon {
                 "delivered a \(digestName ?? "digest") of \(digested.count) notifications",
                 metadata: ["notification": "\(notificationID)"])
         }
-    }
-
-    /// A server that did not say what it can when it appeared is asked again once it answers a Notify.
-    private func askCapabilitiesAgainIfUnknown() {
-        guard !presence.capabilitiesKnown, !delivery.askingCapabilitiesAgain else { return }
-        delivery.askingCapabilitiesAgain = true
-        learnAboutServer()
     }
 
     /// What is remembered of an occurrence shown as notification `id`, for its actions, its closing and
@@ -308,36 +293,11 @@ extension Daemon {
             occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now)
     }
 
-    /// How long chimed waits before it sends again to a server that did not answer.
-    static let retryDelay = DeliveryPipeline.retryDelay
-
-    /// A Notify failed. Nothing is dropped unless the server refused the notification itself: without a
-    /// server everything waits for one; a server that did not answer (it hung, or stopped while it had
-    /// the call) gets the notification again a moment later, or its successor gets it when it appears.
-    private func sendFailed(_ error: DBusError, sentTo owner: String?) {
-        let failure = presence.classify(error, sentTo: owner)
-        switch failure {
-        case .noServer:
-            serverEvent(.notifyFoundNoServer)
-        case .serverChanged where error.is(.noReply):
-            logger.warning(
-                "the notification server went before it answered (\(error.message)); keeping the notification")
-        case .serverChanged:
-            break
-        case .noReply:
-            logger.warning(
-                "the notification server did not answer (\(error.message)); trying again in \(Int(Self.retryDelay)) s")
-        case .refused:
-            logger.error("the notification server refused a notification: \(error)")
-        }
-        deliver(.notifyFailed(failure))
-    }
-
     /// Arms the gate's timer: plan again when quiet hours end or the flood-control bucket refills.
     private func armGate(_ deadline: Date) {
         let timer = delivery.gateTimer ?? DispatchSource.makeTimerSource(flags: .strict, queue: queue)
         if delivery.gateTimer == nil {
-            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.deliver(.gateDeadlineReached) } }
+            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.handle(.gateDeadlineReached) } }
             timer.resume()
             delivery.gateTimer = timer
         }
@@ -365,7 +325,7 @@ extension Daemon {
                     let made = await Self.askApp(
                         callback, row: row, entryID: entryID, connection: connection, logger: logger)
                 else {
-                    deliver(.contentDeclined(seq: row.seq))
+                    handle(.contentDeclined(seq: row.seq))
                     return
                 }
                 content = made
@@ -389,7 +349,7 @@ extension Daemon {
             case nil:
                 content = NotificationContent(summary: "?")
             }
-            deliver(.contentResolved(seq: row.seq, content))
+            handle(.contentResolved(seq: row.seq, content))
         }
     }
 
@@ -433,37 +393,17 @@ extension Daemon {
 
     // MARK: - Popups
 
-    /// Closes popups whose item's end date came.
+    /// Closes popups whose item's end date came, or whose expiry time the server does not keep
+    /// (`DeliveryCore`'s `popupsEnded`).
     func closePopups(_ popups: [ShownPopup]) {
         guard !popups.isEmpty, server != nil else { return }
-        let now = clock.now()
-        // Expired in the server's stead: its NotificationClosed, reported as an expiry, records it.
-        for popup in popups where popup.expires {
-            logger.info(
-                "closing notification \(popup.notificationID): its expiry time passed, which the server does not keep",
-                metadata: ["item": "\(popup.itemID)"])
-            interaction.router.expiryRequested(popup.notificationID)
-            closeNotification(popup.notificationID)
-        }
-        let popups = popups.filter { !$0.expires }
-        guard !popups.isEmpty else { return }
-        for popup in popups {
-            logger.info(
-                "closing notification \(popup.notificationID): its end date passed",
-                metadata: ["item": "\(popup.itemID)"])
-            closeNotification(popup.notificationID)
-            delivery.shown.removeValue(forKey: popup.notificationID)
-        }
-        persist({ store in
-            for popup in popups { try store.closed(notificationID: popup.notificationID, reason: "end date", now: now) }
-        }) { _, _ in }
+        handle(.popupsEnded(popups))
     }
 
-    /// The server's NotificationClosed: recorded in the item's history, and a popup chimed would close at
-    /// its end date is forgotten.
-    func popupClosed(_ shown: ShownNotification, reason: UInt32) {
+    /// The server's NotificationClosed (the core forgot the popup): recorded in the item's history, and a
+    /// popup chimed would close at its end date is forgotten.
+    private func popupClosed(_ shown: ShownNotification, reason: UInt32) {
         let notificationID = shown.notificationID
-        delivery.shown.removeValue(forKey: notificationID)
         scheduler.popupClosed(notificationID: notificationID)
         let now = clock.now()
         let why = NotificationServer.closeReason(reason)
@@ -485,13 +425,6 @@ extension Daemon {
             try? connection?.emitSignal(
                 path: ChimeBus.path, interface: ChimeBus.interface, member: member, body, destination: target)
         }
-    }
-
-    // MARK: - The server comes and goes
-
-    /// The bus's answer about who owns the server's name.
-    func serverOwnerChanged(_ owner: String?) {
-        serverEvent(.ownerChanged(owner))
     }
 
     private func reportKept(_ row: OutboxRecord, reason: String, waiting: Int) {
@@ -519,10 +452,11 @@ extension Daemon {
     /// The row's content gets the actions of its category: destructive ones last (no server marks them,
     /// so they at least stand apart), a text-input action as KDE's inline reply where the server has it.
     /// A server without action buttons gets the default action only, with the choices named in the body.
-    func presented(_ row: OutboxRecord) -> (content: NotificationContent, note: String?) {
+    /// `capabilities` are the server's (the core passes those it knows: the daemon's state is not read while
+    /// the core decides).
+    func presented(_ row: OutboxRecord, for capabilities: [String]) -> (content: NotificationContent, note: String?) {
         var content = OwnNames.bound(row.content ?? NotificationContent(summary: ""), owner: row.owner)
         var notes: [String] = []
-        let capabilities = serverInfo.capabilities
         let known = !capabilities.isEmpty
         if let category = actionCategory(of: row) {
             let present = Set(content.actions.map(\.key))

@@ -96,11 +96,11 @@ extension Daemon {
         let turn = await withCheckedContinuation {
             (continuation: CheckedContinuation<InteractionRouter.QuestionTurn, Never>) in
             interaction.questionTurns[call] = continuation
-            follow(interaction.router.questionNeeded(question, app: app, call: call))
+            handle(.questionNeeded(question, app: app, call: call))
         }
         guard turn == .ask else { return turn }
         let answer = await ask(question, app: app, asker: asker)
-        follow(interaction.router.questionAnswered(answer, app: app, call: call))
+        handle(.questionAnswered(answer, app: app, call: call))
         return .answered(answer)
     }
 
@@ -131,12 +131,12 @@ extension Daemon {
         }
         content.expireTimeout = 0
         guard let server else { return nil }
-        notifySent()
+        handle(.questionSent)
         let id: UInt32
         do {
             id = try await server.notify(content)
         } catch {
-            answerHandled()
+            handle(.questionNotShown)
             logger.warning("cannot ask \"\(content.summary)\": \(error)")
             return nil
         }
@@ -144,10 +144,10 @@ extension Daemon {
         let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Bool?, Never>) in
             let once = Once(continuation)
             interaction.questionAnswers[id] = { once.resume($0) }
-            follow(interaction.router.questionAsked(id))
+            handle(.questionShown(id))
             logger.info("asking \"\(summary)\"", metadata: ["notification": "\(id)"])
             queue.asyncAfter(deadline: .now() + Self.questionTimeout) { [weak self] in
-                self?.assumeIsolated { $0.follow($0.interaction.router.questionExpired(id)) }
+                self?.assumeIsolated { $0.handle(.questionExpired(id)) }
             }
         }
         logger.info(
@@ -269,15 +269,17 @@ extension Daemon {
 
     // MARK: - The server
 
-    /// Reads the server's name and capabilities when it appears.
-    func learnAboutServer() {
+    /// Reads the name, capabilities and pause state of the server `owner` when it appears, or again
+    /// when it did not say what it can.
+    func learnAboutServer(owner: String?) {
         guard let server else { return }
-        let owner = serverOwner
         Task {
             let capabilities = try? await server.capabilities()
             let information = try? await server.information()
             let paused = await serverPaused()
-            serverEvent(.infoArrived(owner: owner, capabilities: capabilities, identity: information, paused: paused))
+            handle(
+                .serverInfoArrived(
+                    owner: owner, capabilities: capabilities, identity: information, paused: paused))
         }
     }
 

@@ -103,8 +103,8 @@ extension Daemon {
                 daemon, result in
                 if case .failure(let error) = result { daemon.logger.error("cannot record a delivery: \(error)") }
             }
+            core.shownBeforeStart(Set(rows.map(\.seq)), as: record)
             if let record {
-                delivery.remember(record)
                 if let until = record.until {
                     scheduler.trackPopup(ShownPopup(notificationID: id, itemID: record.itemID, until: until))
                 }
@@ -114,8 +114,6 @@ extension Daemon {
             } else {
                 escalationDigested(rows)
             }
-            let seqs = Set(rows.map(\.seq))
-            delivery.pipeline.forget(seqs)
         }
         arm(scheduler.nextDeadline)
     }

@@ -185,9 +185,9 @@ extension Daemon {
     /// message built and, for the relay, serialized. `send` uses one when the notification is still the
     /// same then (the server's capabilities or the category's actions may have changed meanwhile).
     func prepareCalls(for rows: [OutboxRecord]) {
-        guard let server, presence.readiness == .ready else { return }
+        guard let server, core.presence.readiness == .ready else { return }
         for row in rows {
-            let content = presented(row).content
+            let content = presented(row, for: serverInfo.capabilities).content
             preparedCalls[row.seq] = server.prepareNotify(
                 content, replacesID: replacement(for: row), rows: [row.seq])
         }
@@ -283,7 +283,7 @@ extension Daemon {
         logger.info("\(reason): the clock reads \(Time.iso(clock.now())); checking what is due")
         armedDeadline = nil
         perform(scheduler.step(now: clock.now()))
-        deliver(.clockChanged)
+        handle(.clockChanged)
     }
 
     /// logind's PrepareForSleep: after resume, time passed that no timer saw.

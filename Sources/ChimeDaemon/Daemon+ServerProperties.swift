@@ -2,52 +2,16 @@ import ChimeProtocol
 import DBusKit
 import Foundation
 
-/// The notification server's presence: the daemon's side of `ServerPresence`. Events go in on the daemon;
-/// the actions that come out are carried out here.
+/// The notification server as the core knows it (`ServerPresence`, a part of `DeliveryCore`).
 extension Daemon {
     /// The unique name of the server's connection; nil when no one owns the name.
-    var serverOwner: String? { presence.owner }
+    var serverOwner: String? { core.presence.owner }
     /// Set when Notify found no server; cleared when one appears.
-    var serverMissing: Bool { presence.missing }
+    var serverMissing: Bool { core.presence.missing }
     /// The present server's name and capabilities, as it gave them.
-    var serverInfo: ServerInfo { presence.info }
+    var serverInfo: ServerInfo { core.presence.info }
     /// Whether the present server said it is paused; nil: it has not said (or there is none).
-    var serverPausedState: Bool? { presence.paused }
-
-    /// Feeds `event` to the server's presence and carries out the actions it returns, in order.
-    func serverEvent(_ event: ServerPresence.Event) {
-        for action in presence.handle(event) {
-            switch action {
-            case .serverAppeared(let owner):
-                serverInstanceAppeared(owner: owner)
-                deliver(.serverAppeared)
-                logger.info("notification server present", metadata: ["owner": "\(owner)"])
-            case .serverGone:
-                logger.info("no notification server on the bus")
-            case .learn:
-                learnAboutServer()
-            case .learned:
-                server?.bodyFormat = presence.bodyFormat
-                delivery.askingCapabilitiesAgain = false
-                if !presence.capabilitiesKnown {
-                    logger.warning(
-                        """
-                        the notification server did not say what it can (GetCapabilities): bodies are sent escaped \
-                        until it does
-                        """)
-                }
-                logger.info(
-                    "notification server: \(serverInfo.name) \(serverInfo.version), capabilities: \(serverInfo.capabilities.joined(separator: " "))"
-                )
-            case .announceProperties:
-                announceServerProperties()
-            case .announcePaused:
-                announce(["Paused": .boolean(pausedProperty)])
-            case .readiness(let readiness):
-                deliver(.serverReadiness(readiness))
-            }
-        }
-    }
+    var serverPausedState: Bool? { core.presence.paused }
 }
 
 /// The properties that describe the notification server (`NotificationServerPresent`,
@@ -72,7 +36,7 @@ extension Daemon {
     /// The `Paused` property: whether the present server said it is paused (dunst's `paused` or an
     /// `Inhibited` property), false when there is no server or it tells neither. From what chimed knows,
     /// so a server that hangs delays no one.
-    var pausedProperty: Bool { presence.pausedProperty }
+    var pausedProperty: Bool { core.presence.pausedProperty }
 
     /// Announces the server properties as chimed knows them now.
     func announceServerProperties() {
@@ -110,7 +74,7 @@ extension Daemon {
                 guard case .string(let name) = entry.key, name == property,
                     case .variant(.boolean(let paused)) = entry.value
                 else { continue }
-                self.onQueue { $0.serverEvent(.pausedChanged(paused)) }
+                self.onQueue { $0.handle(.serverPausedChanged(paused)) }
             }
         }
     }

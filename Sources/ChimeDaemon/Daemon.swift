@@ -99,9 +99,10 @@ public actor Daemon {
     var relayLock: Int32 = -1
     /// A status line for the service manager is on its way (`statusChanged`).
     var statusUpdateScheduled = false
-    /// The notification server's owner, information and pause state, and whether it may be sent to.
-    var presence = ServerPresence()
-    var delivery: DeliveryState
+    /// Delivery, the notification server's presence and the interaction with the user (`DeliveryCore`).
+    var core: DeliveryCore
+    /// The timers and the scheduler's side of delivery.
+    var delivery = DeliveryState()
     var groupSources: [GroupKey: GroupSource] = [:]
     /// The groups whose timelines a call is replacing, with the calls waiting for their turn (`takeTurn`).
     var groupTurns: [GroupKey: [CheckedContinuation<Void, Never>]] = [:]
@@ -146,7 +147,9 @@ public actor Daemon {
         self.logger = configuration.logger
         self.clock = configuration.clock
         self.settings = configuration.settings
-        self.delivery = DeliveryState(settings: configuration.settings, now: configuration.clock.now())
+        self.core = DeliveryCore(
+            quietHours: configuration.settings.quietHours, flood: configuration.settings.flood,
+            now: configuration.clock.now())
         self.callers = CallerDirectory(userTool: configuration.userTool)
         (failures, failureSink) = AsyncStream.makeStream()
     }
@@ -277,10 +280,10 @@ public actor Daemon {
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "GetId"
         ).first {
-            delivery.busID = id
+            handle(.busConnected(id: id))
         }
         _ = try await connection.watchNameOwner(NotificationServer.name) { [weak self] owner in
-            self?.onQueue { $0.serverOwnerChanged(owner) }
+            self?.onQueue { $0.handle(.serverOwnerChanged(owner)) }
         }
         try await subscribeToServerSignals(on: connection)
         try await subscribeToServerPause(on: connection)
@@ -308,11 +311,11 @@ public actor Daemon {
             self?.assumeIsolated { $0.sleepChanged(goingToSleep: sleeping) }
         }
         let lock = await SessionLockMonitor.connect(systemBus, queue: queue, logger: logger) { [weak self] locked in
-            self?.assumeIsolated { $0.sessionLockChanged(locked: locked) }
+            self?.assumeIsolated { $0.handle(.sessionLockChanged(locked: locked)) }
         }
         sleepMonitor = monitor
         lockMonitor = lock
-        interaction.router.sessionLockRead(locked: lock?.initiallyLocked ?? false)
+        handle(.sessionLockRead(locked: lock?.initiallyLocked ?? false))
     }
 
     private func stopSystemBusMonitors() {
@@ -356,8 +359,8 @@ public actor Daemon {
         scheduler.reserveIDs(through: state.largestItemID)
         for group in state.groups { groupSources[group.key] = group.source }
         for popup in state.popups { scheduler.trackPopup(popup) }
-        for shown in state.shown { delivery.remember(shown) }
-        delivery.shownServer = try? await persisted { try $0.shownServer() }
+        let shownServer = try? await persisted { try $0.shownServer() }
+        core.restore(shown: state.shown, server: shownServer)
         categories = state.categories
         interaction.storage = AppStorage(categories: state.categories, keptActions: state.keptActionBytes)
         interaction.consents = state.consents
@@ -371,7 +374,7 @@ public actor Daemon {
                 daemon.logger.error("cannot keep the notifications sent before chimed stopped: \(error)")
             }
         }
-        delivery.pipeline.restore(outbox)
+        core.restore(outbox: outbox)
         if !state.items.isEmpty || !outbox.isEmpty {
             logger.info(
                 """
@@ -591,7 +594,7 @@ public actor Daemon {
         scheduler.defaultMissedPolicy = new.missedPolicy
         scheduler.phraseDefaults = new.phraseDefaults
         published.withLock { $0.phraseDefaults = new.phraseDefaults }
-        deliver(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
+        handle(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
     }
 
     /// The store's history limits from chime.toml's `[history]`.
@@ -713,7 +716,7 @@ public actor Daemon {
     func statusLine() -> String {
         var line = "\(scheduler.count) pending"
         if let next = scheduler.nextDeadline { line += ", next at \(Time.iso(next))" }
-        if !delivery.outbox.isEmpty { line += ", \(delivery.outbox.count) to deliver" }
+        if !outbox.isEmpty { line += ", \(outbox.count) to deliver" }
         if serverMissing { line += " (no notification server)" }
         return line
     }

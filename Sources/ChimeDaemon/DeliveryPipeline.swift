@@ -3,8 +3,8 @@ import ChimeStore
 import Foundation
 
 /// Delivery: the outbox drained through the gate to the notification server, one Notify at a time, in
-/// order. Pure: no bus, no timers, no store, no clock (`now` comes with each event); the daemon feeds it
-/// events on `queue` and carries out the actions it returns, in their order.
+/// order. Pure: no bus, no timers, no store, no clock (`now` comes with each event); a part of
+/// `DeliveryCore`, which feeds it events and passes its actions on, in their order.
 ///
 /// State: the outbox (due rows not yet shown, in arrival order), the rows whose content is being made,
 /// the gate (quiet hours and flood control) and its plan (the notifications still to send, in order), the

@@ -6,7 +6,8 @@ import Logging
 
 /// Where the notification server's signals go: to an open question, to a notification chimed showed, or
 /// nowhere. A pure state machine: events in, actions out; it reads no clock (`now` is given), keeps no
-/// connection and writes no store. chimed carries out the actions, in order, each before the next.
+/// connection and writes no store. A part of `DeliveryCore`, which routes its follow-ups and passes the
+/// rest of its actions on, in order.
 ///
 /// **State**
 /// - the open questions (by notification id), whose answer is the next action chosen on them or their
@@ -31,7 +32,7 @@ import Logging
 /// again), `answerQuestion`, `carryOut` (a built-in verb), `runCommand` (a group file's command),
 /// `forward` (to the owning app), `recordWaiting`, `popupClosed`, `log`, and two that feed an event back:
 /// `handleAgain` (an early signal whose notification may be known now) and `chooseAgain` (a choice that
-/// waited for the unlock). They come back one at a time so that what chimed does for one (a popup it
+/// waited for the unlock). They come back one at a time so that what the core decides for one (a popup it
 /// closes, a notification it forgets) is known when the next is routed.
 struct InteractionRouter: Sendable {
     /// One of the server's signals about a notification.

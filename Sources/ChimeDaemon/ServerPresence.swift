@@ -1,8 +1,8 @@
 import DBusKit
 
 /// What chimed knows of the notification server: whether it is on the bus, what it is, whether it is
-/// paused, and so whether a notification may be sent to it now. Pure: no bus, no clock; the daemon
-/// feeds it events on `queue` and carries out the actions it returns.
+/// paused, and so whether a notification may be sent to it now. Pure: no bus, no clock; a part of
+/// `DeliveryCore`, which feeds it events and passes its actions on.
 ///
 /// States (`readiness`):
 /// - `.waiting`: the first answer about the name's owner has not come, or a server owns the name and

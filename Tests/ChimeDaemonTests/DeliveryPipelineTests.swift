@@ -390,91 +390,80 @@ import Testing
     }
 }
 
-/// The two machines together, the presence's actions routed to the pipeline as chimed routes them: a
-/// server that comes, goes and fails, seen from what is sent.
+/// The two machines composed in `DeliveryCore`, as chimed drives them: a server that comes, goes and
+/// fails, seen from what is sent.
 @Suite struct DeliveryWithServerPresenceTests {
-    /// The machines, what they sent and whom they asked.
+    /// The core, what it sent and whom it asked.
     struct Scenario {
-        var presence = ServerPresence()
-        var pipeline = DeliveryPipeline(
-            quietHours: nil, flood: DeliveryPipelineTests.noFlood, now: DeliveryPipelineTests.t0)
+        var core = DeliveryCore(quietHours: nil, flood: DeliveryPipelineTests.noFlood, now: DeliveryPipelineTests.t0)
         var now = DeliveryPipelineTests.t0
         /// Summaries sent so far, in order.
         var sent: [String] = []
         var asked: [String] = []
 
-        mutating func deliver(_ event: DeliveryPipeline.Event) {
-            let actions = pipeline.handle(
-                event, DeliveryPipeline.Context(now: now, timeZone: DeliveryPipelineTests.utc))
-            sent += DeliveryPipelineTests.sent(actions)
-        }
+        var pipeline: DeliveryPipeline { core.pipeline }
+        var presence: ServerPresence { core.presence }
 
-        mutating func server(_ event: ServerPresence.Event) {
-            for action in presence.handle(event) {
+        mutating func handle(_ event: DeliveryCore.Event) {
+            let context = DeliveryCore.Context(now: now, timeZone: DeliveryPipelineTests.utc)
+            for action in core.handle(event, context: context) {
                 switch action {
-                case .serverAppeared: deliver(.serverAppeared)
-                case .learn(let owner): asked.append(owner)
-                case .readiness(let readiness): deliver(.serverReadiness(readiness))
+                case .send(let notification): sent.append(notification.content.summary)
+                case .askServer(let owner?): asked.append(owner)
                 default: break
                 }
             }
         }
 
-        mutating func failed(_ error: DBusError, sentTo: String?) {
-            let failure = presence.classify(error, sentTo: sentTo)
-            if case .noServer = failure { server(.notifyFoundNoServer) }
-            deliver(.notifyFailed(failure))
-        }
-
-        func info(_ owner: String) -> ServerPresence.Event {
-            .infoArrived(owner: owner, capabilities: ["body"], identity: ("mock", "v", "1", "1.2"), paused: nil)
+        func info(_ owner: String) -> DeliveryCore.Event {
+            .serverInfoArrived(owner: owner, capabilities: ["body"], identity: ("mock", "v", "1", "1.2"), paused: nil)
         }
     }
 
     @Test func aServerThatAppearsAfterNoneWasFoundGetsEverythingInOrder() {
         var s = Scenario()
-        s.server(.ownerChanged(nil))
-        s.deliver(.rowsArrived([DeliveryPipelineTests.row(1, "a"), DeliveryPipelineTests.row(2, "b")]))
+        s.handle(.serverOwnerChanged(nil))
+        s.handle(.rowsArrived([DeliveryPipelineTests.row(1, "a"), DeliveryPipelineTests.row(2, "b")]))
         #expect(s.sent == ["a"])  // no owner: tried, and the bus says there is none
-        s.failed(DBusError(.serviceUnknown, "none"), sentTo: nil)
+        s.handle(.notifyFailed(DBusError(.serviceUnknown, "none")))
         #expect(s.presence.readiness == .missing)
-        s.deliver(.rowsArrived([DeliveryPipelineTests.row(3, "c")]))
+        s.handle(.rowsArrived([DeliveryPipelineTests.row(3, "c")]))
         #expect(s.sent == ["a"])
-        s.server(.ownerChanged(":1.4"))
+        s.handle(.serverOwnerChanged(":1.4"))
         #expect(s.asked == [":1.4"])
         #expect(s.sent == ["a"])  // its information is not known yet
-        s.server(s.info(":1.4"))
+        s.handle(s.info(":1.4"))
         #expect(s.sent == ["a", "a"])
-        s.deliver(.notifyAnswered(notificationID: 1))
-        s.deliver(.notifyAnswered(notificationID: 2))
+        s.handle(.notifyAnswered(notificationID: 1))
+        s.handle(.notifyAnswered(notificationID: 2))
         #expect(s.sent == ["a", "a", "b", "c"])
     }
 
     @Test func aServerThatHungIsReplacedWithoutWaitingForTheRetry() {
         var s = Scenario()
-        s.server(.ownerChanged(":1.4"))
-        s.server(s.info(":1.4"))
-        s.deliver(.rowsArrived([DeliveryPipelineTests.row(1, "a")]))
-        s.failed(DBusError(.noReply, "timeout"), sentTo: ":1.4")
+        s.handle(.serverOwnerChanged(":1.4"))
+        s.handle(s.info(":1.4"))
+        s.handle(.rowsArrived([DeliveryPipelineTests.row(1, "a")]))
+        s.handle(.notifyFailed(DBusError(.noReply, "timeout")))
         #expect(s.pipeline.hold == .retry(until: s.now + 1))
-        s.server(.ownerChanged(":1.5"))
+        s.handle(.serverOwnerChanged(":1.5"))
         // The old server's information, arriving late, does not make the new one ready.
-        s.server(s.info(":1.4"))
+        s.handle(s.info(":1.4"))
         #expect(s.sent == ["a"])
         s.now += 0.3
-        s.server(s.info(":1.5"))
+        s.handle(s.info(":1.5"))
         #expect(s.sent == ["a", "a"])
     }
 
     @Test func aServerThatWentWhileItHadTheCallIsFollowedByItsSuccessor() {
         var s = Scenario()
-        s.server(.ownerChanged(":1.4"))
-        s.server(s.info(":1.4"))
-        s.deliver(.rowsArrived([DeliveryPipelineTests.row(1, "a"), DeliveryPipelineTests.row(2, "b")]))
-        s.server(.ownerChanged(":1.5"))
-        s.server(s.info(":1.5"))
+        s.handle(.serverOwnerChanged(":1.4"))
+        s.handle(s.info(":1.4"))
+        s.handle(.rowsArrived([DeliveryPipelineTests.row(1, "a"), DeliveryPipelineTests.row(2, "b")]))
+        s.handle(.serverOwnerChanged(":1.5"))
+        s.handle(s.info(":1.5"))
         // The bus says the name had no owner when the call arrived; a new server owns it now.
-        s.failed(DBusError(.serviceUnknown, "gone"), sentTo: ":1.4")
+        s.handle(.notifyFailed(DBusError(.serviceUnknown, "gone")))
         #expect(s.presence.readiness == .ready)
         #expect(s.sent == ["a", "a"])
         #expect(s.pipeline.retryAt == nil)
