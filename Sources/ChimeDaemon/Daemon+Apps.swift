@@ -25,6 +25,21 @@ extension Daemon {
         }
     }
 
+    /// Charges an app's call budget for the work a call of its did beyond the call itself (`WorkCost`): the
+    /// budget may go below zero, and the app's next calls wait until it has refilled. So an app pays for a
+    /// listing in proportion to what it read and computed, and cannot ask for more work than its calls a
+    /// second buy, however it splits it.
+    func charge(_ caller: Caller, _ cost: WorkCost) {
+        guard !caller.isUser, cost.tokens > 0 else { return }
+        let now = clock.now()
+        var bucket =
+            interaction.rates[caller.appID]
+            ?? RateBucket(tokens: Double(settings.callBurst), updated: now)
+        bucket.refill(now: now, rate: settings.callsPerSecond, capacity: Double(settings.callBurst))
+        bucket.tokens -= cost.tokens
+        interaction.rates[caller.appID] = bucket
+    }
+
     /// Refuses a change that would give an app more items than `[limits] entries-per-app`, or more bytes
     /// than `[limits] bytes-per-app`: its items as stored (`ScheduledItem.storedBytes`), its categories and
     /// the actions kept for it (`AppStorage`), all kept as they change. `adding` and `addingBytes` are what
@@ -155,6 +170,20 @@ extension Daemon {
 }
 
 /// A token bucket for one app's calls.
+/// The work a call did beyond itself, in calls of an app's budget: a call costs one; a listing costs one
+/// more for every `rowsPerCall` rows it read and every `stepsPerCall` steps its occurrence searches took
+/// (`SearchBudget`). One call is about 0.1 ms of chimed's time; a row read and shown, about 5 µs; 2,500
+/// steps, about 0.1 ms (a whole search's 100,000, at most 4 ms).
+struct WorkCost: Sendable {
+    var rows = 0
+    var steps = 0
+
+    static let rowsPerCall = 20
+    static let stepsPerCall = 2_500
+
+    var tokens: Double { Double(rows) / Double(Self.rowsPerCall) + Double(steps) / Double(Self.stepsPerCall) }
+}
+
 struct RateBucket {
     var tokens: Double
     var updated: Date

@@ -112,25 +112,30 @@ extension Daemon {
                     try options.refuseUnknown(known: PermissionWire.keys.union(["dry-run"]))
                     let strategy = try PermissionWire.strategy(options) ?? .askSystemPermissionIfNeeded
                     let now = self.clock.now()
-                    // One entry decoded at a time: a large group never exists as D-Bus values all at once.
-                    var entries: [TimelineEntry] = []
-                    try call.forEachElement { (value) throws(DBusError) in
-                        guard entries.count < TimelineGroup.maximumEntries else {
-                            throw DBusError(
-                                name: ChimeBus.ErrorName.invalidArgument,
-                                message: "more than the \(TimelineGroup.maximumEntries) entries a group may have")
+                    // The caller's work (up to 32 MiB decoded and checked) on `callerWork`; one entry decoded at
+                    // a time, so that a large group never exists as D-Bus values all at once.
+                    let group = try await self.callerWork.run {
+                        var entries: [TimelineEntry] = []
+                        try call.forEachElement { (value) throws(DBusError) in
+                            guard entries.count < TimelineGroup.maximumEntries else {
+                                throw DBusError(
+                                    name: ChimeBus.ErrorName.invalidArgument,
+                                    message: "more than the \(TimelineGroup.maximumEntries) entries a group may have")
+                            }
+                            entries.append(try EntryWire.decode(value, index: entries.count, now: now))
                         }
-                        entries.append(try EntryWire.decode(value, index: entries.count, now: now))
+                        try Self.refuseCommands(in: entries)
+                        try Self.checkCallbacks(in: entries, caller: caller)
+                        try Self.checkOwnNames(in: entries, caller: caller)
+                        let group = TimelineGroup(id: id, owner: caller.appID, settings: settings, entries: entries)
+                        do {
+                            try group.validate()
+                        } catch {
+                            throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "\(error)")
+                        }
+                        return group
                     }
-                    try Self.refuseCommands(in: entries)
-                    try Self.checkCallbacks(in: entries, caller: caller)
-                    try Self.checkOwnNames(in: entries, caller: caller)
-                    let group = TimelineGroup(id: id, owner: caller.appID, settings: settings, entries: entries)
-                    do {
-                        try group.validate()
-                    } catch {
-                        throw DBusError(name: ChimeBus.ErrorName.invalidArgument, message: "\(error)")
-                    }
+                    let entries = group.entries
                     try await self.checkEnds(of: entries, in: GroupKey(owner: caller.appID, id: id), now: now)
                     let dryRun = try options.bool("dry-run") ?? false
                     if !dryRun { try await self.checkPermission(strategy, caller: caller, group: id) }
@@ -169,7 +174,7 @@ extension Daemon {
                         before: try options.string("after").map { (text) throws(DBusError) in
                             try Self.historyCursor(text)
                         })
-                    return [.array(element: WireRecord.type, try await self.listHistory(query))]
+                    return [.array(element: WireRecord.type, try await self.listHistory(query, caller: caller))]
                 },
                 method("ListDelivered", [record("options")], [records("notifications")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")
@@ -394,26 +399,29 @@ extension Daemon {
         guard entries.contains(where: { $0.endDate != nil }) else { return }
         let group = await planningCopy(of: key)
         // The caller's work, on one of the store's readers: its entries read, hashed and their rules searched.
-        try await store.readingEntries { reader in
-            let (system, phrases) = (group.systemTimeZone, group.phraseDefaults)
-            let existing = Set(try Self.entries(ofGroup: key, in: group, reader: reader))
-            for entry in entries where !existing.contains(entry) {
-                guard let until = entry.endDate else { continue }
-                let first: Date?
-                switch entry.trigger {
-                case .at(let date):
-                    first = date
-                case .rule(let rule, let zone):
-                    first = try? Recurrence.parse(
-                        rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
-                        phraseDefaults: phrases
-                    ).shifted(by: entry.offset).nextOccurrence(after: now, systemTimeZone: system)
+        let store = self.store
+        try await callerWork.run {
+            try store.readEntries { reader in
+                let (system, phrases) = (group.systemTimeZone, group.phraseDefaults)
+                let existing = Set(try Self.entries(ofGroup: key, in: group, reader: reader))
+                for entry in entries where !existing.contains(entry) {
+                    guard let until = entry.endDate else { continue }
+                    let first: Date?
+                    switch entry.trigger {
+                    case .at(let date):
+                        first = date
+                    case .rule(let rule, let zone):
+                        first = try? Recurrence.parse(
+                            rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system,
+                            phraseDefaults: phrases
+                        ).shifted(by: entry.offset).nextOccurrence(after: now, systemTimeZone: system)
+                    }
+                    guard let first, first > until else { continue }
+                    throw DBusError(
+                        name: ChimeBus.ErrorName.invalidTime,
+                        message: "entry \(entry.id): its first occurrence (\(Time.iso(first))) is after its end (until "
+                            + "\(Time.iso(until))); move until later")
                 }
-                guard let first, first > until else { continue }
-                throw DBusError(
-                    name: ChimeBus.ErrorName.invalidTime,
-                    message: "entry \(entry.id): its first occurrence (\(Time.iso(first))) is after its end (until "
-                        + "\(Time.iso(until))); move until later")
             }
         }
     }

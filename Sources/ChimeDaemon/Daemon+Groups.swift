@@ -44,10 +44,13 @@ extension Daemon {
         let planned = clock.now()
         var plan: ReschedulePlan
         do {
-            plan = try await store.readingEntries { reader in
-                let group = try timeline(local, reader)
-                return try local.planReschedule(group, now: planned) { item in
-                    (try? reader.entries(of: [item.id]))?[item.id]
+            let store = self.store
+            plan = try await callerWork.run {
+                try store.readEntries { reader in
+                    let group = try timeline(local, reader)
+                    return try local.planReschedule(group, now: planned) { item in
+                        (try? reader.entries(of: [item.id]))?[item.id]
+                    }
                 }
             }
         } catch let error as TimelineError {

@@ -7,8 +7,8 @@ import Synchronization
 
 /// Listings (`ListPending`, `History`): read from the store on its reader connections, filtered by owner in
 /// the query, and paged, so that what a listing costs grows with what the caller asked for and is spent
-/// on the caller's time: never on the daemon's queue, where the timer and deliveries run, nor on the
-/// store's writer, where their records are written.
+/// on the caller's time (`CallerWork`, at a lower CPU priority): never on the daemon's queue, where the timer
+/// and deliveries run, nor on the store's writer, where their records are written.
 ///
 /// A reply holds at most `ChimeBus.maximumReplyBytes`; when items are left, its last record is
 /// `{next-page: CURSOR}` alone, and the call with options `after: CURSOR` lists the next page.
@@ -39,27 +39,37 @@ extension Daemon {
         let query = PendingPageQuery(
             owner: caller.isUser ? nil : caller.appID, group: listing.group, until: listing.until,
             after: listing.after, limit: pageItems + 1)
-        return try await store.pendingPage(query) { rows in
-            var page = ListingPage()
-            var budget = Self.occurrenceBudget
-            for (item, entry) in rows.prefix(pageItems) {
-                let record = Self.pendingItem(item, entry, listing: listing, zone: zone, budget: &budget).encoded.value
-                guard page.add(record, cursor: Self.cursor(item)) else { break }
+        let store = self.store
+        let (records, cost) = try await callerWork.run {
+            try store.pendingPage(query) { rows in
+                var page = ListingPage()
+                var budget = Self.occurrenceBudget
+                var cost = WorkCost(rows: rows.count)
+                for (item, entry) in rows.prefix(pageItems) {
+                    let pending = Self.pendingItem(
+                        item, entry, listing: listing, zone: zone, budget: &budget, steps: &cost.steps)
+                    guard page.add(pending.encoded.value, cursor: Self.cursor(item)) else { break }
+                }
+                if !page.isCut, rows.count > pageItems { page.cut() }
+                return (page.records, cost)
             }
-            if !page.isCut, rows.count > pageItems { page.cut() }
-            return page.records
         }
+        await charge(caller, cost)
+        return records
     }
 
     /// The most history entries one page reads.
     static let historyPageEntries = 10_000
 
     /// One page of `History`: at most `query.limit` entries, newest first.
-    nonisolated func listHistory(_ query: HistoryQuery) async throws -> [DBusValue] {
+    nonisolated func listHistory(_ query: HistoryQuery, caller: Caller) async throws -> [DBusValue] {
         await waitForEarlierWrites()
         var bounded = query
         bounded.limit = min(query.limit, Self.historyPageEntries)
-        let entries = try await store.historyPage(bounded)
+        let store = self.store
+        let asked = bounded
+        let entries = try await callerWork.run { try store.history(asked) }
+        await charge(caller, WorkCost(rows: entries.count))
         var page = ListingPage()
         for entry in entries {
             let record = HistoryRecord(
@@ -77,7 +87,8 @@ extension Daemon {
     /// A pending item as a listing shows it, with its next `listing.next` occurrences (with `until`, those up
     /// to it, within `budget`, and `more` when some are left out).
     static func pendingItem(
-        _ item: ScheduledItem, _ entry: TimelineEntry, listing: PendingListing, zone: TimeZone, budget: inout Int
+        _ item: ScheduledItem, _ entry: TimelineEntry, listing: PendingListing, zone: TimeZone, budget: inout Int,
+        steps: inout Int
     ) -> PendingItem {
         // A fire date past the end date only waits for the end: it is not an occurrence.
         let first = item.endDate.map { item.fireDate <= $0 } ?? true ? [item.fireDate] : []
@@ -86,12 +97,14 @@ extension Daemon {
         if let until = listing.until {
             // One more than asked, to know whether any is left out; within the call's budget.
             let wanted = min(listing.next - 1, budget)
-            let after = item.occurrencesAfterPending(count: wanted + 1, systemTimeZone: zone, until: until)
+            let after = item.occurrencesAfterPending(
+                count: wanted + 1, systemTimeZone: zone, until: until, stepsSpent: &steps)
             budget -= min(after.count, wanted)
             more = after.count > wanted
             upcoming += after.prefix(wanted)
         } else {
-            upcoming += item.occurrencesAfterPending(count: listing.next - 1, systemTimeZone: zone)
+            upcoming += item.occurrencesAfterPending(
+                count: listing.next - 1, systemTimeZone: zone, stepsSpent: &steps)
         }
         var rule: String?
         if item.repeats, case .rule(let written, _) = entry.trigger {

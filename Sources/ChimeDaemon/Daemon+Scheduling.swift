@@ -336,7 +336,9 @@ extension Daemon {
         // daemon's queue.
         let now = clock.now()
         let (zone, phrases) = published.withLock { ($0.systemTimeZone, $0.phraseDefaults) }
-        let first = try Self.firstOccurrence(of: trigger, now: now, systemTimeZone: zone, phraseDefaults: phrases)
+        let first = try await callerWork.run {
+            try Self.firstOccurrence(of: trigger, now: now, systemTimeZone: zone, phraseDefaults: phrases)
+        }
         return try await schedule(content, trigger: trigger, owner: owner, quota: quota, first: first, now: now)
     }
 

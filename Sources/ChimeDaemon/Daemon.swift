@@ -76,6 +76,8 @@ public actor Daemon {
     let inserts = InsertBatch()
     /// What the daemon's queue publishes for listings, which run elsewhere (`Daemon+Listings.swift`).
     let published = Mutex(PublishedState())
+    /// Where the work a call asks for is done, at a lower CPU priority than the deliveries.
+    let callerWork = CallerWork(threads: 2)
     let logger: Logger
     let notifier = ServiceNotifier()
     let clock: any DaemonClock

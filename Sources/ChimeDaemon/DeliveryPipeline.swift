@@ -213,6 +213,7 @@ struct DeliveryPipeline {
         case .rowsArrived(let rows):
             stored += rows
             contentWanted = true
+            replanForNewOwners(of: rows.filter { $0.content != nil }, context)
             if server == .missing {
                 for row in rows {
                     actions.append(
@@ -221,7 +222,10 @@ struct DeliveryPipeline {
             }
         case .contentResolved(let seq, let content):
             resolving.remove(seq)
-            if let index = outbox.firstIndex(where: { $0.seq == seq }) { stored[index].content = content }
+            if let index = outbox.firstIndex(where: { $0.seq == seq }) {
+                stored[index].content = content
+                replanForNewOwners(of: [stored[index]], context)
+            }
         case .contentDeclined(let seq):
             resolving.remove(seq)
             if let index = outbox.firstIndex(where: { $0.seq == seq }) {
@@ -309,6 +313,40 @@ struct DeliveryPipeline {
         return actions
     }
 
+    /// Drops the current plan when `rows` ready to send belong to an owner that has nothing in it: the gate
+    /// plans again at once with them, so that one owner's long plan (a burst of 200) never keeps another
+    /// owner's notification waiting behind all of it, and that owner gets its turn. The plan's tokens go
+    /// back to the gate; nothing of it was sent.
+    private mutating func replanForNewOwners(of rows: [OutboxRecord], _ context: Context) {
+        guard !upcoming.isEmpty, !rows.isEmpty else { return }
+        let planned = Set(upcoming.flatMap { $0.rows.map(\.owner) })
+        guard rows.contains(where: { !planned.contains($0.owner) }) else { return }
+        gate.giveBack(upcoming.count, now: context.now)
+        upcoming = []
+    }
+
+    /// A plan's notifications in turns by owner, each owner's in their order: one owner's long run (a burst
+    /// of 200) never keeps another owner's notification more than one notification behind. The first turn
+    /// goes to the owner whose first notification came first.
+    static func inTurns(_ plan: [Notification]) -> [Notification] {
+        var owners: [String] = []
+        var byOwner: [String: [Notification]] = [:]
+        for notification in plan {
+            let owner = notification.rows.first?.owner ?? ""
+            if byOwner[owner] == nil { owners.append(owner) }
+            byOwner[owner, default: []].append(notification)
+        }
+        guard owners.count > 1 else { return plan }
+        var result: [Notification] = []
+        result.reserveCapacity(plan.count)
+        var round = 0
+        while result.count < plan.count {
+            for owner in owners where round < byOwner[owner]!.count { result.append(byOwner[owner]![round]) }
+            round += 1
+        }
+        return result
+    }
+
     /// A new plan from the gate when the last one is spent.
     private mutating func planIfSpent(_ context: Context) -> [Action] {
         guard upcoming.isEmpty else { return [] }
@@ -329,7 +367,7 @@ struct DeliveryPipeline {
                 }
             }
             + planned.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
-        upcoming = plan.reversed()
+        upcoming = Self.inTurns(plan).reversed()
         guard let deadline = planned.wakeAt else { return [] }
         if let current = gateDeadline, current <= deadline, current > context.now { return [] }
         gateDeadline = deadline

@@ -29,6 +29,23 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
 /// One wrapper per Linux system call that ChimeDaemon makes directly: each returns the call's result
 /// or throws a `SystemCallError` carrying `errno`, so callers never read `errno` themselves.
 enum Linux {
+    /// Sets the calling thread's nice value (Linux keeps one per thread: `PRIO_PROCESS` with a thread id).
+    /// Any process may raise it (lower its priority); lowering it again needs privileges.
+    ///
+    /// The corresponding C function is `setpriority`.
+    static func setThreadNice(_ nice: Int32) throws(SystemCallError) {
+        guard setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(CLinux_gettid()), nice) == 0 else {
+            throw SystemCallError(call: "setpriority", errno: errno)
+        }
+    }
+
+    /// The calling thread's nice value.
+    ///
+    /// The corresponding C function is `getpriority`.
+    static func threadNice() -> Int32 {
+        getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(CLinux_gettid()))
+    }
+
     /// Creates a timer file descriptor on `clock`.
     ///
     /// The corresponding C function is `timerfd_create`.

@@ -157,16 +157,6 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Runs a read on one of the database's reader connections (its own queue), without blocking the caller's
-    /// thread; failures as in `write`.
-    func reading<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await writer.read(value)
-        } catch let error as DatabaseError {
-            throw failure(error)
-        }
-    }
-
     /// Runs a read; failures as in `write`.
     func read<T>(_ value: (Database) throws -> T) throws -> T {
         do {
@@ -333,12 +323,6 @@ public final class ScheduleStore: Sendable {
     /// History, newest first.
     public func history(_ query: HistoryQuery) throws -> [HistoryEntry] {
         try read { db in try Self.history(query, in: db) }
-    }
-
-    /// `history(_:)`, read on one of the database's reader connections without blocking the caller's thread:
-    /// never on the store's writer.
-    public func historyPage(_ query: HistoryQuery) async throws -> [HistoryEntry] {
-        try await reading { db in try Self.history(query, in: db) }
     }
 
     static func history(_ query: HistoryQuery, in db: Database) throws -> [HistoryEntry] {
@@ -881,7 +865,8 @@ public final class ScheduleStore: Sendable {
                     """, arguments: [owner, taken])
             let kept =
                 try Int.fetchOne(
-                    db, sql: "SELECT SUM(\(Self.keptActionSize)) FROM pendingAction WHERE owner = ?", arguments: [owner])
+                    db, sql: "SELECT SUM(\(Self.keptActionSize)) FROM pendingAction WHERE owner = ?", arguments: [owner]
+                )
                 ?? 0
             return (actions, more, kept)
         }
@@ -1076,11 +1061,11 @@ public final class ScheduleStore: Sendable {
         return result
     }
 
-    /// Runs `body` on one of the database's reader connections, without blocking the caller's thread or
-    /// waiting for the writer: for the work a call asks for that needs stored definitions (planning a
-    /// group's new timeline), done on the caller's time.
-    public func readingEntries<T: Sendable>(_ body: @escaping @Sendable (EntryReader) throws -> T) async throws -> T {
-        try await reading { db in try body(EntryReader(db: db)) }
+    /// Runs `body` with one of the database's reader connections (on the calling thread, never waiting for
+    /// the writer): for the work a call asks for that needs stored definitions (planning a group's new
+    /// timeline), done on the caller's time.
+    public func readEntries<T>(_ body: (EntryReader) throws -> T) throws -> T {
+        try read { db in try body(EntryReader(db: db)) }
     }
 
     /// The most ids one statement binds (SQLite allows 32,766).
@@ -1104,14 +1089,13 @@ public final class ScheduleStore: Sendable {
 
     // MARK: - Listings, off the writer
 
-    /// A page of pending items, soonest first (by next occurrence, then id), each with its entry, read on one
-    /// of the database's reader connections: never on the store's writer, nor where the scheduler runs.
-    /// `transform` runs there too, with the rows, so that the work a listing asks for is done on the
-    /// caller's time. Items of disabled groups are not pending.
-    public func pendingPage<T: Sendable>(
-        _ query: PendingPageQuery, _ transform: @escaping @Sendable ([(ScheduledItem, TimelineEntry)]) throws -> T
-    ) async throws -> T {
-        try await reading { db in
+    /// A page of pending items, soonest first (by next occurrence, then id), each with its entry, read with
+    /// one of the database's reader connections on the calling thread, never waiting for the writer;
+    /// `transform` gets the rows there. Items of disabled groups are not pending.
+    public func pendingPage<T>(
+        _ query: PendingPageQuery, _ transform: ([(ScheduledItem, TimelineEntry)]) throws -> T
+    ) throws -> T {
+        try read { db in
             var conditions = ["item.state = 'pending'"]
             var arguments: StatementArguments = []
             if let owner = query.owner {

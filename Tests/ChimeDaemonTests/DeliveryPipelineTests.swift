@@ -75,6 +75,45 @@ import Testing
 
     // MARK: - One at a time, in order
 
+    /// One app's long plan (a burst) does not keep another app's notification waiting behind all of it: the
+    /// plan is made again when it comes, and the apps take turns, so the other app's goes after one more of
+    /// the burst; the burst goes on after, in order, and nothing is lost or sent twice.
+    @Test func anotherAppsNotificationGoesNextNotAfterOneAppsWholeBurst() {
+        var h = Harness()
+        let burst = (1...20).map { seq in
+            OutboxRecord(
+                seq: UInt64(seq), itemID: UInt64(seq), owner: "org.example.Loud", group: nil, occurrence: Self.t0,
+                number: 1, late: false, content: NotificationContent(summary: "burst \(seq)"))
+        }
+        var sent = Self.sent(h.handle(.rowsArrived(burst)))
+        sent += Self.sent(h.answer(1))
+        sent += Self.sent(h.answer(2))
+        #expect(sent == ["burst 1", "burst 2", "burst 3"])
+        let quiet = OutboxRecord(
+            seq: 21, itemID: 21, owner: "org.example.Quiet", group: nil, occurrence: Self.t0, number: 1, late: false,
+            content: NotificationContent(summary: "quiet"))
+        #expect(Self.sent(h.handle(.rowsArrived([quiet]))).isEmpty, "one Notify at a time")
+        #expect(Self.sent(h.answer(3)) == ["burst 4"])
+        #expect(Self.sent(h.answer(4)) == ["quiet"])
+        var rest: [String] = []
+        for id in 5...30 { rest += Self.sent(h.answer(UInt32(id))) }
+        #expect(rest == (5...20).map { "burst \($0)" })
+    }
+
+    /// Rows of an owner the plan holds already do not make it again (a burst's own rows keep their order).
+    @Test func rowsOfAnOwnerThePlanHoldsDoNotReplanIt() {
+        var h = Harness()
+        func row(_ seq: UInt64) -> OutboxRecord {
+            OutboxRecord(
+                seq: seq, itemID: seq, owner: "org.example.Loud", group: nil, occurrence: Self.t0, number: 1,
+                late: false, content: NotificationContent(summary: "\(seq)"))
+        }
+        var sent = Self.sent(h.handle(.rowsArrived((1...5).map(row))))
+        sent += Self.sent(h.handle(.rowsArrived([row(6)])))
+        for id in 1...10 { sent += Self.sent(h.answer(UInt32(id))) }
+        #expect(sent == (1...6).map { "\($0)" })
+    }
+
     @Test func sendsOneNotificationAtATimeInArrivalOrder() {
         var h = Harness()
         let first = h.handle(.rowsArrived([Self.row(1, "a"), Self.row(2, "b"), Self.row(3, "c")]))

@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/timerfd.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -51,6 +54,10 @@ static const uint32_t CLinux_IN_ISDIR = IN_ISDIR;
 static const uint32_t CLinux_IN_ONLYDIR = IN_ONLYDIR;
 static const uint32_t CLinux_IN_EXCL_UNLINK = IN_EXCL_UNLINK;
 static const uint32_t CLinux_IN_MASK_ADD = IN_MASK_ADD;
+
+// The calling thread's kernel id, for setpriority: glibc's gettid() is not in Swift's Glibc module, and
+// syscall(SYS_gettid), which it stands for, is variadic.
+static inline pid_t CLinux_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 
 // struct inotify_event ends in a flexible array member (char name[]), which Swift does not import:
 // the name starts at this offset from the start of each event.

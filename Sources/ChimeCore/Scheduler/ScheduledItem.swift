@@ -142,6 +142,15 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
     /// With `until`, only those up to it. All of them are searched for within ``listingBudget`` steps: a
     /// listing of a rule that fires rarely for its form ends where that runs out.
     public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone, until: Date? = nil) -> [Date] {
+        var steps = 0
+        return occurrencesAfterPending(count: count, systemTimeZone: systemTimeZone, until: until, stepsSpent: &steps)
+    }
+
+    /// `occurrencesAfterPending(count:systemTimeZone:until:)`, adding the search steps it took to `stepsSpent`:
+    /// what the listing cost, for the caller to pay.
+    public func occurrencesAfterPending(
+        count: Int, systemTimeZone: TimeZone, until: Date? = nil, stepsSpent: inout Int
+    ) -> [Date] {
         var result: [Date] = []
         var cursor = fireDate
         let left = maximumOccurrences.map { $0 - state.occurrences - 1 } ?? Int.max
@@ -154,6 +163,7 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
             result.append(next)
             cursor = next
         }
+        stepsSpent += budget.spent
         return result
     }
 

@@ -134,6 +134,13 @@ public struct DeliveryGate: Sendable {
             wakeAt: wakeAt)
     }
 
+    /// Gives back the tokens of notifications a plan had taken them for but that were not sent (the plan
+    /// was made again because another owner's entries came), up to the burst.
+    public mutating func giveBack(_ count: Int, now: Date) {
+        refill(now: now)
+        tokens = min(Double(flood.effectiveBurst), tokens + Double(max(0, count)))
+    }
+
     /// Deals `tokens` out one at a time to the owners that can use them, in turns: the owner that got
     /// one longest ago (or never; then the one whose entries came first) first, until every owner has
     /// what it can use or the tokens are gone. Each token dealt moves its owner to the end of the turns.
