@@ -13,6 +13,8 @@ extension Daemon {
     ///
     /// When every row that came due was prepared, the rows go to delivery at once and the step is stored
     /// right after, on the store's queue: nothing is written between the due instant and the Notify call.
+    /// Otherwise the step is stored first, on the store's queue, and its rows go to delivery once it is;
+    /// the daemon's queue never waits for the store.
     /// `taken` holds occurrences that are in the outbox already (found at start), which get no row.
     func perform(_ step: SchedulerStep, taken: [UInt64: Date] = [:]) {
         defer { prepareNext() }
@@ -106,9 +108,12 @@ extension Daemon {
                 daemon.outboxArrived(unstored)
             }
         }
-        if record.outbox.isEmpty {
+        if record.outbox.isEmpty || record.outbox.contains(where: { $0.seq == 0 }) {
+            // Stored on the store's queue, in order with every write asked for before, and sent on when it
+            // is: the daemon's queue goes on meanwhile (other deliveries, calls, the next step), never
+            // waiting behind a caller's write.
             persist({ try $0.commit(stored, now: now) }, then: stepStored)
-        } else if record.outbox.allSatisfy({ $0.seq != 0 }) {
+        } else {
             // Every row was prepared: stored already, under its seq, so the relay's receipt has a row to
             // land on. The step is stored after, in order with every later write of the store.
             persist({ try $0.commit(stored, now: now) }) { daemon, result in
@@ -117,11 +122,6 @@ extension Daemon {
                 }
             }
             outboxArrived(record.outbox)
-        } else {
-            // Something is due: stored on this thread (storeQueue.sync runs the work here when nothing is
-            // ahead of it), and sent on at once, without waking two threads in between.
-            let store = self.store
-            stepStored(self, storeQueue.sync { Result { try store.commit(stored, now: now) } })
         }
     }
 
