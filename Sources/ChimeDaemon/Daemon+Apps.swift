@@ -181,7 +181,8 @@ struct WorkCost: Sendable {
     static let rowsPerCall = 20
     static let stepsPerCall = 2_500
 
-    var tokens: Double { Double(rows) / Double(Self.rowsPerCall) + Double(steps) / Double(Self.stepsPerCall) }
+    /// Whole calls: a listing of fewer than 20 rows and 2,500 steps costs nothing beyond its own call.
+    var tokens: Double { Double(rows / Self.rowsPerCall + steps / Self.stepsPerCall) }
 }
 
 struct RateBucket {

@@ -134,6 +134,28 @@ import Testing
         }
     }
 
+    /// A listing costs its app one call more for every 20 rows it read: with 100 items, a listing is six
+    /// calls of the app's budget, and the listings a second an app may ask for shrink with what each reads.
+    @Test func aListingIsPaidForByTheRowsItRead() async throws {
+        let settings = "[limits]\ncalls-per-second = 0.01\ncall-burst = 31\n"
+        try await Session.run(settings: settings) { s in
+            let app = try await s.appConnection("io.example.Reader")
+            let entries = (0..<100).map { index in
+                Self.entry("e\(index)", summary: "s", trigger: ["at": .int64(Self.farFuture + Int64(index))])
+            }
+            try await Self.reschedule(app, group: "many", entries: entries)
+            // 31 calls: one Reschedule, then listings of six each (the call and 100 rows), five of them.
+            for _ in 0..<5 { _ = try await HostileAppTests.call(app, "ListPending", [HostileAppTests.empty]) }
+            let error = await HostileAppTests.error("a sixth listing of 100 rows") {
+                try await HostileAppTests.call(app, "ListPending", [HostileAppTests.empty])
+            }
+            HostileAppTests.expect(error, HostileAppTests.limitsExceeded, mentioning: "times a second", "sixth listing")
+            // Another app is not charged for it.
+            let other = try await s.appConnection("io.example.Other")
+            _ = try await HostileAppTests.call(other, "ListPending", [HostileAppTests.empty])
+        }
+    }
+
     @Test func aCursorThatIsNotOneIsRefused() async throws {
         try await Session.run { s in
             let app = try await s.appConnection("io.example.Cursor")
