@@ -325,28 +325,6 @@ struct DeliveryPipeline {
         upcoming = []
     }
 
-    /// A plan's notifications in turns by owner, each owner's in their order: one owner's long run (a burst
-    /// of 200) never keeps another owner's notification more than one notification behind. The first turn
-    /// goes to the owner whose first notification came first.
-    static func inTurns(_ plan: [Notification]) -> [Notification] {
-        var owners: [String] = []
-        var byOwner: [String: [Notification]] = [:]
-        for notification in plan {
-            let owner = notification.rows.first?.owner ?? ""
-            if byOwner[owner] == nil { owners.append(owner) }
-            byOwner[owner, default: []].append(notification)
-        }
-        guard owners.count > 1 else { return plan }
-        var result: [Notification] = []
-        result.reserveCapacity(plan.count)
-        var round = 0
-        while result.count < plan.count {
-            for owner in owners where round < byOwner[owner]!.count { result.append(byOwner[owner]![round]) }
-            round += 1
-        }
-        return result
-    }
-
     /// A new plan from the gate when the last one is spent.
     private mutating func planIfSpent(_ context: Context) -> [Action] {
         guard upcoming.isEmpty else { return [] }
@@ -367,7 +345,7 @@ struct DeliveryPipeline {
                 }
             }
             + planned.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
-        upcoming = Self.inTurns(plan).reversed()
+        upcoming = plan.reversed()
         guard let deadline = planned.wakeAt else { return [] }
         if let current = gateDeadline, current <= deadline, current > context.now { return [] }
         gateDeadline = deadline

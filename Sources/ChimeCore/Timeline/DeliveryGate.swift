@@ -82,14 +82,16 @@ public struct DeliveryGate: Sendable {
         lastTurn = lastTurn.filter { owners[$0.key] != nil }
 
         let whole = max(0, Int((tokens + rate * Self.clockTolerance).rounded(.down)))
-        let shares = deal(whole, to: owners)
-        var sent: [Int] = []
+        let (shares, turns) = deal(whole, to: owners)
+        var sentByOwner: [String: [Int]] = [:]
         var digests: [(first: Int, digest: Digest)] = []
         var waitsForToken = false
         var spent = 0
         for (owner, waiting) in owners {
             var budget = shares[owner] ?? 0
             spent += budget
+            var sent: [Int] = []
+            defer { sentByOwner[owner] = sent.sorted() }
             let criticalNow = min(waiting.critical.count, budget)
             sent += waiting.critical.prefix(criticalNow)
             budget -= criticalNow
@@ -129,9 +131,19 @@ public struct DeliveryGate: Sendable {
             let nextToken = now + (1 - tokens) / rate
             wakeAt = min(wakeAt ?? nextToken, nextToken)
         }
+        // The owners take turns in what is sent, in the order they were dealt their tokens (the one served
+        // longest ago first), each owner's entries in arrival order: one owner's long run never keeps another
+        // owner's entry more than one entry behind.
+        var send: [OutboxEntry] = []
+        var round = 0
+        while send.count < sentByOwner.values.reduce(0, { $0 + $1.count }) {
+            for owner in turns where round < sentByOwner[owner]?.count ?? 0 {
+                send.append(queue[sentByOwner[owner]![round]])
+            }
+            round += 1
+        }
         return DeliveryPlan(
-            send: sent.sorted().map { queue[$0] }, digests: digests.sorted { $0.first < $1.first }.map(\.digest),
-            wakeAt: wakeAt)
+            send: send, digests: digests.sorted { $0.first < $1.first }.map(\.digest), wakeAt: wakeAt)
     }
 
     /// Gives back the tokens of notifications a plan had taken them for but that were not sent (the plan
@@ -144,12 +156,14 @@ public struct DeliveryGate: Sendable {
     /// Deals `tokens` out one at a time to the owners that can use them, in turns: the owner that got
     /// one longest ago (or never; then the one whose entries came first) first, until every owner has
     /// what it can use or the tokens are gone. Each token dealt moves its owner to the end of the turns.
-    private mutating func deal(_ tokens: Int, to owners: [String: Waiting]) -> [String: Int] {
+    private mutating func deal(_ tokens: Int, to owners: [String: Waiting]) -> (shares: [String: Int], turns: [String])
+    {
         var order = owners.keys.filter { owners[$0]!.demand > 0 }.sorted { a, b in
             let (x, y) = (lastTurn[a], lastTurn[b])
             if x != y { return (x.map { Int64($0) } ?? -1) < (y.map { Int64($0) } ?? -1) }
             return owners[a]!.first < owners[b]!.first
         }
+        let turns = order
         var shares: [String: Int] = [:]
         var left = tokens
         while left > 0, !order.isEmpty {
@@ -164,7 +178,7 @@ public struct DeliveryGate: Sendable {
             // Owners not reached when the tokens ran out keep their place at the front.
             order = left > 0 ? stillWanting : []
         }
-        return shares
+        return (shares, turns)
     }
 
     /// Adds what the bucket gained since the last plan, up to the burst (which `flood` may have lowered).

@@ -55,6 +55,21 @@ import Testing
         #expect(flood.allSatisfy { out[$0.seq] != nil })
     }
 
+    /// What a plan sends goes in turns: the owner dealt first (served longest ago) first, then one entry of
+    /// each owner in turn, each owner's in arrival order; an owner that waited goes first at the next plan.
+    @Test func aPlanSendsInTurnsTheOwnerServedLongestAgoFirst() {
+        var gate = DeliveryGate(quietHours: nil, flood: FloodControl(rate: 1000, burst: 10_000), now: t0)
+        let loud = entries(1...5, owner: "org.example.Loud", at: t0)
+        let quiet = entries(11...12, owner: "org.example.Quiet", at: t0)
+        let first = gate.plan(loud + quiet, now: t0, timeZone: zone)
+        #expect(first.send.map(\.seq) == [1, 11, 2, 12, 3, 4, 5])
+        // Later, while the loud app's next burst waits, the quiet app (served longer ago) goes first.
+        let next = gate.plan(
+            entries(21...23, owner: "org.example.Loud", at: t0 + 1)
+                + entries(31...31, owner: "org.example.Quiet", at: t0 + 1), now: t0 + 1, timeZone: zone)
+        #expect(next.send.map(\.seq) == [31, 21, 22, 23])
+    }
+
     @Test func oneAppsBurstCostsItsOwnShareNotAnothers() throws {
         var gate = DeliveryGate(quietHours: nil, flood: FloodControl(rate: 5, burst: 10), now: t0)
         let queue =
