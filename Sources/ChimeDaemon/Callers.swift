@@ -34,6 +34,8 @@ final class CallerDirectory: @unchecked Sendable {
     // immutable.
     private let lock = NSLock()
     private var known: [String: Caller] = [:]
+    /// The connections the daemon registered as callers (`markRegistered`).
+    private var registered: Set<String> = []
     /// The well-known names each connection (by unique name) owns, kept current from NameOwnerChanged.
     private var names: [String: Set<String>] = [:]
     private var nameSubscription: DBusSubscription?
@@ -103,7 +105,25 @@ final class CallerDirectory: @unchecked Sendable {
 
     /// Forgets a connection that left the bus.
     func forget(_ uniqueName: String) {
-        _ = lock.withLock { known.removeValue(forKey: uniqueName) }
+        lock.withLock {
+            known.removeValue(forKey: uniqueName)
+            registered.remove(uniqueName)
+        }
+    }
+
+    /// The caller behind `sender` when the daemon has registered its connection already (`markRegistered`):
+    /// its later calls need not visit the daemon to be told apart.
+    func registeredCaller(_ sender: String?) -> Caller? {
+        guard let sender else { return nil }
+        return lock.withLock { registered.contains(sender) ? known[sender] : nil }
+    }
+
+    /// The daemon has registered connection `uniqueName` as its app's.
+    func markRegistered(_ uniqueName: String) {
+        lock.withLock {
+            guard known[uniqueName] != nil else { return }
+            registered.insert(uniqueName)
+        }
     }
 
     /// The app id of a process: Flatpak's; "" for the user's own tool; else a well-known name its

@@ -21,8 +21,6 @@ struct InteractionState {
     /// The calls waiting for their turn with a question, by call number, and the last number given.
     var questionTurns: [Int: CheckedContinuation<InteractionRouter.QuestionTurn, Never>] = [:]
     var questionCalls = 0
-    /// Each app's calls, for `[limits] calls-per-second`.
-    var rates: [String: RateBucket] = [:]
     /// What each app keeps besides its items, for `[limits] bytes-per-app`.
     var storage = AppStorage()
     /// Questions waiting for flood control.
@@ -264,11 +262,17 @@ extension Daemon {
 
     // MARK: - Callers
 
-    /// The caller of a method call, within its app's call rate: one visit to the daemon for a connection
-    /// that called before.
-    func admit(_ call: DBusMethodCall) async throws -> Caller {
-        let caller = try await caller(of: call)
-        try checkRate(caller)
+    /// The caller of a method call, within its app's call rate. A connection that called before is known
+    /// without visiting the daemon, and its rate is checked behind a lock of its own (`CallRates`): a call
+    /// refused for its rate never reaches the daemon's queue.
+    nonisolated func admit(_ call: DBusMethodCall) async throws -> Caller {
+        let caller: Caller
+        if let known = callers.registeredCaller(call.sender) {
+            caller = known
+        } else {
+            caller = try await self.caller(of: call)
+        }
+        try rates.check(caller, now: clock.now())
         return caller
     }
 
@@ -289,6 +293,7 @@ extension Daemon {
             return caller
         }
         interaction.callers[caller.uniqueName] = caller
+        callers.markRegistered(caller.uniqueName)
         if (try? await connection.nameHasOwner(caller.uniqueName)) == false { connectionGone(caller.uniqueName) }
         return caller
     }
@@ -306,13 +311,7 @@ extension Daemon {
             interaction.appConnections.removeValue(forKey: caller.appID)
             // Its call budget is forgotten once it would be full again, so that apps that come and go leave
             // nothing behind.
-            let budget = interaction.rates[caller.appID]
-            let full = Double(settings.callBurst)
-            if let budget,
-                budget.tokens + clock.now().timeIntervalSince(budget.updated) * settings.callsPerSecond >= full
-            {
-                interaction.rates.removeValue(forKey: caller.appID)
-            }
+            rates.forgetIfFull(caller.appID, now: clock.now())
         }
         callers.forget(caller.uniqueName)
     }

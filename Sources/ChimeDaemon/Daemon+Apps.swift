@@ -7,39 +7,6 @@ import Foundation
 
 /// Per-app limits, categories, the list of apps, and chimed's status.
 extension Daemon {
-    /// Refuses an app that calls faster than `[limits] calls-per-second` allows.
-    func checkRate(_ caller: Caller) throws {
-        guard !caller.isUser else { return }
-        let now = clock.now()
-        var bucket =
-            interaction.rates[caller.appID]
-            ?? RateBucket(tokens: Double(settings.callBurst), updated: now)
-        bucket.refill(now: now, rate: settings.callsPerSecond, capacity: Double(settings.callBurst))
-        let allowed = bucket.tokens >= 1
-        if allowed { bucket.tokens -= 1 }
-        interaction.rates[caller.appID] = bucket
-        guard allowed else {
-            throw DBusError(
-                name: ChimeBus.ErrorName.limitsExceeded,
-                message: "\(caller.appID) calls chimed more than \(settings.callsPerSecond) times a second; slow down")
-        }
-    }
-
-    /// Charges an app's call budget for the work a call of its did beyond the call itself (`WorkCost`): the
-    /// budget may go below zero, and the app's next calls wait until it has refilled. So an app pays for a
-    /// listing in proportion to what it read and computed, and cannot ask for more work than its calls a
-    /// second buy, however it splits it.
-    func charge(_ caller: Caller, _ cost: WorkCost) {
-        guard !caller.isUser, cost.tokens > 0 else { return }
-        let now = clock.now()
-        var bucket =
-            interaction.rates[caller.appID]
-            ?? RateBucket(tokens: Double(settings.callBurst), updated: now)
-        bucket.refill(now: now, rate: settings.callsPerSecond, capacity: Double(settings.callBurst))
-        bucket.tokens -= cost.tokens
-        interaction.rates[caller.appID] = bucket
-    }
-
     /// Refuses a change that would give an app more items than `[limits] entries-per-app`, or more bytes
     /// than `[limits] bytes-per-app`: its items as stored (`ScheduledItem.storedBytes`), its categories and
     /// the actions kept for it (`AppStorage`), all kept as they change. `adding` and `addingBytes` are what

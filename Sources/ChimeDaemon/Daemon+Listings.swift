@@ -54,7 +54,7 @@ extension Daemon {
                 return (page.records, cost)
             }
         }
-        await charge(caller, cost)
+        rates.charge(caller, cost, now: clock.now())
         return records
     }
 
@@ -69,7 +69,7 @@ extension Daemon {
         let store = self.store
         let asked = bounded
         let entries = try await callerWork.run { try store.history(asked) }
-        await charge(caller, WorkCost(rows: entries.count))
+        rates.charge(caller, WorkCost(rows: entries.count), now: clock.now())
         var page = ListingPage()
         for entry in entries {
             let record = HistoryRecord(

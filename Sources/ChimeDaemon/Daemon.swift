@@ -78,6 +78,8 @@ public actor Daemon {
     let published = Mutex(PublishedState())
     /// Where the work a call asks for is done, at a lower CPU priority than the deliveries.
     let callerWork = CallerWork(threads: 2)
+    /// Each app's call budget, checked and charged without visiting the daemon's queue.
+    let rates: CallRates
     let logger: Logger
     let notifier = ServiceNotifier()
     let clock: any DaemonClock
@@ -153,6 +155,8 @@ public actor Daemon {
             quietHours: configuration.settings.quietHours, flood: configuration.settings.flood,
             now: configuration.clock.now())
         self.callers = CallerDirectory(userTool: configuration.userTool)
+        self.rates = CallRates(
+            callsPerSecond: configuration.settings.callsPerSecond, burst: configuration.settings.callBurst)
         (failures, failureSink) = AsyncStream.makeStream()
     }
 
@@ -596,6 +600,7 @@ public actor Daemon {
         scheduler.defaultMissedPolicy = new.missedPolicy
         scheduler.phraseDefaults = new.phraseDefaults
         published.withLock { $0.phraseDefaults = new.phraseDefaults }
+        rates.update(callsPerSecond: new.callsPerSecond, burst: new.callBurst)
         handle(.settingsChanged(quietHours: new.quietHours, flood: new.flood))
     }
 
