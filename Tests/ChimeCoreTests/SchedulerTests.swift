@@ -256,6 +256,25 @@ extension SchedulerStep {
         #expect(s.count == 1)
     }
 
+    @Test func anOccurrenceKeptToTheMicrosecondIsNotMetAgainAFractionLater() throws {
+        // An interval counted from a `now` with nanoseconds; the store keeps its occurrences to the
+        // microsecond, rounding to the nearest (so the rule's own occurrence may lie just after it).
+        let now = t0 + 0.123_456_2
+        let rule = try Recurrence.parse(
+            .phrase("every 30 minutes"), now: now, timeZone: .floating, systemTimeZone: berlin)
+        let exact = try #require(rule.nextOccurrence(after: now, systemTimeZone: berlin))
+        let stored = Date(timeIntervalSince1970: (exact.timeIntervalSince1970 * 1_000_000).rounded() / 1_000_000)
+        #expect(stored < exact, "\(exact.timeIntervalSince1970) \(stored.timeIntervalSince1970)")
+        let item = ScheduledItem(id: 1, content: .init(summary: "tick"), fireDate: stored, recurrence: rule)
+        let next = item.occurrencesAfterPending(count: 3, systemTimeZone: berlin)
+        #expect(next.map { $0.timeIntervalSince(stored).rounded() } == [1800, 3600, 5400])
+        // And once fired, the scheduler moves it a whole interval on, not to the same occurrence again.
+        var s = Scheduler(systemTimeZone: berlin)
+        _ = s.add(item, now: now)
+        let fired = run(&s, until: stored + 3601).flatMap(\.due).map(\.occurrence)
+        #expect(fired.map { $0.timeIntervalSince(stored).rounded() } == [0, 1800, 3600])
+    }
+
     @Test func cancellingARepeatingItemStopsIt() throws {
         var s = Scheduler(systemTimeZone: berlin)
         let id = schedule(&s, try recurrence(.onCalendar("*-*-* *:00:00")), "hourly")

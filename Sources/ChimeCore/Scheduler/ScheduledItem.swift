@@ -167,6 +167,10 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
         return result
     }
 
+    /// The resolution instants are stored with (microseconds, as on the wire): two occurrences closer than
+    /// this are one.
+    public static let storedResolution: TimeInterval = 0.000_001
+
     /// The steps one item's listing of occurrences may take, all of them together.
     public static let listingBudget = 4 * SearchBudget.stepsPerSearch
 
@@ -185,7 +189,12 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
         throws(SearchBudgetExhausted) -> Date?
     {
         if let recurrence = storedRecurrence?.value {
-            return try recurrence.nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
+            // `after` is an occurrence as the store kept it, to the microsecond; the rule's own occurrence
+            // may lie a fraction of a microsecond after it (an interval counted from a `now` with
+            // nanoseconds) and is the same one, not the next.
+            return try recurrence.nextOccurrence(
+                after: after.addingTimeInterval(Self.storedResolution), systemTimeZone: systemTimeZone,
+                budget: &budget)
         }
         return fireDate > after ? fireDate : nil
     }
