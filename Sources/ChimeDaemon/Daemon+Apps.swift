@@ -109,31 +109,57 @@ extension Daemon {
         }
     }
 
+    /// Publishes what `Status` answers: called on every change of the scheduler, the delivery core or the
+    /// set-aside rows, so that a caller's `Status` after its own call sees that call's effect.
+    func publishStatus() {
+        let owner = serverOwner
+        let figures = StatusFigures(
+            server: owner == nil ? nil : serverInfo, paused: owner == nil ? nil : serverPausedState,
+            pending: scheduler.count, groups: scheduler.groupCount, toDeliver: outbox.count,
+            apps: scheduler.ownersWithPendingItems, setAside: setAsideRows)
+        published.withLock { $0.status = figures }
+    }
+
     /// The server and what chimed holds: `server-present` (b), `server-name`, `server-vendor`,
     /// `server-version`, `spec-version` (s), `capabilities` (as), `paused` (b, when the server says),
     /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `set-aside` (u: stored rows chimed
     /// could not read, kept in the table `set_aside`), `version` (s).
     ///
-    /// Answered from what chimed knows: a server that hangs delays no one.
-    func status() -> WireRecord {
+    /// Answered from what the daemon published (`publishStatus`), without visiting it: neither a server
+    /// that hangs nor another app's work on the daemon's queue delays it.
+    nonisolated func status() -> WireRecord {
+        let figures = published.withLock { $0.status }
         var r = WireRecord()
         r.set("version", ChimeBus.version)
-        r.set("server-present", serverOwner != nil)
-        if serverOwner != nil {
-            r.set("server-name", serverInfo.name)
-            r.set("server-vendor", serverInfo.vendor)
-            r.set("server-version", serverInfo.version)
-            r.set("spec-version", serverInfo.specVersion)
-            r.set("capabilities", strings: serverInfo.capabilities)
+        r.set("server-present", figures.server != nil)
+        if let server = figures.server {
+            r.set("server-name", server.name)
+            r.set("server-vendor", server.vendor)
+            r.set("server-version", server.version)
+            r.set("spec-version", server.specVersion)
+            r.set("capabilities", strings: server.capabilities)
+            if let paused = figures.paused { r.set("paused", paused) }
         }
-        if serverOwner != nil, let paused = serverPausedState { r.set("paused", paused) }
-        r.set("pending", .uint32(UInt32(clamping: scheduler.count)))
-        r.set("groups", .uint32(UInt32(clamping: scheduler.groupCount)))
-        r.set("to-deliver", .uint32(UInt32(clamping: outbox.count)))
-        r.set("apps", .uint32(UInt32(clamping: scheduler.ownersWithPendingItems)))
-        r.set("set-aside", .uint32(UInt32(clamping: setAsideRows)))
+        r.set("pending", .uint32(UInt32(clamping: figures.pending)))
+        r.set("groups", .uint32(UInt32(clamping: figures.groups)))
+        r.set("to-deliver", .uint32(UInt32(clamping: figures.toDeliver)))
+        r.set("apps", .uint32(UInt32(clamping: figures.apps)))
+        r.set("set-aside", .uint32(UInt32(clamping: figures.setAside)))
         return r
     }
+}
+
+/// What `Status` answers, as the daemon last published it.
+struct StatusFigures: Sendable {
+    /// The present server's description; nil when there is none.
+    var server: ServerInfo?
+    /// Whether the present server said it is paused; nil: it has not said (or there is none).
+    var paused: Bool?
+    var pending = 0
+    var groups = 0
+    var toDeliver = 0
+    var apps = 0
+    var setAside = 0
 }
 
 /// A token bucket for one app's calls.

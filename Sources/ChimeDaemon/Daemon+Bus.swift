@@ -299,7 +299,7 @@ extension Daemon {
                     return []
                 },
                 method("Status", [], [record("status")]) { _, _, _ in
-                    [await self.status().value]
+                    [self.status().value]
                 },
             ],
             signals: [

@@ -200,4 +200,6 @@ struct PublishedState: Sendable {
     var systemTimeZone = TimeZone(identifier: "UTC")!
     /// The times of day phrases mean (`Scheduler.phraseDefaults`, chime.toml's `[phrases]`).
     var phraseDefaults = PhraseDefaults.standard
+    /// What `Status` answers (`Daemon.publishStatus`).
+    var status = StatusFigures()
 }

@@ -52,6 +52,10 @@ public actor Daemon {
             /// Debug builds only: when the machine started, in place of the kernel's word (so that a test
             /// can make chimed start "after a reboot").
             public var bootTime: Date?
+            /// Debug builds only: a FIFO; SIGUSR1 makes the daemon's queue read it to its end, holding the
+            /// queue until a test has opened it for writing and closed it (so that a test can show which
+            /// calls are answered while the daemon is busy). A release build has neither.
+            public var holdFIFO: String?
         #endif
         /// The `chime` executable whose processes act for the user (see `CallerDirectory`); nil: none.
         public var userTool: String? = CallerDirectory.installedUserTool()
@@ -86,7 +90,11 @@ public actor Daemon {
     nonisolated var store: ScheduleStore { configuration.store }
 
     // The daemon's state, isolated to it.
-    var scheduler = Scheduler()
+    // The three below change what `Status` answers: each change is published (`publishStatus`), in place
+    // (an observer that does not read the old value lets the struct be modified where it is).
+    var scheduler = Scheduler() {
+        didSet { publishStatus() }
+    }
     var settings: DaemonSettings
     var deadlineTimer: DeadlineTimer?
     var armedDeadline: Date?
@@ -104,7 +112,9 @@ public actor Daemon {
     /// A status line for the service manager is on its way (`statusChanged`).
     var statusUpdateScheduled = false
     /// Delivery, the notification server's presence and the interaction with the user (`DeliveryCore`).
-    var core: DeliveryCore
+    var core: DeliveryCore {
+        didSet { publishStatus() }
+    }
     /// The timers and the scheduler's side of delivery.
     var delivery = DeliveryState()
     var groupSources: [GroupKey: GroupSource] = [:]
@@ -131,7 +141,9 @@ public actor Daemon {
     let failures: AsyncStream<DaemonError>
     let failureSink: AsyncStream<DaemonError>.Continuation
     /// How many stored rows are set aside because chimed could not read them (`Status` key `set-aside`).
-    var setAsideRows = 0
+    var setAsideRows = 0 {
+        didSet { publishStatus() }
+    }
     /// The rows stored for what comes due at `preparedDeadline`, by item (`prepareNext`); `preparation`
     /// counts the deadlines prepared, so that a late answer of the store for an earlier one is ignored.
     var prepared: [UInt64: OutboxRecord] = [:]
@@ -509,6 +521,7 @@ public actor Daemon {
         var trapped: [UnixSignal] = [.sighup]
         #if CHIME_TEST_HOOKS
             if configuration.offsetClock != nil { trapped.append(.sigusr2) }
+            if configuration.holdFIFO != nil { trapped.append(.sigusr1) }
         #endif
         signals = await UnixSignalsSequence(trapping: trapped)
     }
@@ -557,12 +570,26 @@ public actor Daemon {
             #if CHIME_TEST_HOOKS
                 case .sigusr2:
                     clockChanged(reason: "clock set (test hook)")
+                case .sigusr1:
+                    holdQueue()
             #endif
             default:
                 break
             }
         }
     }
+
+    #if CHIME_TEST_HOOKS
+        /// Holds the daemon's queue until a writer has opened and closed `holdFIFO` (test hook).
+        private func holdQueue() {
+            guard let path = configuration.holdFIFO else { return }
+            let fd = open(path, O_RDONLY)
+            guard fd >= 0 else { return }
+            var byte: UInt8 = 0
+            while read(fd, &byte, 1) > 0 {}
+            close(fd)
+        }
+    #endif
 
     /// Reads chime.toml and the group files again. A broken file is logged with file, line and reason,
     /// and what was in force stays as it is.

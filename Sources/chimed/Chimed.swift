@@ -154,6 +154,7 @@ struct Chimed: AsyncParsableCommand {
                     configuration.offsetClock = clock
                 }
                 if let localtime = environment["CHIMED_TEST_LOCALTIME"] { configuration.localtimePath = localtime }
+                configuration.holdFIFO = environment["CHIMED_TEST_HOLD_FIFO"]
                 if let boot = environment["CHIMED_TEST_BOOT_TIME"].flatMap(TimeInterval.init) {
                     configuration.bootTime = Date(timeIntervalSince1970: boot)
                 }

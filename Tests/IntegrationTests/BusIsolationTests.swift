@@ -2,6 +2,7 @@ import ChimeCore
 import ChimeProtocol
 import DBusKit
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -131,6 +132,51 @@ import Testing
             }
             #expect(try Self.peakResident(s) < Self.peakResidentLimit, "chimed decoded an answer over its limit")
             try await HostileAppTests.expectSameChimedServing(s, pid: pid)
+        }
+    }
+
+    /// The daemon's queue held (by a debug build's test hook, as a long job on it would hold it): `Status`
+    /// and `ListPending` are answered meanwhile, from what the daemon published and from the store, and
+    /// only what changes the daemon's state waits for it.
+    @Test func statusAndListingsAreAnsweredWhileTheDaemonIsBusy() async throws {
+        try await Session.run(startChimed: false) { s in
+            let fifo = s.bus.directory.appendingPathComponent("hold").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            s.chimedEnvironment["CHIMED_TEST_HOLD_FIFO"] = fifo
+            s.chimed = try await s.startChimed()
+            let app = try await s.appConnection("io.example.Patient")
+            let reader = try await s.appConnection("io.example.Reader")
+            let later = Self.record(["at": .int64(4_102_444_800_000_000)])
+            _ = try await HostileAppTests.schedule(reader, Self.record(["summary": .string("first")]), later)
+            _ = try await HostileAppTests.call(app, "Status")
+
+            // SIGUSR1 makes the daemon's queue read the FIFO to its end: it is held from when this test can
+            // open the FIFO for writing (chimed has opened it for reading) until the test closes it.
+            #expect(kill(s.chimed!.pid, SIGUSR1) == 0)
+            var writer: Int32 = -1
+            try await Await.polling("chimed opened the FIFO", interval: .milliseconds(10)) {
+                writer = open(fifo, O_WRONLY | O_NONBLOCK)
+                return writer >= 0
+            }
+            let scheduled = Mutex(false)
+            let scheduling = Task {
+                _ = try await HostileAppTests.schedule(app, Self.record(["summary": .string("second")]), later)
+                scheduled.withLock { $0 = true }
+            }
+            let status = try WireFields(
+                try await HostileAppTests.call(reader, "Status", timeout: .seconds(10)).first ?? Self.empty,
+                what: "status")
+            #expect(try status.uint32("pending") == 1)
+            let listed = try await HostileAppTests.call(reader, "ListPending", [Self.empty], timeout: .seconds(10))
+            guard case .array(_, let items)? = listed.first else { throw TestFailure("ListPending gave no array") }
+            #expect(items.count == 1)
+            // The Schedule sent meanwhile waits for the daemon.
+            #expect(!scheduled.withLock { $0 }, "the daemon's queue was not held")
+            close(writer)
+            try await scheduling.value
+            let after = try WireFields(
+                try await HostileAppTests.call(reader, "Status").first ?? Self.empty, what: "status")
+            #expect(try after.uint32("pending") == 2)
         }
     }
 
