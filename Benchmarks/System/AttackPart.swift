@@ -156,6 +156,7 @@ enum AttackPart {
             ])
         try? await Task.sleep(for: .seconds(max(0, start - 1 - Clock.realtime())))
         let statusLatencies = Samples()
+        let busLatencies = Samples()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<(hogs.contains("listing") ? 8 : 0) {
                 group.addTask {
@@ -219,6 +220,17 @@ enum AttackPart {
                     }
                     // A call that failed, or was still unanswered at the end, took at least this long.
                     statusLatencies.add(Clock.monotonic() - t)
+                    // The bus daemon's own answer, the same way: what any call costs while the hogs use the
+                    // bus, whoever answers it.
+                    let b = Clock.monotonic()
+                    do {
+                        _ = try await victim.call(
+                            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                            interface: "org.freedesktop.DBus", member: "GetId", [], timeout: .seconds(25))
+                    } catch {
+                        busLatencies.fail()
+                    }
+                    busLatencies.add(Clock.monotonic() - b)
                     try? await Task.sleep(for: .milliseconds(100))
                 }
             }
@@ -236,6 +248,7 @@ enum AttackPart {
         return AttackFigures(
             lateness: Percentiles(seconds: lateness.map(\.lateness)), missing: lateness.filter(\.missing).count,
             status: Percentiles(seconds: statusLatencies.values), statusFailures: statusLatencies.failures,
+            bus: Percentiles(seconds: busLatencies.values),
             peakRSSMB: Double(peak) / 1_048_576,
             sameProcess: !chimed.process.hasExited && owner == UInt32(pid), heldEntries: sizes.heldEntries,
             hogs: counts.counts)
@@ -315,6 +328,9 @@ struct AttackFigures: Codable {
     var status: Percentiles
     /// The victim's `Status` calls that failed or were unanswered at the end of the window.
     var statusFailures: Int
+    /// The latency of the bus daemon's own `GetId` for the victim, in the same loop as its `Status`: the
+    /// part of any call's latency that is the bus's while the hogs use it.
+    var bus: Percentiles
     /// chimed's and its relay's peak resident memory (VmHWM).
     var peakRSSMB: Double
     /// chimed never exited, and still owns its name.
@@ -324,8 +340,9 @@ struct AttackFigures: Codable {
 
     var text: String {
         String(
-            format: "victim %@; missing %d; Status p99 %.1f ms (%d failed or unanswered); peak RSS %.0f MB; %@",
-            lateness.text, missing, status.p99, statusFailures, peakRSSMB,
+            format:
+                "victim %@; missing %d; Status p50 %.1f ms, p99 %.1f ms (%d failed or unanswered); the bus's GetId p50 %.1f ms, p99 %.1f ms; peak RSS %.0f MB; %@",
+            lateness.text, missing, status.p50, status.p99, statusFailures, bus.p50, bus.p99, peakRSSMB,
             sameProcess ? "same chimed" : "chimed EXITED")
     }
 

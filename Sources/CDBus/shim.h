@@ -2,6 +2,7 @@
 #define CHIME_CDBUS_SHIM_H
 
 #include <dbus/dbus.h>
+#include <sys/ioctl.h>
 
 // libdbus spells its type codes, message types and flags as macros that expand to casts or
 // character literals ((int) 'y'), which Swift does not import. Each constant below re-exports one
@@ -65,6 +66,14 @@ static inline int cdbus_message_iter_get_array_len(DBusMessageIter *iter) {
 #pragma clang diagnostic ignored "-Wdeprecated-declarations"
     return dbus_message_iter_get_array_len(iter);
 #pragma clang diagnostic pop
+}
+
+// How many bytes wait to be read on a socket (FIONREAD; ioctl is variadic, which Swift does not import);
+// 0 when it cannot tell.
+static inline int cdbus_bytes_waiting(int fd) {
+    int count = 0;
+    if (ioctl(fd, FIONREAD, &count) < 0) return 0;
+    return count;
 }
 
 #endif

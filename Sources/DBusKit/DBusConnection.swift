@@ -55,17 +55,21 @@ public final class DBusConnection: @unchecked Sendable {
     /// What became of the messages that arrived (`statistics`).
     let decodedCount = Atomic<Int>(0)
     let unreadCount = Atomic<Int>(0)
+    let readEventCount = Atomic<Int>(0)
 
     /// What became of the messages that arrived on this connection: how many were decoded, and how many
     /// were dropped or refused without their bodies being decoded (replies nobody waited for, signals
-    /// nobody subscribed to, calls and answers over their limits).
+    /// nobody subscribed to, calls and answers over their limits), and how many times it woke to read.
     public struct Statistics: Sendable, Hashable {
         public var decoded: Int
         public var unread: Int
+        public var readEvents: Int
     }
 
     public var statistics: Statistics {
-        Statistics(decoded: decodedCount.load(ordering: .relaxed), unread: unreadCount.load(ordering: .relaxed))
+        Statistics(
+            decoded: decodedCount.load(ordering: .relaxed), unread: unreadCount.load(ordering: .relaxed),
+            readEvents: readEventCount.load(ordering: .relaxed))
     }
 
     struct PendingCall {
@@ -232,8 +236,20 @@ public final class DBusConnection: @unchecked Sendable {
         if flags & CDBUS_WATCH_READABLE != 0 {
             let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
             source.setEventHandler { [unowned self] in
-                _ = dbus_watch_handle(watch, CDBUS_WATCH_READABLE)
-                self.dispatchAll()
+                // libdbus reads about 4 KiB per call (its socket transport's `max_bytes_read_per_iteration`),
+                // so a message of some MiB took an event per 4 KiB, and every message behind it on the
+                // stream (another caller's call, the bus's signals) waited as long. Read on while bytes wait,
+                // up to `readBytesPerEvent`, handing over each message as soon as it is whole.
+                self.readEventCount.add(1, ordering: .relaxed)
+                var rounds = 0
+                repeat {
+                    _ = dbus_watch_handle(watch, CDBUS_WATCH_READABLE)
+                    self.dispatchAll()
+                    rounds += 1
+                    // A watch libdbus disabled or removed meanwhile (its queue of messages full, the
+                    // connection gone) is no longer in `watchSources`, and is not touched again.
+                } while rounds < Self.readRoundsPerEvent && !self.isClosed && self.watchSources[watch] != nil
+                    && cdbus_bytes_waiting(fd) > 0
             }
             sources.append(source)
         }
@@ -248,6 +264,10 @@ public final class DBusConnection: @unchecked Sendable {
         for source in sources { source.resume() }
         watchSources[watch] = sources
     }
+
+    /// The most a readable event reads before the queue serves its other events: 1,024 of libdbus's reads
+    /// of at most about 4 KiB, about 4 MiB.
+    static let readRoundsPerEvent = 1_024
 
     private func addTimeout(_ timeout: OpaquePointer) -> dbus_bool_t {
         if dbus_timeout_get_enabled(timeout) != 0 { enableTimeout(timeout) }

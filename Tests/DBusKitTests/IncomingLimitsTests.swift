@@ -243,6 +243,28 @@ import Testing
         }
     }
 
+    /// libdbus reads about 4 KiB at a time; a connection reads on while bytes wait, so a message of 4 MiB
+    /// (and whatever waits behind it on the stream) is not read in a thousand wake-ups.
+    @Test func aBigMessageIsReadInFewWakeUps() async throws {
+        try await Fixture.run { f in
+            let heard = Recorder<Int>()
+            let rule = DBusMatchRule(interface: "io.chime.Limits.Events", member: "Happened")
+            let subscription = try await f.service.subscribe(rule, maximumBytes: 8 << 20) { message in
+                if case .bytes(let bytes)? = message.body.first { heard.append(bytes.count) }
+            }
+            defer { subscription.cancel() }
+            let before = f.service.statistics
+            try f.client.emitSignal(
+                path: Self.path, interface: "io.chime.Limits.Events", member: "Happened",
+                [.bytes(Array(repeating: 0, count: 4 << 20))], destination: f.service.uniqueName)
+            try await heard.wait("the big signal delivered") { !$0.isEmpty }
+            #expect(heard.elements == [4 << 20])
+            let wakeUps = f.service.statistics.readEvents - before.readEvents
+            // One per 4 KiB would be 1,024; the bus writes at least tens of KiB at a time.
+            #expect(wakeUps < 256, "\(wakeUps) wake-ups to read 4 MiB")
+        }
+    }
+
     @Test func aStreamedArgumentIsReadOneElementAtATime() async throws {
         try await Fixture.run { f in
             let records: [DBusValue] = (0..<300).map { index in
