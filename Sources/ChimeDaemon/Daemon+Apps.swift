@@ -104,7 +104,7 @@ extension Daemon {
         return names.sorted().map { app in
             AppInfo(
                 app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
-                items: scheduler.pendingCount(owner: app), groups: scheduler.groupKeys(owner: app).count,
+                items: scheduler.pendingCount(owner: app), groups: scheduler.groupCount(owner: app),
                 connected: !(interaction.appConnections[app]?.isEmpty ?? true))
         }
     }

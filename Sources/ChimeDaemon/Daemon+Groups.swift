@@ -128,20 +128,6 @@ extension Daemon {
         return true
     }
 
-    /// The groups, with what they have pending: `owner`'s only when given, found without looking at the
-    /// others'.
-    public func groups(owner: String? = nil) -> [GroupInfo] {
-        let settings = owner.map { scheduler.groupSettings(owner: $0) } ?? scheduler.groupSettings
-        return settings.sorted { $0.key < $1.key }.map { key, settings in
-            let items = scheduler.items(of: key)
-            let pending = items.filter { scheduler.contains($0.id) }
-            return GroupInfo(
-                id: key.id, owner: key.owner, source: (groupSources[key] ?? .api).rawValue,
-                enabled: settings.enabled, missed: GroupSettingsWire.name(settings),
-                entries: items.count, pending: pending.count, next: pending.map(\.fireDate).min())
-        }
-    }
-
     /// Loads every group file: a new or changed file replaces its group, a deleted file removes it, and a
     /// broken file is reported with file, line and reason while the group it defined keeps running.
     func loadGroupFiles() async {
