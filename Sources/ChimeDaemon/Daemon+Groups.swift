@@ -66,6 +66,15 @@ extension Daemon {
             && scheduler.settings(of: key) == plan.group.settings
         if unchanged { return plan.changes }
         scheduler.assignIDs(&plan)
+        // A new group counts towards its app's groups while it is stored (`checkGroupCount`).
+        let isNew = scheduler.settings(of: key) == nil
+        if isNew { groupsBeingMade[key.owner, default: []].insert(key.id) }
+        defer {
+            if isNew {
+                groupsBeingMade[key.owner]?.remove(key.id)
+                if groupsBeingMade[key.owner]?.isEmpty == true { groupsBeingMade[key.owner] = nil }
+            }
+        }
         let now = clock.now()
         let stored = plan
         do {

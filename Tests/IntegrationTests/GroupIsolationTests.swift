@@ -7,14 +7,15 @@ import Testing
 
 /// Groups cost their app and stay bounded (issue "Isolation", docs/security.md): `ListGroupsPaged` (and the
 /// first page `ListGroups` answers) hold at most `ChimeBus.maximumReplyBytes` and 1000 groups a page, read
-/// off the daemon's queue, and the CLI and ChimeKit follow the pages.
+/// off the daemon's queue, and the CLI and ChimeKit follow the pages; an app has at most `[limits]
+/// groups-per-app` groups, and one more is `LimitsExceeded` while chimed serves on.
 @Suite(.serialized) struct GroupIsolationTests {
     static func record(_ values: [String: DBusValue]) -> DBusValue { ListingIsolationTests.record(values) }
     static let limitsExceeded = HostileAppTests.limitsExceeded
 
-    /// No rate limit.
+    /// No rate limit, and `groups` groups per app.
     static func settings(groups: Int) -> String {
-        "[limits]\ncalls-per-second = 100000\ncall-burst = 100000\n"
+        "[limits]\ncalls-per-second = 100000\ncall-burst = 100000\ngroups-per-app = \(groups)\n"
     }
 
     /// A group id of 200 bytes that sorts by `index`.
@@ -144,6 +145,69 @@ import Testing
                 try await HostileAppTests.call(app, "ListGroupsPaged", [Self.record(["limit": .uint32(5)])])
             }
             HostileAppTests.expect(error, HostileAppTests.invalidArgument, mentioning: "limit", "ListGroupsPaged")
+        }
+    }
+
+    @Test func anAppBeyondItsGroupLimitGetsLimitsExceededAndChimedServes() async throws {
+        let userGroups = Dictionary(
+            uniqueKeysWithValues: (0..<7).map { ("user-\($0).toml", EscalationTests.pill("")) })
+        try await Session.run(settings: Self.settings(groups: 5), groups: userGroups) { s in
+            let pid = try await HostileAppTests.chimedPID(s)
+            let app = try await s.appConnection("io.example.Many")
+            try await Self.makeGroups(app, (0..<5).map { "g\($0)" })
+
+            // A sixth group, by Reschedule and by Schedule into a group of a new id.
+            let error = await HostileAppTests.error("a sixth group") {
+                try await Self.reschedule(app, "g5", at: HostileAppTests.farFuture)
+                return []
+            }
+            HostileAppTests.expect(error, Self.limitsExceeded, mentioning: "groups-per-app", "a sixth group")
+            let trigger = Self.record(["at": .int64(HostileAppTests.farFuture), "group": .string("g6")])
+            let scheduled = await HostileAppTests.error("an item in a sixth group") {
+                try await HostileAppTests.call(
+                    app, "Schedule", [Self.record(["summary": .string("s")]), trigger])
+            }
+            HostileAppTests.expect(scheduled, Self.limitsExceeded, mentioning: "groups-per-app", "Schedule")
+
+            // The app's own groups still change, and a group it removes makes room for another.
+            try await Self.reschedule(app, "g0", at: HostileAppTests.farFuture + 1)
+            _ = try await HostileAppTests.call(
+                app, "Schedule",
+                [
+                    Self.record(["summary": .string("s")]),
+                    Self.record(["at": .int64(HostileAppTests.farFuture), "group": .string("g1")]),
+                ])
+            _ = try await HostileAppTests.call(app, "RemoveGroup", [.string("g4")])
+            try await Self.reschedule(app, "g5", at: HostileAppTests.farFuture)
+            #expect(try await Self.allPages(app).groups.count == 5)
+
+            // Calls that make groups at once cannot pass the limit together.
+            let racer = try await s.appConnection("io.example.Racer")
+            let outcomes = await withTaskGroup(of: DBusError?.self) { tasks in
+                for index in 0..<24 {
+                    tasks.addTask {
+                        do throws(DBusError) {
+                            try await Self.reschedule(racer, "r\(index)", at: HostileAppTests.farFuture)
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                return await tasks.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 5)
+            #expect(outcomes.compactMap { $0 }.allSatisfy { $0.name == Self.limitsExceeded })
+            #expect(try await Self.allPages(racer).groups.count == 5)
+
+            // Another app is not held to the first one's groups; the user's group files are not limited.
+            let other = try await s.appConnection("io.example.Other")
+            try await Self.reschedule(other, "g0", at: HostileAppTests.farFuture)
+            let groups = try await s.chimeJSON(["groups"])
+            #expect(groups.filter { $0["owner"] as? String == "" }.count == 7)
+            // Five of each app at its limit, one of the other app, the seven files.
+            #expect(groups.count == 18)
+            try await HostileAppTests.expectSameChimedServing(s, pid: pid)
         }
     }
 }
