@@ -13,6 +13,8 @@ public struct DaemonSettings: Hashable, Sendable {
     public var maximumActions: Int?
     /// `[limits] entries-per-app`: the most items (group entries and single items) one app may have.
     public var entriesPerApp = 100_000
+    /// `[limits] groups-per-app`: the most groups one app may have (the user's own are not limited).
+    public var groupsPerApp = 1000
     /// `[limits] bytes-per-app`: the most bytes one app may keep in chimed: its items as stored (content,
     /// user info, rules, ids), its categories and the actions kept for it.
     public var bytesPerApp = 33_554_432
@@ -81,7 +83,7 @@ public struct DaemonSettings: Hashable, Sendable {
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
         "phrases": ["morning", "afternoon", "evening", "night", "default-time"],
-        "limits": ["entries-per-app", "bytes-per-app", "calls-per-second", "call-burst"],
+        "limits": ["entries-per-app", "groups-per-app", "bytes-per-app", "calls-per-second", "call-burst"],
         "history": ["max-age", "max-entries"],
     ]
 
@@ -147,6 +149,12 @@ public struct DaemonSettings: Hashable, Sendable {
                     throw limits.fail("entries-per-app", "[limits] entries-per-app must be 1 to 10000000")
                 }
                 settings.entriesPerApp = count
+            }
+            if let count = try limits.integer("groups-per-app", example: "1000") {
+                guard (1...100_000).contains(count) else {
+                    throw limits.fail("groups-per-app", "[limits] groups-per-app must be 1 to 100000")
+                }
+                settings.groupsPerApp = count
             }
             if let bytes = try limits.integer("bytes-per-app", example: "33554432") {
                 guard bytesPerAppRange.contains(bytes) else {

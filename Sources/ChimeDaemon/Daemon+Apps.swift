@@ -36,15 +36,31 @@ extension Daemon {
         }
     }
 
+    /// Refuses group `key` when it is new and its app has as many groups as `[limits] groups-per-app`
+    /// allows, counting those being stored (`groupsBeingMade`).
+    func checkGroupCount(adding key: GroupKey) throws {
+        guard !key.owner.isEmpty, scheduler.settings(of: key) == nil else { return }
+        let count = scheduler.groupCount(owner: key.owner) + (groupsBeingMade[key.owner]?.count ?? 0)
+        guard count < settings.groupsPerApp else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.limitsExceeded,
+                message: "\(key.owner) has \(count) groups, the most an app may have ([limits] groups-per-app "
+                    + "is \(settings.groupsPerApp)); group \(key.id) was not made: put its entries in one of the "
+                    + "app's groups, or remove a group first")
+        }
+    }
+
     /// The bytes app `owner` keeps in chimed: its items as stored, its categories, its kept actions.
     func storedBytes(owner: String) -> Int {
         scheduler.bytes(owner: owner) + interaction.storage.bytes(owner: owner)
     }
 
-    /// Refuses a planned timeline that would take the app beyond its limits: its new and changed items in
-    /// place of what they were, less the items it removes. Counted over the plan, the caller's own work.
+    /// Refuses a planned timeline that would take the app beyond its limits: a group more than
+    /// `[limits] groups-per-app`, or its new and changed items in place of what they were, less the items
+    /// it removes. Counted over the plan, the caller's own work.
     func checkQuota(_ caller: Caller, plan: ReschedulePlan) throws {
         guard !caller.isUser else { return }
+        try checkGroupCount(adding: plan.key)
         var adding = 0
         var bytes = 0
         for item in plan.upserts {
@@ -104,7 +120,7 @@ extension Daemon {
         return names.sorted().map { app in
             AppInfo(
                 app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
-                items: scheduler.pendingCount(owner: app), groups: scheduler.groupKeys(owner: app).count,
+                items: scheduler.pendingCount(owner: app), groups: scheduler.groupCount(owner: app),
                 connected: !(interaction.appConnections[app]?.isEmpty ?? true))
         }
     }

@@ -151,8 +151,18 @@ extension Daemon {
                     }
                     return []
                 },
+                // The first page of ListGroupsPaged, for callers from before it: when groups are left, the
+                // last record is {next-page: CURSOR}, for ListGroupsPaged's `after`.
                 method("ListGroups", [], [records("groups")]) { caller, _, _ in
-                    [WireRecord.list(await self.groups(owner: caller.isUser ? nil : caller.appID).map(\.encoded))]
+                    [.array(element: WireRecord.type, try await self.listGroups(after: nil, caller: caller))]
+                },
+                method("ListGroupsPaged", [record("options")], [records("groups")]) { caller, arguments, _ in
+                    let options = try WireFields(arguments[0], what: "options")
+                    try options.refuseUnknown(known: ["after"])
+                    let after = try options.string("after").map { (text) throws(DBusError) in
+                        try Self.groupCursor(text)
+                    }
+                    return [.array(element: WireRecord.type, try await self.listGroups(after: after, caller: caller))]
                 },
                 method("History", [record("options")], [records("entries")]) { caller, arguments, _ in
                     let options = try WireFields(arguments[0], what: "options")

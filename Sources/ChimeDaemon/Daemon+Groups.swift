@@ -66,6 +66,15 @@ extension Daemon {
             && scheduler.settings(of: key) == plan.group.settings
         if unchanged { return plan.changes }
         scheduler.assignIDs(&plan)
+        // A new group counts towards its app's groups while it is stored (`checkGroupCount`).
+        let isNew = scheduler.settings(of: key) == nil
+        if isNew { groupsBeingMade[key.owner, default: []].insert(key.id) }
+        defer {
+            if isNew {
+                groupsBeingMade[key.owner]?.remove(key.id)
+                if groupsBeingMade[key.owner]?.isEmpty == true { groupsBeingMade[key.owner] = nil }
+            }
+        }
         let now = clock.now()
         let stored = plan
         do {
@@ -126,20 +135,6 @@ extension Daemon {
             endEscalations(of: Set(removed.removed), because: "its group was removed")
         }
         return true
-    }
-
-    /// The groups, with what they have pending: `owner`'s only when given, found without looking at the
-    /// others'.
-    public func groups(owner: String? = nil) -> [GroupInfo] {
-        let settings = owner.map { scheduler.groupSettings(owner: $0) } ?? scheduler.groupSettings
-        return settings.sorted { $0.key < $1.key }.map { key, settings in
-            let items = scheduler.items(of: key)
-            let pending = items.filter { scheduler.contains($0.id) }
-            return GroupInfo(
-                id: key.id, owner: key.owner, source: (groupSources[key] ?? .api).rawValue,
-                enabled: settings.enabled, missed: GroupSettingsWire.name(settings),
-                entries: items.count, pending: pending.count, next: pending.map(\.fireDate).min())
-        }
     }
 
     /// Loads every group file: a new or changed file replaces its group, a deleted file removes it, and a

@@ -120,6 +120,9 @@ public actor Daemon {
     var groupSources: [GroupKey: GroupSource] = [:]
     /// The groups whose timelines a call is replacing, with the calls waiting for their turn (`takeTurn`).
     var groupTurns: [GroupKey: [CheckedContinuation<Void, Never>]] = [:]
+    /// The new groups being stored, by owner: they count towards the owner's `[limits] groups-per-app`
+    /// before the scheduler has them.
+    var groupsBeingMade: [String: Set<String>] = [:]
     var random = SystemRandomNumberGenerator()
     var clockMonitor: ClockChangeMonitor?
     var fileWatcher: FileWatcher?

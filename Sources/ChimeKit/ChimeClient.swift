@@ -131,9 +131,10 @@ public final class ChimeClient: Sendable {
         _ = try await call("RemoveGroup", [.string(id)])
     }
 
-    /// The groups, with what they have pending.
+    /// The groups, with what they have pending, by owner then id. chimed answers in pages; this follows
+    /// them all.
     public func groups() async throws(ChimeError) -> [GroupInfo] {
-        try await records("ListGroups", []) { (f) throws(DBusError) in try GroupInfo(f) }
+        try await pages("ListGroupsPaged", WireRecord(), limit: .max) { (f) throws(DBusError) in try GroupInfo(f) }
     }
 
     /// Delivery history, newest first.

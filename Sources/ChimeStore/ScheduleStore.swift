@@ -1141,6 +1141,63 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// A page of groups, by owner then id, each with how many items it has and has pending and when the
+    /// next is due, read with one of the database's reader connections on the calling thread, never waiting
+    /// for the writer. The page ends after `query.limit` groups, or after the group whose items took the
+    /// items counted over `query.itemBudget` (a page holds at least one group). A disabled group has nothing
+    /// pending. A group whose settings chimed cannot read is left out (the next start sets it aside).
+    public func groupPage(_ query: GroupPageQuery) throws -> GroupPage {
+        try read { db in
+            var conditions = ["1"]
+            var arguments: StatementArguments = []
+            if let owner = query.owner {
+                conditions.append("owner = ?")
+                arguments += [owner]
+            }
+            if let after = query.after {
+                conditions.append("(owner, id) > (?, ?)")
+                arguments += [after.owner, after.id]
+            }
+            arguments += [query.limit + 1]
+            let groups = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT owner, id, settings, source FROM timelineGroup
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY owner, id LIMIT ?
+                    """, arguments: arguments)
+            // Through the index on (owner, groupID): one group's items, never another's.
+            let counts = try db.cachedStatement(
+                sql: """
+                    SELECT COUNT(*), TOTAL(state = 'pending'), MIN(CASE WHEN state = 'pending' THEN fireAtUsec END)
+                    FROM item WHERE owner = ? AND groupID = ? AND state IN ('pending', 'finished')
+                    """)
+            var page = GroupPage()
+            var looked = 0
+            for row in groups.prefix(query.limit) {
+                guard page.itemsCounted < query.itemBudget else { break }
+                looked += 1
+                guard let key = try? GroupKey(owner: row.decode(atIndex: 0), id: row.decode(atIndex: 1)) else {
+                    continue
+                }
+                page.last = key
+                guard let text = try? row.decode(String.self, atIndex: 2),
+                    let settings = try? Coding.decode(GroupSettings.self, text)
+                else { continue }
+                let counted = try Row.fetchOne(counts, arguments: [key.owner, key.id])
+                let entries = Int(counted?[0] as Int64? ?? 0)
+                page.itemsCounted += entries
+                page.groups.append(
+                    GroupSummary(
+                        key: key, settings: settings,
+                        source: (try? row.decode(String.self, atIndex: 3)).flatMap(GroupSource.init) ?? .api,
+                        entries: entries, pending: settings.enabled ? Int(counted?[1] as Double? ?? 0) : 0,
+                        next: settings.enabled ? (counted?[2] as Int64?).map(Time.date) : nil))
+            }
+            page.more = looked < groups.count
+            return page
+        }
+    }
+
     /// The checksum of a row's definition and of the columns kept beside it (FNV-1a, 64 bits): over the
     /// entry's bytes (its fingerprint is the hash after them), a zero byte, then the other columns.
     static func definitionCheck(

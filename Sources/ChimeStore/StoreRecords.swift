@@ -306,6 +306,61 @@ public struct PendingPageQuery: Hashable, Sendable {
     }
 }
 
+/// Which groups a listing page holds (`ScheduleStore.groupPage`).
+public struct GroupPageQuery: Hashable, Sendable {
+    /// Only this app's groups (nil: everyone's).
+    public var owner: String?
+    /// Only groups after this one, by owner then id.
+    public var after: GroupKey?
+    /// At most this many groups.
+    public var limit: Int
+    /// The page ends after the group whose items take those counted to this many or more.
+    public var itemBudget: Int
+
+    public init(owner: String?, after: GroupKey?, limit: Int, itemBudget: Int) {
+        self.owner = owner
+        self.after = after
+        self.limit = limit
+        self.itemBudget = itemBudget
+    }
+}
+
+/// One page of groups (`ScheduleStore.groupPage`).
+public struct GroupPage: Hashable, Sendable {
+    /// The groups, by owner then id.
+    public var groups: [GroupSummary] = []
+    /// The last group the page looked at (also when it could not be read): where the next page starts.
+    public var last: GroupKey?
+    /// Whether groups follow `last`.
+    public var more = false
+    /// The items of the page's groups, counted.
+    public var itemsCounted = 0
+
+    public init() {}
+}
+
+/// A group as a listing shows it: its settings and source, how many items it has (pending and finished),
+/// how many are pending, and when the next is due.
+public struct GroupSummary: Hashable, Sendable {
+    public var key: GroupKey
+    public var settings: GroupSettings
+    public var source: GroupSource
+    public var entries: Int
+    public var pending: Int
+    public var next: Date?
+
+    public init(
+        key: GroupKey, settings: GroupSettings, source: GroupSource, entries: Int, pending: Int, next: Date?
+    ) {
+        self.key = key
+        self.settings = settings
+        self.source = source
+        self.entries = entries
+        self.pending = pending
+        self.next = next
+    }
+}
+
 /// Where a page of a listing of pending items ends: the last item's next occurrence and id.
 public struct PendingCursor: Hashable, Sendable {
     public var fireUsec: Int64

@@ -19,6 +19,7 @@ import Testing
         #expect(defaults.quietHours == nil)
         #expect(defaults.flood == FloodControl(rate: 5, burst: 10))
         #expect(defaults.bytesPerApp == 33_554_432)
+        #expect(defaults.groupsPerApp == 1000)
         #expect(defaults.historyMaxAge == 90 * 86_400)
         #expect(defaults.historyMaxEntries == 100_000)
     }
@@ -54,12 +55,15 @@ import Testing
             """
             [limits]
             bytes-per-app = 1048576
+            groups-per-app = 20
 
             [history]
             max-age = "2w"
             max-entries = 500
             """, file: "chime.toml")
         #expect(settings.bytesPerApp == 1_048_576)
+        #expect(settings.groupsPerApp == 20)
+        #expect(try DaemonSettings.parse("[limits]\ngroups-per-app = 100000", file: "x").groupsPerApp == 100_000)
         #expect(settings.historyMaxAge == 14 * 86_400)
         #expect(settings.historyMaxEntries == 500)
         let edges = try DaemonSettings.parse(
@@ -202,6 +206,8 @@ import Testing
             "[limits] bytes-per-app must be 65536 to 17179869184 (bytes an app keeps in chimed; the default is "
                 + "33554432, 32 MiB)"
         ),
+        ("[limits]\ngroups-per-app = 0", 2, "[limits] groups-per-app must be 1 to 100000"),
+        ("[limits]\ngroups-per-app = 100001", 2, "[limits] groups-per-app must be 1 to 100000"),
         (
             "[limits]\nbytes-per-app = \"32M\"", 2,
             "bytes-per-app must be a whole number, not text; e.g. bytes-per-app = 33554432"

@@ -361,6 +361,64 @@ import Testing
         #expect(state.groups.isEmpty && state.items.isEmpty)
     }
 
+    /// Stores group `id` of `owner` with `count` items due an hour apart from `t0 + 3600`; the first
+    /// `finished` of them are finished.
+    func storeGroup(
+        _ store: ScheduleStore, owner: String, _ id: String, items count: Int, finished: Int = 0,
+        enabled: Bool = true, firstID: UInt64
+    ) throws {
+        var upserts: [ScheduledItem] = []
+        for index in 0..<count {
+            var item = try groupItem(firstID + UInt64(index), entry: "e\(index)", group: id)
+            item.owner = owner
+            item.fireDate = t0 + 3600 * Double(index + 1)
+            if index < finished { item.finished = .lastOccurrence }
+            upserts.append(item)
+        }
+        var settings = GroupSettings()
+        settings.enabled = enabled
+        let group = TimelineGroup(id: id, owner: owner, settings: settings, entries: upserts.map(\.entry))
+        try store.replaceGroup(
+            ReschedulePlan(group: group, changes: [], upserts: upserts, removed: []), source: .api, now: t0)
+    }
+
+    @Test func aPageOfGroupsCountsEachGroupsItemsAndEndsAtItsLimitOrItsBudget() throws {
+        let store = try ScheduleStore()
+        let app = "org.example.App"
+        try storeGroup(store, owner: app, "a", items: 3, finished: 1, firstID: 1)
+        try storeGroup(store, owner: app, "b", items: 2, enabled: false, firstID: 10)
+        try storeGroup(store, owner: app, "c", items: 0, firstID: 20)
+        try storeGroup(store, owner: app, "d", items: 5, firstID: 30)
+        try storeGroup(store, owner: "org.example.Other", "a", items: 1, firstID: 40)
+
+        let all = try store.groupPage(GroupPageQuery(owner: app, after: nil, limit: 10, itemBudget: 100))
+        #expect(all.groups.map(\.key.id) == ["a", "b", "c", "d"])
+        #expect(all.groups.map(\.entries) == [3, 2, 0, 5])
+        // A finished item is one of the group's, not pending; a disabled group has nothing pending.
+        #expect(all.groups.map(\.pending) == [2, 0, 0, 5])
+        #expect(all.groups.map(\.next) == [t0 + 7200, nil, nil, t0 + 3600])
+        #expect(all.groups.map(\.settings.enabled) == [true, false, true, true])
+        #expect(!all.more && all.last == GroupKey(owner: app, id: "d") && all.itemsCounted == 10)
+
+        // By count: two, then the rest after the second.
+        let first = try store.groupPage(GroupPageQuery(owner: app, after: nil, limit: 2, itemBudget: 100))
+        #expect(first.groups.map(\.key.id) == ["a", "b"] && first.more)
+        let rest = try store.groupPage(GroupPageQuery(owner: app, after: first.last, limit: 2, itemBudget: 100))
+        #expect(rest.groups.map(\.key.id) == ["c", "d"] && !rest.more)
+        // By items counted: the page ends after the group that reaches the budget, and holds one at least.
+        let counted = try store.groupPage(GroupPageQuery(owner: app, after: nil, limit: 10, itemBudget: 4))
+        #expect(counted.groups.map(\.key.id) == ["a", "b"] && counted.more && counted.itemsCounted == 5)
+        let one = try store.groupPage(
+            GroupPageQuery(owner: app, after: GroupKey(owner: app, id: "c"), limit: 10, itemBudget: 1))
+        #expect(one.groups.map(\.key.id) == ["d"] && !one.more)
+        // Everyone's, by owner then id.
+        let everyone = try store.groupPage(GroupPageQuery(owner: nil, after: nil, limit: 10, itemBudget: 100))
+        #expect(
+            everyone.groups.map(\.key.description) == [
+                "\(app)/a", "\(app)/b", "\(app)/c", "\(app)/d", "org.example.Other/a",
+            ])
+    }
+
     @Test func categoriesArePerOwnerAndReplacedWhole() throws {
         let store = try ScheduleStore()
         let pizza = ActionCategory(

@@ -24,7 +24,8 @@ import Testing
     /// The interface's methods and their input signatures.
     static let methods: [(name: String, signature: String)] = [
         ("Schedule", "a{sv}a{sv}"), ("ListPending", "a{sv}"), ("Cancel", "t"), ("Snooze", "tu"),
-        ("Reschedule", "sa{sv}aa{sv}a{sv}"), ("ListGroups", ""), ("SetGroupEnabled", "sb"), ("RemoveGroup", "s"),
+        ("Reschedule", "sa{sv}aa{sv}a{sv}"), ("ListGroups", ""), ("ListGroupsPaged", "a{sv}"),
+        ("SetGroupEnabled", "sb"), ("RemoveGroup", "s"),
         ("History", "a{sv}"), ("RegisterCategories", "aa{sv}"), ("TakeActions", ""), ("RequestPermission", "sa{sv}"),
         ("GetAuthorization", "s"), ("ListApps", ""), ("SetAppConsent", "ss"), ("Status", ""),
     ]
@@ -201,6 +202,7 @@ import Testing
         case 2:
             let (member, keys): (String, [Key]) = r.pick([
                 ("ListPending", [Key(name: "next", type: .uint32), Key(name: "group", type: .string)]),
+                ("ListGroupsPaged", [Key(name: "after", type: .string)]),
                 (
                     "History",
                     [

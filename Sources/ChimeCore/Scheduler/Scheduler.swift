@@ -143,6 +143,9 @@ public struct Scheduler: Sendable {
         (groupIDsByOwner[owner] ?? []).map { GroupKey(owner: owner, id: $0) }
     }
 
+    /// How many groups `owner` has.
+    public func groupCount(owner: String) -> Int { groupIDsByOwner[owner]?.count ?? 0 }
+
     /// The owners of groups, the user ("") among them.
     public var groupOwners: Set<String> { Set(groupIDsByOwner.keys) }
 

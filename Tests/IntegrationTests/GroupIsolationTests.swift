@@ -1,0 +1,213 @@
+import ChimeKit
+import ChimeProtocol
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// Groups cost their app and stay bounded (issue "Isolation", docs/security.md): `ListGroupsPaged` (and the
+/// first page `ListGroups` answers) hold at most `ChimeBus.maximumReplyBytes` and 1000 groups a page, read
+/// off the daemon's queue, and the CLI and ChimeKit follow the pages; an app has at most `[limits]
+/// groups-per-app` groups, and one more is `LimitsExceeded` while chimed serves on.
+@Suite(.serialized) struct GroupIsolationTests {
+    static func record(_ values: [String: DBusValue]) -> DBusValue { ListingIsolationTests.record(values) }
+    static let limitsExceeded = HostileAppTests.limitsExceeded
+
+    /// No rate limit, and `groups` groups per app.
+    static func settings(groups: Int) -> String {
+        "[limits]\ncalls-per-second = 100000\ncall-burst = 100000\ngroups-per-app = \(groups)\n"
+    }
+
+    /// A group id of 200 bytes that sorts by `index`.
+    static func longID(_ index: Int) -> String {
+        let head = String(format: "group-%05d-", index)
+        return head + String(repeating: "x", count: 200 - head.utf8.count)
+    }
+
+    /// Replaces group `id` of `app` with one entry due at `at` (µs).
+    static func reschedule(_ app: DBusConnection, _ id: String, at: Int64) async throws(DBusError) {
+        let entry = ListingIsolationTests.entry("e", summary: "s", trigger: ["at": .int64(at)])
+        _ = try await HostileAppTests.call(
+            app, "Reschedule",
+            [
+                .string(id), HostileAppTests.empty, .array(element: BusAPITests.recordType, [entry]),
+                HostileAppTests.empty,
+            ],
+            timeout: .seconds(120))
+    }
+
+    /// Makes `ids.count` groups of `app`, 32 calls at a time; group `ids[i]` has one entry due at
+    /// `farFuture + i` µs.
+    static func makeGroups(_ app: DBusConnection, _ ids: [String]) async throws {
+        for start in stride(from: 0, to: ids.count, by: 32) {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for index in start..<min(start + 32, ids.count) {
+                    tasks.addTask {
+                        try await reschedule(app, ids[index], at: HostileAppTests.farFuture + Int64(index))
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+        }
+    }
+
+    /// Every page of `ListGroupsPaged` for `app`, starting with `ListGroups()` when `legacy`: the groups'
+    /// records and the number of pages. Each reply is checked against the reply limit and the page size.
+    static func allPages(_ app: DBusConnection, legacy: Bool = false) async throws -> (groups: [WireFields], pages: Int)
+    {
+        var groups: [WireFields] = []
+        var pages = 0
+        var options: [String: DBusValue] = [:]
+        while true {
+            let reply =
+                legacy && pages == 0
+                ? try await HostileAppTests.call(app, "ListGroups")
+                : try await HostileAppTests.call(app, "ListGroupsPaged", [Self.record(options)])
+            #expect(try ListingIsolationTests.bytes(reply) <= ChimeBus.maximumReplyBytes)
+            let (records, next) = try ListingIsolationTests.page(reply)
+            #expect(records.count <= 1000, "a page of \(records.count) groups")
+            groups += records
+            pages += 1
+            guard let next, pages < 20 else { break }
+            options["after"] = .string(next)
+        }
+        return (groups, pages)
+    }
+
+    @Test func anAppsGroupsBeyondOnePageComeInPagesAndChimedLives() async throws {
+        try await Session.run(settings: Self.settings(groups: 1500)) { s in
+            let pid = try await HostileAppTests.chimedPID(s)
+            let app = try await s.appConnection("io.example.Planner")
+            let ids = (0..<1200).map(Self.longID)
+            try await Self.makeGroups(app, ids)
+            // Another app's groups are never on the first app's pages.
+            let other = try await s.appConnection("io.example.Other")
+            try await Self.makeGroups(other, ["mine-1", "mine-2", "mine-3"])
+
+            for legacy in [true, false] {
+                let (groups, pages) = try await Self.allPages(app, legacy: legacy)
+                #expect(pages == 2, "1200 groups in \(pages) pages (legacy: \(legacy))")
+                let listed = try groups.map { try #require(try $0.string("id")) }
+                #expect(listed == ids, "every group once, by id, across the pages (legacy: \(legacy))")
+                for (index, group) in groups.enumerated() {
+                    #expect(try group.string("owner") == "io.example.Planner")
+                    #expect(try group.uint32("entries") == 1 && group.uint32("pending") == 1)
+                    let next = try #require(try group.date("next"))
+                    #expect(WireTime.microseconds(next) == HostileAppTests.farFuture + Int64(index))
+                }
+            }
+            // The user's chime follows the pages and sees every app's groups.
+            let all = try await s.chimeJSON(["groups"])
+            #expect(all.count == 1203)
+            #expect(Set(all.compactMap { $0["id"] as? String }) == Set(ids + ["mine-1", "mine-2", "mine-3"]))
+            let lines = try await s.chime(["groups"])
+            #expect(lines.status == 0)
+            #expect(lines.stdout.split(separator: "\n").count == 1203)
+            // So does ChimeKit.
+            let planner = try await ChimeClient.connect(.bus(s.bus.address), owning: "io.example.Planner2")
+            defer { planner.close() }
+            #expect(try await planner.groups().isEmpty)
+            try await HostileAppTests.expectSameChimedServing(s, pid: pid)
+        }
+    }
+
+    /// A group listing costs its app one call more for every 20 groups and every 200 items it counted: 40
+    /// groups of one item are three calls of the app's budget.
+    @Test func aGroupListingIsPaidForByTheGroupsItRead() async throws {
+        let settings = "[limits]\ncalls-per-second = 0.01\ncall-burst = 49\n"
+        try await Session.run(settings: settings) { s in
+            let app = try await s.appConnection("io.example.Reader")
+            try await Self.makeGroups(app, (0..<40).map { "g\($0)" })
+            // 49 calls: 40 Reschedules, then three listings of three each.
+            _ = try await HostileAppTests.call(app, "ListGroups")
+            _ = try await HostileAppTests.call(app, "ListGroups")
+            _ = try await HostileAppTests.call(app, "ListGroupsPaged", [HostileAppTests.empty])
+            let error = await HostileAppTests.error("a fourth listing of 40 groups") {
+                try await HostileAppTests.call(app, "ListGroups")
+            }
+            HostileAppTests.expect(error, Self.limitsExceeded, mentioning: "times a second", "fourth listing")
+            // Another app is not charged for it.
+            let other = try await s.appConnection("io.example.Other")
+            _ = try await HostileAppTests.call(other, "ListGroups")
+        }
+    }
+
+    @Test func aGroupCursorThatIsNotOneIsRefused() async throws {
+        try await Session.run { s in
+            let app = try await s.appConnection("io.example.Cursor")
+            for options in [Self.record(["after": .string("no-slash")]), Self.record(["after": .string("app/")])] {
+                let error = await HostileAppTests.error("ListGroupsPaged after a bad cursor") {
+                    try await HostileAppTests.call(app, "ListGroupsPaged", [options])
+                }
+                HostileAppTests.expect(error, HostileAppTests.invalidArgument, mentioning: "after", "ListGroupsPaged")
+            }
+            let error = await HostileAppTests.error("ListGroupsPaged with an unknown key") {
+                try await HostileAppTests.call(app, "ListGroupsPaged", [Self.record(["limit": .uint32(5)])])
+            }
+            HostileAppTests.expect(error, HostileAppTests.invalidArgument, mentioning: "limit", "ListGroupsPaged")
+        }
+    }
+
+    @Test func anAppBeyondItsGroupLimitGetsLimitsExceededAndChimedServes() async throws {
+        let userGroups = Dictionary(
+            uniqueKeysWithValues: (0..<7).map { ("user-\($0).toml", EscalationTests.pill("")) })
+        try await Session.run(settings: Self.settings(groups: 5), groups: userGroups) { s in
+            let pid = try await HostileAppTests.chimedPID(s)
+            let app = try await s.appConnection("io.example.Many")
+            try await Self.makeGroups(app, (0..<5).map { "g\($0)" })
+
+            // A sixth group, by Reschedule and by Schedule into a group of a new id.
+            let error = await HostileAppTests.error("a sixth group") {
+                try await Self.reschedule(app, "g5", at: HostileAppTests.farFuture)
+                return []
+            }
+            HostileAppTests.expect(error, Self.limitsExceeded, mentioning: "groups-per-app", "a sixth group")
+            let trigger = Self.record(["at": .int64(HostileAppTests.farFuture), "group": .string("g6")])
+            let scheduled = await HostileAppTests.error("an item in a sixth group") {
+                try await HostileAppTests.call(
+                    app, "Schedule", [Self.record(["summary": .string("s")]), trigger])
+            }
+            HostileAppTests.expect(scheduled, Self.limitsExceeded, mentioning: "groups-per-app", "Schedule")
+
+            // The app's own groups still change, and a group it removes makes room for another.
+            try await Self.reschedule(app, "g0", at: HostileAppTests.farFuture + 1)
+            _ = try await HostileAppTests.call(
+                app, "Schedule",
+                [
+                    Self.record(["summary": .string("s")]),
+                    Self.record(["at": .int64(HostileAppTests.farFuture), "group": .string("g1")]),
+                ])
+            _ = try await HostileAppTests.call(app, "RemoveGroup", [.string("g4")])
+            try await Self.reschedule(app, "g5", at: HostileAppTests.farFuture)
+            #expect(try await Self.allPages(app).groups.count == 5)
+
+            // Calls that make groups at once cannot pass the limit together.
+            let racer = try await s.appConnection("io.example.Racer")
+            let outcomes = await withTaskGroup(of: DBusError?.self) { tasks in
+                for index in 0..<24 {
+                    tasks.addTask {
+                        do throws(DBusError) {
+                            try await Self.reschedule(racer, "r\(index)", at: HostileAppTests.farFuture)
+                            return nil
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+                return await tasks.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 5)
+            #expect(outcomes.compactMap { $0 }.allSatisfy { $0.name == Self.limitsExceeded })
+            #expect(try await Self.allPages(racer).groups.count == 5)
+
+            // Another app is not held to the first one's groups; the user's group files are not limited.
+            let other = try await s.appConnection("io.example.Other")
+            try await Self.reschedule(other, "g0", at: HostileAppTests.farFuture)
+            let groups = try await s.chimeJSON(["groups"])
+            #expect(groups.filter { $0["owner"] as? String == "" }.count == 7)
+            // Five of each app at its limit, one of the other app, the seven files.
+            #expect(groups.count == 18)
+            try await HostileAppTests.expectSameChimedServing(s, pid: pid)
+        }
+    }
+}
