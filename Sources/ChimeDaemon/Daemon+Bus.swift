@@ -140,7 +140,12 @@ extension Daemon {
                     let dryRun = try options.bool("dry-run") ?? false
                     if !dryRun { try await self.checkPermission(strategy, caller: caller, group: id) }
                     let changes = try await self.reschedule(group, dryRun: dryRun, quota: caller)
-                    return [WireRecord.list(changes.map(ChangeWire.encode))]
+                    // Stored by now: the reply, however many entries changed, must not fail for its size.
+                    return [
+                        .array(
+                            element: WireRecord.type,
+                            ChangeWire.encodeReply(changes, budget: ChimeBus.maximumReplyBytes - ListingPage.reserve))
+                    ]
                 },
                 method("RemoveGroup", [DBusArgument("group", .string)]) { caller, arguments, _ in
                     let key = try await self.groupKey(try arguments[0].decode(String.self), caller: caller)

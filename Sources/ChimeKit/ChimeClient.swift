@@ -111,19 +111,44 @@ public final class ChimeClient: Sendable {
     /// change of every entry.
     /// `permission` is evaluated first (the user may be asked; the call waits for the answer); nil asks for
     /// the system permission if it was never given.
+    /// A reply has room for about 15,000 changes: of a larger group, see `rescheduleReport`.
     @discardableResult
     public func reschedule(
         _ group: TimelineGroup, permission: PermissionStrategy? = nil, dryRun: Bool = false
     ) async throws(ChimeError) -> [EntryChange] {
+        try await rescheduleReport(group, permission: permission, dryRun: dryRun).changes
+    }
+
+    /// What a `Reschedule` changed, as chimed's reply lists it.
+    public struct RescheduleReport: Sendable {
+        /// The changes listed: every one, or when they do not fit in one reply, those other than
+        /// `unchanged` first, as many as fit.
+        public var changes: [EntryChange]
+        /// How many changes of each kind the reply left out (empty: none).
+        public var unlisted: [EntryChange.Kind: Int]
+    }
+
+    /// `reschedule(_:permission:dryRun:)`, with the count of the changes a reply had no room for.
+    public func rescheduleReport(
+        _ group: TimelineGroup, permission: PermissionStrategy? = nil, dryRun: Bool = false
+    ) async throws(ChimeError) -> RescheduleReport {
         var options = permission.map(Self.permissionOptions) ?? WireRecord()
         if dryRun { options.set("dry-run", true) }
-        return try await records(
+        var report = RescheduleReport(changes: [], unlisted: [:])
+        _ = try await records(
             "Reschedule",
             [
                 .string(group.id), GroupSettingsWire.encode(group.settings),
                 .array(element: WireRecord.type, group.entries.map(EntryWire.encode)), options.value,
             ]
-        ) { (f) throws(DBusError) in try ChangeWire.decode(f) }
+        ) { (f) throws(DBusError) in
+            if let unlisted = try ChangeWire.unlisted(f) {
+                report.unlisted = unlisted
+            } else {
+                report.changes.append(try ChangeWire.decode(f))
+            }
+        }
+        return report
     }
 
     /// Removes a group and everything it has pending.

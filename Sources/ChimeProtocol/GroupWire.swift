@@ -202,6 +202,47 @@ public enum GroupSettingsWire {
 /// One line of a reschedule's diff: `entry` (s), `change` (s: added, removed, changed, unchanged),
 /// `before` and `after` (x, the next occurrence; absent when none is pending).
 public enum ChangeWire {
+    /// The changes of a `Reschedule` as its reply lists them, within `budget` bytes: every change when they
+    /// fit; else the changes other than `unchanged` first, as many as fit, then one record
+    /// `{more: u, added: u, removed: u, changed: u, unchanged: u}` counting, by kind, those left out.
+    public static func encodeReply(_ changes: [EntryChange], budget: Int) -> [DBusValue] {
+        let encoded = changes.map { encode($0).value }
+        let total = encoded.reduce(0) { $0 + $1.estimatedWireBytes }
+        guard total > budget else { return encoded }
+        var listed: [DBusValue] = []
+        var bytes = 0
+        var left: [EntryChange.Kind: Int] = [:]
+        let order =
+            changes.indices.filter { changes[$0].kind != .unchanged }
+            + changes.indices.filter { changes[$0].kind == .unchanged }
+        for index in order {
+            let size = encoded[index].estimatedWireBytes
+            if left.isEmpty, bytes + size <= budget {
+                listed.append(encoded[index])
+                bytes += size
+            } else {
+                left[changes[index].kind, default: 0] += 1
+            }
+        }
+        var more = WireRecord()
+        more.set("more", .uint32(UInt32(clamping: left.values.reduce(0, +))))
+        for kind in [EntryChange.Kind.added, .removed, .changed, .unchanged] {
+            more.set(kind.rawValue, .uint32(UInt32(clamping: left[kind] ?? 0)))
+        }
+        return listed + [more.value]
+    }
+
+    /// The changes left out of a `Reschedule` reply, by kind, when its last record says so
+    /// (`encodeReply`); nil for a record that is a change.
+    public static func unlisted(_ fields: WireFields) throws(DBusError) -> [EntryChange.Kind: Int]? {
+        guard try fields.uint32("more") != nil else { return nil }
+        var counts: [EntryChange.Kind: Int] = [:]
+        for kind in [EntryChange.Kind.added, .removed, .changed, .unchanged] {
+            counts[kind] = Int(try fields.uint32(kind.rawValue) ?? 0)
+        }
+        return counts
+    }
+
     public static func encode(_ change: EntryChange) -> WireRecord {
         var record = WireRecord()
         record.set("entry", change.entryID)

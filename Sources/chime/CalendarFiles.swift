@@ -63,10 +63,10 @@ struct Import: AsyncParsableCommand {
                 Data("chime: \(file):\(note.line > 0 ? "\(note.line):" : "") \(note.message)\n".utf8))
         }
         let timeline = TimelineGroup(id: id, entries: calendar.entries)
-        let changes = try await withClient { (client) throws(ChimeError) in
-            try await client.reschedule(timeline, dryRun: dryRun)
+        let report = try await withClient { (client) throws(ChimeError) in
+            try await client.rescheduleReport(timeline, dryRun: dryRun)
         }
-        try printChanges(changes, json: json)
+        try printChanges(report, json: json)
         if dryRun { FileHandle.standardError.write(Data("chime: dry run; nothing changed\n".utf8)) }
     }
 

@@ -62,16 +62,28 @@ struct Reschedule: AsyncParsableCommand {
         } catch {
             throw fail("\(error)", .badInput)
         }
-        let changes = try await withClient { (client) throws(ChimeError) in
-            try await client.reschedule(group, dryRun: dryRun)
+        let report = try await withClient { (client) throws(ChimeError) in
+            try await client.rescheduleReport(group, dryRun: dryRun)
         }
-        try printChanges(changes, json: json)
+        try printChanges(report, json: json)
         if dryRun { FileHandle.standardError.write(Data("chime: dry run; nothing changed\n".utf8)) }
     }
 }
 
-/// What a reschedule changed: one line per entry (kind, entry, next before, next after), or JSON.
-func printChanges(_ changes: [EntryChange], json: Bool) throws {
+/// What a reschedule changed: one line per entry (kind, entry, next before, next after), or JSON; the
+/// changes chimed's reply had no room for are counted on standard error.
+func printChanges(_ report: ChimeClient.RescheduleReport, json: Bool) throws {
+    defer {
+        let left = report.unlisted.values.reduce(0, +)
+        if left > 0 {
+            let kinds = [EntryChange.Kind.added, .removed, .changed, .unchanged].compactMap { kind in
+                report.unlisted[kind].flatMap { $0 > 0 ? "\($0) \(kind.rawValue)" : nil }
+            }
+            FileHandle.standardError.write(
+                Data("chime: \(left) more changes not listed (\(kinds.joined(separator: ", ")))\n".utf8))
+        }
+    }
+    let changes = report.changes
     if json {
         try printJSON(
             changes.map { change in

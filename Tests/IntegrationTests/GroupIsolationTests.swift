@@ -1,3 +1,4 @@
+import ChimeCore
 import ChimeKit
 import ChimeProtocol
 import DBusKit
@@ -207,6 +208,41 @@ import Testing
             #expect(groups.filter { $0["owner"] as? String == "" }.count == 7)
             // Five of each app at its limit, one of the other app, the seven files.
             #expect(groups.count == 18)
+            try await HostileAppTests.expectSameChimedServing(s, pid: pid)
+        }
+    }
+
+    /// A `Reschedule` whose changes do not fit in one reply (32,000 entries with 200-byte ids, about 9 MB
+    /// of changes) is stored and answered: the changes other than `unchanged` first, as many as fit, then
+    /// a record counting those left out; never a reply over the limit, which the bus would refuse after the
+    /// group was stored.
+    @Test func aRescheduleWithMoreChangesThanFitInAReplyIsAnsweredWithACount() async throws {
+        try await Session.run(settings: Self.settings(groups: 10) + "bytes-per-app = 1073741824\n") { s in
+            let pid = try await HostileAppTests.chimedPID(s)
+            let count = 32_000
+            let ids = (0..<count).map(Self.longID)
+            let app = try await s.app("org.example.Many")
+            let entries = ids.enumerated().map { index, id in
+                TimelineEntry(
+                    id: id, trigger: .at(Date(timeIntervalSince1970: 4_102_444_800 + Double(index))),
+                    content: .fixed(ChimeCore.NotificationContent(summary: "s")))
+            }
+            let group = TimelineGroup(id: "many", entries: entries)
+            let first = try await app.rescheduleReport(group)
+            #expect(first.changes.allSatisfy { $0.kind == .added })
+            #expect(first.unlisted[.added, default: 0] > 0)
+            #expect(first.changes.count + first.unlisted.values.reduce(0, +) == count)
+            // Everything was stored, listed or not.
+            let status = try WireFields(
+                try await HostileAppTests.call(s.observer, "Status").first ?? HostileAppTests.empty, what: "status")
+            #expect(try status.uint32("pending") == UInt32(count))
+            // Again with one entry moved: that change is listed first, the unchanged ones as far as they fit.
+            var moved = entries
+            moved[count - 1].trigger = .at(Date(timeIntervalSince1970: 4_102_444_800 + Double(2 * count)))
+            let second = try await app.rescheduleReport(TimelineGroup(id: "many", entries: moved), dryRun: true)
+            #expect(second.changes.first?.kind == .changed && second.changes.first?.entryID == ids[count - 1])
+            #expect(second.unlisted[.unchanged, default: 0] > 0)
+            #expect(second.changes.count + second.unlisted.values.reduce(0, +) == count)
             try await HostileAppTests.expectSameChimedServing(s, pid: pid)
         }
     }
