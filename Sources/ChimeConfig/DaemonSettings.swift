@@ -13,7 +13,8 @@ public struct DaemonSettings: Hashable, Sendable {
     public var maximumActions: Int?
     /// `[limits] entries-per-app`: the most items (group entries and single items) one app may have.
     public var entriesPerApp = 100_000
-    /// `[limits] groups-per-app`: the most groups one app may have (the user's own are not limited).
+    /// `[limits] groups-per-app`: the most groups one app may have, and the most group authorizations it
+    /// keeps (the user's own groups and switches are not limited).
     public var groupsPerApp = 1000
     /// `[limits] bytes-per-app`: the most bytes one app may keep in chimed: its items as stored (content,
     /// user info, rules, ids), its categories and the actions kept for it.

@@ -13,7 +13,10 @@ struct InteractionState {
     var callers: [String: Caller] = [:]
     /// Each app's consent, and each group's authorization, as stored.
     var consents: [String: AppConsent] = [:]
-    var groupAuthorizations: [GroupKey: GroupAuthorization] = [:]
+    var groupAuthorizations = GroupAuthorizations()
+    /// The new group authorizations of each app being stored (by group id, with the number of calls
+    /// storing each): they count towards the app's `[limits] groups-per-app` before they are stored.
+    var authorizationsBeingStored: [String: [String: Int]] = [:]
     /// The groups whose own app turned them off: the app, not only the user, may turn them on again.
     var groupsTurnedOffByTheirApp: Set<GroupKey> = []
     /// The open questions' answers, by notification id: called once, when the router answers.

@@ -117,18 +117,21 @@ extension Daemon {
         next.resume()
     }
 
-    /// Removes a group and everything it has pending; false when there is no such group.
+    /// Removes a group and everything it has pending, and forgets its authorization unless that is the
+    /// user's "no" (`goesWithItsGroup`); false when there was neither a group nor such an authorization.
     public func removeGroup(_ key: GroupKey, source: GroupSource = .api) async throws -> Bool {
         if source == .api, groupSources[key] == .config {
             throw DBusError(
                 name: ChimeBus.ErrorName.conflict,
                 message: "the group \(key) comes from its file in the groups folder; delete or move that file")
         }
-        guard scheduler.settings(of: key) != nil else { return false }
+        // A group only decided about (a permission asked ahead, an app's switch): its decision is forgotten.
+        guard scheduler.settings(of: key) != nil else { return try await forgetAuthorization(of: key) }
         let now = clock.now()
         guard try await persisted({ try $0.removeGroup(key, now: now) }) else { return false }
         // The group may be gone meanwhile (another call removed it first): then there is nothing to remove.
         groupSources.removeValue(forKey: key)
+        forgetAuthorization(ofRemoved: key)
         if let removed = scheduler.removeGroup(key, now: clock.now()) {
             logger.info("removed group \(key) and its \(removed.removed.count) entries")
             perform(removed.step)

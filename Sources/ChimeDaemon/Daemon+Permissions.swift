@@ -29,12 +29,10 @@ extension Daemon {
         if caller.isUser { return .allowed }
         evaluation: while true {
             // What is known now: across an await below, another call of the app may have stored an answer.
-            var authorizations: [String: GroupAuthorization] = [:]
-            for (key, status) in interaction.groupAuthorizations where key.owner == caller.appID {
-                authorizations[key.id] = status
-            }
+            // Only the decisions the evaluation reads, found through the app's own.
             let facts = PermissionFacts(
-                groupAuthorizations: authorizations,
+                groupAuthorizations: interaction.groupAuthorizations.decisions(
+                    app: caller.appID, strategy: strategy.group, group: group),
                 appConsent: interaction.consents[caller.appID] ?? .undetermined, serverPresent: serverOwner != nil)
             var request = PermissionRequest(strategy: strategy, app: caller.appID, group: group, facts: facts)
             // A group the user turned off stays off, whatever the app's strategy, until the user turns it on
@@ -43,6 +41,10 @@ extension Daemon {
                 strategy.group == .bypass
             {
                 return .deniedOnGroupLevel(.deniedPreviously)
+            }
+            // A decision the app has no room for is refused before anything is asked.
+            if let group, strategy.group.mayStoreDecision {
+                try checkAuthorizationCount(adding: GroupKey(owner: caller.appID, id: group))
             }
             var step = request.start()
             while true {
@@ -61,6 +63,13 @@ extension Daemon {
     /// Stores the answers a step produced, before its question or outcome.
     private func save(_ changes: [PermissionChange], app: String) async throws {
         guard !changes.isEmpty else { return }
+        // A group's first decision takes one of the app's places while it is stored.
+        var reserved: [GroupKey] = []
+        defer { for key in reserved { releaseAuthorization(of: key) } }
+        for case .group(let id, _) in changes {
+            let key = GroupKey(owner: app, id: id)
+            if try reserveAuthorization(of: key) { reserved.append(key) }
+        }
         let now = clock.now()
         try await persisted { store in
             for change in changes {
@@ -241,6 +250,11 @@ extension Daemon {
                 message: "the user turned group \(key.id) off; only the user can turn it on again")
         }
         if !byUser, !enabled, userTurnedItOff { return }
+        // An app's switch of a group it has not made yet (ChimeKit's in-app question stores a "no" before the
+        // group is scheduled) takes one of its places; the user's switches are not limited.
+        var reserved = false
+        if !byUser { reserved = try reserveAuthorization(of: key) }
+        defer { if reserved { releaseAuthorization(of: key) } }
         try await persisted {
             try $0.setAuthorization(enabled ? .allowed : .denied, group: key, byApp: !byUser, now: now)
         }
@@ -265,6 +279,69 @@ extension Daemon {
         if !enabled {
             endEscalations(of: Set(scheduler.items(of: key).map(\.id)), because: "its group was turned off")
         }
+    }
+
+    // MARK: - How many authorizations an app keeps
+
+    /// Refuses a first decision for group `key` when its app keeps as many as `[limits] groups-per-app`,
+    /// counting those being stored (`authorizationsBeingStored`). A decision may be stored ahead of the
+    /// group (a permission asked before scheduling, an app's switch), so the groups an app has do not bound
+    /// its decisions; the user's (owner "") are not limited.
+    func checkAuthorizationCount(adding key: GroupKey) throws {
+        guard !key.owner.isEmpty, interaction.groupAuthorizations[key] == nil else { return }
+        let being = interaction.authorizationsBeingStored[key.owner]
+        guard being?[key.id] == nil else { return }
+        let count = interaction.groupAuthorizations.count(app: key.owner) + (being?.count ?? 0)
+        guard count < settings.groupsPerApp else {
+            throw DBusError(
+                name: ChimeBus.ErrorName.limitsExceeded,
+                message: "\(key.owner) keeps the authorizations of \(count) groups, the most an app may "
+                    + "([limits] groups-per-app is \(settings.groupsPerApp)); none was stored for group \(key.id): "
+                    + "remove a group it no longer uses (RemoveGroup forgets its authorization too), or use one "
+                    + "of the groups it has")
+        }
+    }
+
+    /// Checks and takes a place for group `key`'s first decision while it is stored; true when a place was
+    /// taken, to give back with `releaseAuthorization(of:)` once the decision is stored or has failed.
+    func reserveAuthorization(of key: GroupKey) throws -> Bool {
+        guard !key.owner.isEmpty, interaction.groupAuthorizations[key] == nil else { return false }
+        try checkAuthorizationCount(adding: key)
+        interaction.authorizationsBeingStored[key.owner, default: [:]][key.id, default: 0] += 1
+        return true
+    }
+
+    /// Gives back a place `reserveAuthorization(of:)` took.
+    func releaseAuthorization(of key: GroupKey) {
+        guard let calls = interaction.authorizationsBeingStored[key.owner]?[key.id] else { return }
+        interaction.authorizationsBeingStored[key.owner]?[key.id] = calls > 1 ? calls - 1 : nil
+        if interaction.authorizationsBeingStored[key.owner]?.isEmpty == true {
+            interaction.authorizationsBeingStored[key.owner] = nil
+        }
+    }
+
+    /// Whether a removed group's decision goes with it: all but the user's "no" (a denial its app did not
+    /// make), so that removing a group and making it again is no way around the user.
+    func goesWithItsGroup(_ key: GroupKey) -> Bool {
+        guard let status = interaction.groupAuthorizations[key] else { return false }
+        return status != .denied || interaction.groupsTurnedOffByTheirApp.contains(key)
+    }
+
+    /// Forgets the decision of removed group `key` as the store did (`ScheduleStore.removeGroup`), unless it
+    /// stays (`goesWithItsGroup`).
+    func forgetAuthorization(ofRemoved key: GroupKey) {
+        guard goesWithItsGroup(key) else { return }
+        interaction.groupAuthorizations[key] = nil
+        interaction.groupsTurnedOffByTheirApp.remove(key)
+    }
+
+    /// Forgets the decision of group `key`, which has no timeline, unless it stays (`goesWithItsGroup`):
+    /// `RemoveGroup` of a group only decided about. False when there was nothing to forget.
+    func forgetAuthorization(of key: GroupKey) async throws -> Bool {
+        guard goesWithItsGroup(key) else { return false }
+        guard try await persisted({ try $0.forgetAuthorization(of: key) }) else { return false }
+        forgetAuthorization(ofRemoved: key)
+        return true
     }
 
     // MARK: - The server

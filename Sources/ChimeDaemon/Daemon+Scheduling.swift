@@ -476,6 +476,7 @@ extension Daemon {
         var ended = Set(items)
         for key in groups {
             groupSources.removeValue(forKey: key)
+            forgetAuthorization(ofRemoved: key)
             if let removed = scheduler.removeGroup(key, now: clock.now()) {
                 ended.formUnion(removed.removed)
                 perform(removed.step)

@@ -385,7 +385,7 @@ public actor Daemon {
         categories = state.categories
         interaction.storage = AppStorage(categories: state.categories, keptActions: state.keptActionBytes)
         interaction.consents = state.consents
-        interaction.groupAuthorizations = state.groupAuthorizations
+        interaction.groupAuthorizations = GroupAuthorizations(state.groupAuthorizations)
         interaction.groupsTurnedOffByTheirApp = state.groupsTurnedOffByTheirApp
         let now = clock.now()
         let (outbox, taken) = Self.outbox(state.outbox, items: state.items, now: now)

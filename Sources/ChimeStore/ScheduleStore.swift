@@ -762,6 +762,24 @@ public final class ScheduleStore: Sendable {
         }
     }
 
+    /// Forgets the authorization of group `key` unless it is the user's "no" (a denial its app did not
+    /// make), which stays when the group goes; false when there was none to forget.
+    public func forgetAuthorization(of key: GroupKey) throws -> Bool {
+        try write { db in
+            try Self.forgetAuthorization(of: key, in: db)
+            return db.changesCount > 0
+        }
+    }
+
+    /// `forgetAuthorization(of:)` within a transaction: also what removing a group does.
+    static func forgetAuthorization(of key: GroupKey, in db: Database) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM groupAuthorization
+                WHERE owner = ? AND groupID = ? AND NOT (status = ? AND byApp = 0)
+                """, arguments: [key.owner, key.id, GroupAuthorization.denied.rawValue])
+    }
+
     // MARK: - Actions waiting for their app
 
     /// Keeps an action for an app that is not there; returns it with its sequence number.
@@ -916,6 +934,7 @@ public final class ScheduleStore: Sendable {
             try db.execute(
                 sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
             guard db.changesCount > 0 else { return false }
+            try Self.forgetAuthorization(of: key, in: db)
             let ids = try Int64.fetchAll(
                 db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
             for id in ids {
@@ -945,6 +964,7 @@ public final class ScheduleStore: Sendable {
                 try db.execute(
                     sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
                 guard db.changesCount > 0 else { continue }
+                try Self.forgetAuthorization(of: key, in: db)
                 let ids = try Int64.fetchAll(
                     db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
                 for id in ids {

@@ -361,6 +361,33 @@ import Testing
         #expect(state.groups.isEmpty && state.items.isEmpty)
     }
 
+    @Test func aRemovedGroupsAuthorizationGoesWithItButTheUsersNoStays() throws {
+        let store = try ScheduleStore()
+        let owner = "org.example.App"
+        let allowed = GroupKey(owner: owner, id: "allowed")
+        let offByApp = GroupKey(owner: owner, id: "off-by-app")
+        let offByUser = GroupKey(owner: owner, id: "off-by-user")
+        for (index, key) in [allowed, offByApp, offByUser].enumerated() {
+            try storeGroup(store, owner: owner, key.id, items: 1, firstID: UInt64(index + 1))
+        }
+        try store.setAuthorization(.allowed, group: allowed, now: t0)
+        try store.setAuthorization(.denied, group: offByApp, byApp: true, now: t0)
+        try store.setAuthorization(.denied, group: offByUser, now: t0)
+        #expect(try store.removeGroup(allowed, now: t0))
+        #expect(try store.cancelAll(items: [], groups: [offByApp, offByUser], now: t0) == 2)
+        let state = try store.load()
+        #expect(state.groups.isEmpty)
+        #expect(state.groupAuthorizations == [offByUser: .denied])
+
+        // A group only decided about: its decision is forgotten on its own, the user's "no" again not.
+        let ahead = GroupKey(owner: owner, id: "ahead")
+        try store.setAuthorization(.allowed, group: ahead, now: t0)
+        #expect(try store.forgetAuthorization(of: ahead))
+        #expect(try !store.forgetAuthorization(of: ahead))
+        #expect(try !store.forgetAuthorization(of: offByUser))
+        #expect(try store.load().groupAuthorizations == [offByUser: .denied])
+    }
+
     /// Stores group `id` of `owner` with `count` items due an hour apart from `t0 + 3600`; the first
     /// `finished` of them are finished.
     func storeGroup(

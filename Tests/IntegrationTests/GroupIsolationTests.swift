@@ -9,7 +9,8 @@ import Testing
 /// Groups cost their app and stay bounded (issue "Isolation", docs/security.md): `ListGroupsPaged` (and the
 /// first page `ListGroups` answers) hold at most `ChimeBus.maximumReplyBytes` and 1000 groups a page, read
 /// off the daemon's queue, and the CLI and ChimeKit follow the pages; an app has at most `[limits]
-/// groups-per-app` groups, and one more is `LimitsExceeded` while chimed serves on.
+/// groups-per-app` groups, and as many group authorizations, and one more is `LimitsExceeded` while chimed
+/// serves on; a removed group's authorization goes with it, except the user's "no".
 @Suite(.serialized) struct GroupIsolationTests {
     static func record(_ values: [String: DBusValue]) -> DBusValue { ListingIsolationTests.record(values) }
     static let limitsExceeded = HostileAppTests.limitsExceeded
@@ -25,15 +26,16 @@ import Testing
         return head + String(repeating: "x", count: 200 - head.utf8.count)
     }
 
-    /// Replaces group `id` of `app` with one entry due at `at` (µs).
-    static func reschedule(_ app: DBusConnection, _ id: String, at: Int64) async throws(DBusError) {
+    /// Replaces group `id` of `app` with one entry due at `at` (µs), with the permission strategy
+    /// `permission` when given.
+    static func reschedule(_ app: DBusConnection, _ id: String, at: Int64, permission: String? = nil)
+        async throws(DBusError)
+    {
         let entry = ListingIsolationTests.entry("e", summary: "s", trigger: ["at": .int64(at)])
+        let options = permission.map { Self.record(["permission": .string($0)]) } ?? HostileAppTests.empty
         _ = try await HostileAppTests.call(
             app, "Reschedule",
-            [
-                .string(id), HostileAppTests.empty, .array(element: BusAPITests.recordType, [entry]),
-                HostileAppTests.empty,
-            ],
+            [.string(id), HostileAppTests.empty, .array(element: BusAPITests.recordType, [entry]), options],
             timeout: .seconds(120))
     }
 
@@ -49,6 +51,25 @@ import Testing
                 }
                 try await tasks.waitForAll()
             }
+        }
+    }
+
+    /// Runs `call` for 0 to `count` - 1 at once: each one's error, nil where it succeeded.
+    static func atOnce(_ count: Int, _ call: @escaping @Sendable (Int) async throws(DBusError) -> Void) async
+        -> [DBusError?]
+    {
+        await withTaskGroup(of: DBusError?.self) { tasks in
+            for index in 0..<count {
+                tasks.addTask {
+                    do throws(DBusError) {
+                        try await call(index)
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            return await tasks.reduce(into: []) { $0.append($1) }
         }
     }
 
@@ -184,18 +205,8 @@ import Testing
 
             // Calls that make groups at once cannot pass the limit together.
             let racer = try await s.appConnection("io.example.Racer")
-            let outcomes = await withTaskGroup(of: DBusError?.self) { tasks in
-                for index in 0..<24 {
-                    tasks.addTask {
-                        do throws(DBusError) {
-                            try await Self.reschedule(racer, "r\(index)", at: HostileAppTests.farFuture)
-                            return nil
-                        } catch {
-                            return error
-                        }
-                    }
-                }
-                return await tasks.reduce(into: []) { $0.append($1) }
+            let outcomes = await Self.atOnce(24) { (index) throws(DBusError) in
+                try await Self.reschedule(racer, "r\(index)", at: HostileAppTests.farFuture)
             }
             #expect(outcomes.filter { $0 == nil }.count == 5)
             #expect(outcomes.compactMap { $0 }.allSatisfy { $0.name == Self.limitsExceeded })
@@ -244,6 +255,148 @@ import Testing
             #expect(second.unlisted[.unchanged, default: 0] > 0)
             #expect(second.changes.count + second.unlisted.values.reduce(0, +) == count)
             try await HostileAppTests.expectSameChimedServing(s, pid: pid)
+        }
+    }
+
+    // MARK: - Group authorizations
+
+    /// A group level that stores the group as allowed without asking; the app is allowed already.
+    static let allowAutomatically = "group=allow-automatically,system=if-already-allowed"
+
+    /// `RequestPermission` of `app` for group `id` with `permission`: the result's fields.
+    static func requestPermission(_ app: DBusConnection, _ id: String, _ permission: String = allowAutomatically)
+        async throws(DBusError) -> [String: DBusValue]
+    {
+        let reply = try await HostileAppTests.call(
+            app, "RequestPermission", [.string(id), Self.record(["permission": .string(permission)])])
+        return BusAPITests.fields(reply.first)
+    }
+
+    /// Group `id`'s authorization as `GetAuthorization` tells `app`.
+    static func groupStatus(_ app: DBusConnection, _ id: String) async throws -> DBusValue? {
+        let reply = try await HostileAppTests.call(app, "GetAuthorization", [.string(id)])
+        return BusAPITests.fields(reply.first)["group"]
+    }
+
+    /// `SetGroupEnabled` of `app`.
+    static func setEnabled(_ app: DBusConnection, _ id: String, _ enabled: Bool) async throws(DBusError) {
+        _ = try await HostileAppTests.call(app, "SetGroupEnabled", [.string(id), .boolean(enabled)])
+    }
+
+    @Test func anAppsGroupAuthorizationsAreBoundedAndChimedServes() async throws {
+        try await Session.run(settings: Self.settings(groups: 5), groups: ["daily.toml": EscalationTests.pill("")]) {
+            s in
+            let pid = try await HostileAppTests.chimedPID(s)
+            let app = try await s.appConnection("io.example.Switches")
+            // Five groups decided about before they are made: allowed automatically, and off by the app's switch
+            // (ChimeKit's in-app question stores its "no" so).
+            for id in ["a0", "a1", "a2"] {
+                #expect(try await Self.requestPermission(app, id)["outcome"] == .string("allowed"))
+            }
+            for id in ["off0", "off1"] { try await Self.setEnabled(app, id, false) }
+
+            // A sixth, by each way an app stores one: refused, nothing asked, nothing made.
+            let requested = await HostileAppTests.error("a sixth authorization by RequestPermission") {
+                _ = try await Self.requestPermission(app, "n0")
+                return []
+            }
+            HostileAppTests.expect(requested, Self.limitsExceeded, mentioning: "groups-per-app", "RequestPermission")
+            let rescheduled = await HostileAppTests.error("a sixth authorization by Reschedule") {
+                try await Self.reschedule(app, "n1", at: HostileAppTests.farFuture, permission: Self.allowAutomatically)
+                return []
+            }
+            HostileAppTests.expect(rescheduled, Self.limitsExceeded, mentioning: "groups-per-app", "Reschedule")
+            let switched = await HostileAppTests.error("a sixth authorization by the app's switch") {
+                try await Self.setEnabled(app, "n2", false)
+                return []
+            }
+            HostileAppTests.expect(switched, Self.limitsExceeded, mentioning: "RemoveGroup", "SetGroupEnabled")
+            let asked = await HostileAppTests.error("a question whose answer has no room") {
+                _ = try await Self.requestPermission(app, "n3", "group=ask-once,system=if-already-allowed")
+                return []
+            }
+            HostileAppTests.expect(asked, Self.limitsExceeded, mentioning: "groups-per-app", "a question")
+            #expect(s.server!.notifyCalls.elements.isEmpty, "a question was asked")
+            for id in ["n0", "n1", "n2", "n3"] {
+                #expect(try await Self.groupStatus(app, id) == .string("undetermined"), "\(id)")
+            }
+            #expect(try await Self.allPages(app).groups.isEmpty)
+
+            // The app's decisions still change; a decision it forgets (RemoveGroup) makes room.
+            #expect(try await Self.requestPermission(app, "a0")["outcome"] == .string("allowed"))
+            try await Self.setEnabled(app, "a1", false)
+            try await Self.setEnabled(app, "off0", true)
+            #expect(try await Self.groupStatus(app, "a1") == .string("denied-previously"))
+            #expect(try await Self.groupStatus(app, "off0") == .string("allowed"))
+            _ = try await HostileAppTests.call(app, "RemoveGroup", [.string("a2")])
+            #expect(try await Self.groupStatus(app, "a2") == .string("undetermined"))
+            try await Self.reschedule(app, "n1", at: HostileAppTests.farFuture, permission: Self.allowAutomatically)
+            #expect(try await Self.groupStatus(app, "n1") == .string("allowed"))
+
+            // Calls at once cannot pass the bound together: from 24 connections of one app (this test
+            // process), so that they are handled at the same time, not one after another.
+            var racers: [DBusConnection] = []
+            for _ in 0..<24 { racers.append(try await s.bus.connect()) }
+            defer { for racer in racers { racer.close() } }
+            let outcomes = await Self.atOnce(racers.count) { [racers] (index) throws(DBusError) in
+                _ = try await Self.requestPermission(racers[index], "r\(index)")
+            }
+            #expect(outcomes.filter { $0 == nil }.count == 5)
+            #expect(outcomes.compactMap { $0 }.allSatisfy { $0.name == Self.limitsExceeded })
+
+            // Another app is not held to the first one's; the user's switches are not limited, and turn the
+            // user's group file's group off and on as before.
+            let other = try await s.appConnection("io.example.Other")
+            #expect(try await Self.requestPermission(other, "a0")["outcome"] == .string("allowed"))
+            let userOff = try await s.chime(["group", "disable", "io.example.Switches/by-the-user"])
+            #expect(userOff.status == 0, "\(userOff.stderr)")
+            #expect(try await Self.groupStatus(app, "by-the-user") == .string("denied-previously"))
+            for (change, enabled) in [("disable", false), ("enable", true)] {
+                let result = try await s.chime(["group", change, "daily"])
+                #expect(result.status == 0, "\(result.stderr)")
+                let daily = try await s.chimeJSON(["groups"]).first { $0["id"] as? String == "daily" }
+                #expect(daily?["enabled"] as? Bool == enabled)
+                #expect(try await s.chimeJSON(["pending", "--group", "daily"]).count == (enabled ? 1 : 0))
+            }
+            try await HostileAppTests.expectSameChimedServing(s, pid: pid)
+        }
+    }
+
+    @Test func aRemovedGroupsAuthorizationGoesWithItButTheUsersNoStays() async throws {
+        try await Session.run(settings: Self.settings(groups: 3)) { s in
+            let app = try await s.appConnection("io.example.Daily")
+            // A group a day, allowed automatically and removed: more groups over time than the bound.
+            for day in 0..<8 {
+                let id = "day-\(day)"
+                try await Self.reschedule(app, id, at: HostileAppTests.farFuture, permission: Self.allowAutomatically)
+                #expect(try await Self.groupStatus(app, id) == .string("allowed"))
+                _ = try await HostileAppTests.call(app, "RemoveGroup", [.string(id)])
+                #expect(try await Self.groupStatus(app, id) == .string("undetermined"), "\(id)")
+            }
+            // CancelAll removes the app's groups, their authorizations with them; the app's own "off" too.
+            try await Self.reschedule(app, "c0", at: HostileAppTests.farFuture, permission: Self.allowAutomatically)
+            try await Self.reschedule(app, "c1", at: HostileAppTests.farFuture)
+            try await Self.setEnabled(app, "c1", false)
+            _ = try await HostileAppTests.call(app, "CancelAll", [HostileAppTests.empty])
+            #expect(try await Self.groupStatus(app, "c0") == .string("undetermined"))
+            #expect(try await Self.groupStatus(app, "c1") == .string("undetermined"))
+
+            // The user's "no" stays when the app removes the group, and holds when the app makes it again.
+            try await Self.reschedule(app, "kept", at: HostileAppTests.farFuture)
+            let off = try await s.chime(["group", "disable", "io.example.Daily/kept"])
+            #expect(off.status == 0, "\(off.stderr)")
+            _ = try await HostileAppTests.call(app, "RemoveGroup", [.string("kept")])
+            #expect(try await Self.groupStatus(app, "kept") == .string("denied-previously"))
+            let again = await HostileAppTests.error("making again a group the user turned off") {
+                try await Self.reschedule(app, "kept", at: HostileAppTests.farFuture)
+                return []
+            }
+            HostileAppTests.expect(
+                again, HostileAppTests.permissionDenied, mentioning: "deniedOnGroupLevel", "Reschedule")
+            // So after a restart.
+            try await HostileAppTests.expectServingAfterRestart(s)
+            #expect(try await Self.groupStatus(app, "kept") == .string("denied-previously"))
+            #expect(try await Self.groupStatus(app, "day-0") == .string("undetermined"))
         }
     }
 }
