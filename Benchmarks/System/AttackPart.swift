@@ -157,6 +157,18 @@ enum AttackPart {
         try? await Task.sleep(for: .seconds(max(0, start - 1 - Clock.realtime())))
         let statusLatencies = Samples()
         let busLatencies = Samples()
+        // The machine's floor while the hogs run: an absolute-deadline timer loop on a thread of its own,
+        // every 10 ms over the window, as the floor before the part is measured.
+        let floorDuring = Samples()
+        let floorThread = Thread {
+            var deadline = Clock.realtime() + 0.01
+            while deadline < end {
+                Clock.sleep(until: deadline)
+                floorDuring.add(Clock.realtime() - deadline)
+                deadline += 0.01
+            }
+        }
+        floorThread.start()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<(hogs.contains("listing") ? 8 : 0) {
                 group.addTask {
@@ -248,7 +260,7 @@ enum AttackPart {
         return AttackFigures(
             lateness: Percentiles(seconds: lateness.map(\.lateness)), missing: lateness.filter(\.missing).count,
             status: Percentiles(seconds: statusLatencies.values), statusFailures: statusLatencies.failures,
-            bus: Percentiles(seconds: busLatencies.values),
+            bus: Percentiles(seconds: busLatencies.values), floorDuring: Percentiles(seconds: floorDuring.values),
             peakRSSMB: Double(peak) / 1_048_576,
             sameProcess: !chimed.process.hasExited && owner == UInt32(pid), heldEntries: sizes.heldEntries,
             hogs: counts.counts)
@@ -331,6 +343,9 @@ struct AttackFigures: Codable {
     /// The latency of the bus daemon's own `GetId` for the victim, in the same loop as its `Status`: the
     /// part of any call's latency that is the bus's while the hogs use it.
     var bus: Percentiles
+    /// The floor (an absolute-deadline timer loop) measured while the hogs ran: what any process on the
+    /// machine got then.
+    var floorDuring: Percentiles
     /// chimed's and its relay's peak resident memory (VmHWM).
     var peakRSSMB: Double
     /// chimed never exited, and still owns its name.
@@ -341,8 +356,9 @@ struct AttackFigures: Codable {
     var text: String {
         String(
             format:
-                "victim %@; missing %d; Status p50 %.1f ms, p99 %.1f ms (%d failed or unanswered); the bus's GetId p50 %.1f ms, p99 %.1f ms; peak RSS %.0f MB; %@",
-            lateness.text, missing, status.p50, status.p99, statusFailures, bus.p50, bus.p99, peakRSSMB,
+                "victim %@; missing %d; Status p50 %.1f ms, p99 %.1f ms (%d failed or unanswered); the bus's GetId p50 %.1f ms, p99 %.1f ms; the floor meanwhile p50 %.2f ms, p99 %.2f ms; peak RSS %.0f MB; %@",
+            lateness.text, missing, status.p50, status.p99, statusFailures, bus.p50, bus.p99, floorDuring.p50,
+            floorDuring.p99, peakRSSMB,
             sameProcess ? "same chimed" : "chimed EXITED")
     }
 

@@ -112,6 +112,11 @@ struct Chimed: AsyncParsableCommand {
         umask(0o077)
         // A file size limit (ulimit -f) must make a write fail, which chimed reports, not kill chimed.
         signal(SIGXFSZ, SIG_IGN)
+        // A buffer of 1 MiB or more (a big message being read, a page of a listing) is mapped on its own and
+        // given back to the system when freed. glibc otherwise raises that threshold each time such a
+        // buffer is freed, and later ones stay in the heap: after a few big messages, chimed kept their
+        // size for good.
+        _ = CLinux_setMmapThreshold(1 << 20)
         let databasePath = resolvedStateDirectory + "/chime.sqlite"
         if let relaySocket {
             let status = await NotificationRelay.serve(

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <malloc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <sys/timerfd.h>
@@ -58,6 +59,11 @@ static const uint32_t CLinux_IN_MASK_ADD = IN_MASK_ADD;
 // The calling thread's kernel id, for setpriority: glibc's gettid() is not in Swift's Glibc module, and
 // syscall(SYS_gettid), which it stands for, is variadic.
 static inline pid_t CLinux_gettid(void) { return (pid_t)syscall(SYS_gettid); }
+
+// Makes glibc map every allocation of `bytes` or more on its own and give it back when it is freed
+// (M_MMAP_THRESHOLD, which also stops glibc from raising the threshold by itself): <malloc.h> is not in
+// Swift's Glibc module.
+static inline int CLinux_setMmapThreshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
 // struct inotify_event ends in a flexible array member (char name[]), which Swift does not import:
 // the name starts at this offset from the start of each event.
