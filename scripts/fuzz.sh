@@ -31,12 +31,12 @@ export SWIFT_BACKTRACE=enable=no
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 options=(-detect_leaks=0 -print_final_stats=1)
 
-# name, harness, the ChimeCore folders it needs (the pure parsers: no package dependencies)
+# name, harness, the ChimeCore folders (and single files) it needs (the pure parsers: no package dependencies)
 swiftc_targets=(
-    "rrule Fuzz/RRuleFuzz.swift Shared RRule"
-    "oncalendar Fuzz/OnCalendarFuzz.swift Shared OnCalendar"
-    "phrase Fuzz/PhraseFuzz.swift Shared WallClock DateBuilder Phrase"
-    "ical Fuzz/ICalendarFuzz.swift Shared RRule ICalendar"
+    "rrule Fuzz/RRuleFuzz.swift Shared WallClock SearchBudget.swift RRule"
+    "oncalendar Fuzz/OnCalendarFuzz.swift Shared WallClock SearchBudget.swift OnCalendar"
+    "phrase Fuzz/PhraseFuzz.swift Shared WallClock SearchBudget.swift DateBuilder Phrase"
+    "ical Fuzz/ICalendarFuzz.swift Shared WallClock SearchBudget.swift RRule ICalendar"
 )
 # Seed folders of the swiftc targets that have some.
 declare -A swiftc_seeds=([ical]=Tests/ChimeCoreTests/Fixtures/ics)
@@ -95,7 +95,9 @@ for t in "${swiftc_targets[@]}"; do
     wanted "$name" || continue
     [ -f "$harness" ] || { echo "missing $harness" >&2; exit 1; }
     sources=()
-    for f in $folders; do sources+=("$core/$f"/*.swift); done
+    for f in $folders; do
+        if [[ $f == *.swift ]]; then sources+=("$core/$f"); else sources+=("$core/$f"/*.swift); fi
+    done
     echo "== fuzz $name: building"
     minimum_counters=1000
     swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name ChimeCore "${sources[@]}" "$harness" \
