@@ -45,6 +45,22 @@ final class CallRates: Sendable {
         }
     }
 
+    /// The longest a refused call is held before its refusal is sent (`delayBeforeRefusal`).
+    static let maximumRefusalDelay = 1.0
+
+    /// How long to hold a call of `caller` that `check` refused before answering it: until the app's next
+    /// call would be allowed, at most `maximumRefusalDelay` seconds. A sender's calls are answered in
+    /// order, so while its refusal waits, its next calls wait in its lane (which holds at most a
+    /// documented number; more are refused unread): an app that calls in a loop pays for its refusals
+    /// in its own time, and chimed answers a few a second instead of thousands.
+    func delayBeforeRefusal(_ caller: Caller, now: Date) -> Double {
+        state.withLock { state in
+            let bucket = Self.bucket(caller.appID, in: state, now: now)
+            guard bucket.tokens < 1, state.rate > 0 else { return 0 }
+            return min((1 - bucket.tokens) / state.rate, Self.maximumRefusalDelay)
+        }
+    }
+
     /// Charges `caller`'s budget for the work a call of its did beyond the call itself: the budget may go
     /// below zero, and the app's next calls are refused until it has refilled. So an app pays for a
     /// listing in proportion to what it read and computed, and cannot ask for more work than its calls a

@@ -267,7 +267,8 @@ extension Daemon {
 
     /// The caller of a method call, within its app's call rate. A connection that called before is known
     /// without visiting the daemon, and its rate is checked behind a lock of its own (`CallRates`): a call
-    /// refused for its rate never reaches the daemon's queue.
+    /// refused for its rate never reaches the daemon's queue, and its refusal is sent when the app's next
+    /// call would be allowed (at most a second later), so a loop of refused calls runs at the app's rate.
     nonisolated func admit(_ call: DBusMethodCall) async throws -> Caller {
         let caller: Caller
         if let known = callers.registeredCaller(call.sender) {
@@ -275,7 +276,13 @@ extension Daemon {
         } else {
             caller = try await self.caller(of: call)
         }
-        try rates.check(caller, now: clock.now())
+        do {
+            try rates.check(caller, now: clock.now())
+        } catch {
+            let delay = rates.delayBeforeRefusal(caller, now: clock.now())
+            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
+            throw error
+        }
         return caller
     }
 

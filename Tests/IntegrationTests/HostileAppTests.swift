@@ -835,6 +835,34 @@ import Testing
         }
     }
 
+    /// An app that calls in a loop however often it is refused gets each refusal when its next call would
+    /// be allowed: over two seconds at two calls a second, a handful of refusals, not the hundreds chimed
+    /// answered at once before (each costing it and the bus a round trip).
+    @Test func refusedCallsInALoopAreAnsweredAtTheAppsRate() async throws {
+        try await Session.run(settings: "[limits]\ncalls-per-second = 2\ncall-burst = 2\n") { s in
+            let pid = try await Self.chimedPID(s)
+            let looper = try await s.appConnection("org.example.Loop", allowed: false)
+            var answered = 0
+            var refused = 0
+            let end = ContinuousClock.now + .seconds(2)
+            while ContinuousClock.now < end {
+                do {
+                    _ = try await Self.call(looper, "Status", timeout: .seconds(10))
+                    answered += 1
+                } catch let error as DBusError where error.name == Self.limitsExceeded {
+                    refused += 1
+                }
+            }
+            #expect(refused > 0, "the loop was never refused")
+            #expect(refused <= 10, "\(refused) refusals in 2 s at 2 calls a second")
+            #expect(answered <= 8, "\(answered) calls answered in 2 s at 2 calls a second")
+            // The user's tool is served, by the same chimed.
+            #expect(try await s.chime(["status"]).status == 0)
+            #expect(!s.chimed!.hasExited)
+            #expect(try await s.observer.unixProcessID(of: "io.chime.Chime1") == pid)
+        }
+    }
+
     /// The size of every file in `directory`.
     static func files(in directory: String) throws -> [String: Int] {
         var sizes: [String: Int] = [:]
