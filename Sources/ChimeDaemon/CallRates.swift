@@ -28,37 +28,38 @@ final class CallRates: Sendable {
         }
     }
 
-    /// Takes one call from `caller`'s budget; refuses it with LimitsExceeded when there is none.
-    func check(_ caller: Caller, now: Date) throws(DBusError) {
-        guard !caller.isUser else { return }
-        let (allowed, rate) = state.withLock { state in
-            var bucket = Self.bucket(caller.appID, in: state, now: now)
-            let allowed = bucket.tokens >= 1
-            if allowed { bucket.tokens -= 1 }
-            state.buckets[caller.appID] = bucket
-            return (allowed, state.rate)
-        }
-        guard allowed else {
-            throw DBusError(
-                name: ChimeBus.ErrorName.limitsExceeded,
-                message: "\(caller.appID) calls chimed more than \(Self.words(rate)) times a second; slow down")
-        }
+    /// A call refused for its app's rate: the error it is answered with, and how long it is held before.
+    struct Refusal: Sendable {
+        var error: DBusError
+        /// Until the app's next call would be allowed, at most `maximumRefusalDelay` seconds. A sender's
+        /// calls are answered in order, so while its refusal waits, its next calls wait in its lane (which
+        /// holds at most a documented number; more are refused unread): an app that calls in a loop pays
+        /// for its refusals in its own time, and chimed answers a few a second instead of thousands.
+        var delay: Double
     }
 
-    /// The longest a refused call is held before its refusal is sent (`delayBeforeRefusal`).
+    /// The longest a refused call is held before its refusal is sent.
     static let maximumRefusalDelay = 1.0
 
-    /// How long to hold a call of `caller` that `check` refused before answering it: until the app's next
-    /// call would be allowed, at most `maximumRefusalDelay` seconds. A sender's calls are answered in
-    /// order, so while its refusal waits, its next calls wait in its lane (which holds at most a
-    /// documented number; more are refused unread): an app that calls in a loop pays for its refusals
-    /// in its own time, and chimed answers a few a second instead of thousands.
-    func delayBeforeRefusal(_ caller: Caller, now: Date) -> Double {
-        state.withLock { state in
-            let bucket = Self.bucket(caller.appID, in: state, now: now)
-            guard bucket.tokens < 1, state.rate > 0 else { return 0 }
-            return min((1 - bucket.tokens) / state.rate, Self.maximumRefusalDelay)
+    /// Takes one call from `caller`'s budget; when there is none, the call's refusal (LimitsExceeded).
+    func check(_ caller: Caller, now: Date) -> Refusal? {
+        guard !caller.isUser else { return nil }
+        let refused: (rate: Double, delay: Double)? = state.withLock { state in
+            var bucket = Self.bucket(caller.appID, in: state, now: now)
+            defer { state.buckets[caller.appID] = bucket }
+            guard bucket.tokens < 1 else {
+                bucket.tokens -= 1
+                return nil
+            }
+            let delay = state.rate > 0 ? min((1 - bucket.tokens) / state.rate, Self.maximumRefusalDelay) : 0
+            return (state.rate, delay)
         }
+        guard let refused else { return nil }
+        return Refusal(
+            error: DBusError(
+                name: ChimeBus.ErrorName.limitsExceeded,
+                message: "\(caller.appID) calls chimed more than \(Self.words(refused.rate)) times a second; slow down"),
+            delay: refused.delay)
     }
 
     /// Charges `caller`'s budget for the work a call of its did beyond the call itself: the budget may go

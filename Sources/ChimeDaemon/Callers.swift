@@ -34,14 +34,18 @@ final class CallerDirectory: @unchecked Sendable {
     // immutable.
     private let lock = NSLock()
     private var known: [String: Caller] = [:]
-    /// The connections the daemon registered as callers (`markRegistered`).
-    private var registered: Set<String> = []
+    /// The callers' live connections, by unique name (`admit`), and each app's (by app id), so that its
+    /// signals go to it alone.
+    private var registered: [String: Caller] = [:]
+    private var appConnections: [String: Set<String>] = [:]
     /// The well-known names each connection (by unique name) owns, kept current from NameOwnerChanged.
     private var names: [String: Set<String>] = [:]
     private var nameSubscription: DBusSubscription?
-    /// Told of each connection that left the bus (by unique name), from the same NameOwnerChanged
+    /// The session bus connection chimed serves on, from `indexNames` until `detach`.
+    private var connection: DBusConnection?
+    /// Told of each app whose last connection left the bus (by app id), from the same NameOwnerChanged
     /// subscription: one match rule for every caller, none added or removed per connection.
-    private var connectionGone: (@Sendable (String) -> Void)?
+    private var appGone: (@Sendable (String) -> Void)?
     /// The user's own tool, the `chime` executable; nil: no caller is the user.
     let userTool: String?
     /// The user's runtime folder, where Flatpak records each sandbox it starts (`FlatpakSandbox`).
@@ -70,14 +74,8 @@ final class CallerDirectory: @unchecked Sendable {
         return ((chimed as NSString).deletingLastPathComponent as NSString).appendingPathComponent("chime")
     }
 
-    /// The caller behind `sender` when it called before; nil when `caller(_:on:)` must ask the bus.
-    func known(_ sender: String?) -> Caller? {
-        guard let sender else { return nil }
-        return lock.withLock { known[sender] }
-    }
-
     /// The caller behind `sender`; refuses a connection of another user.
-    func caller(_ sender: String?, on connection: DBusConnection) async throws -> Caller {
+    private func caller(_ sender: String?, on connection: DBusConnection) async throws -> Caller {
         guard let sender else { throw DBusError(.accessDenied, "the call has no sender") }
         if let cached = lock.withLock({ known[sender] }) { return cached }
         let reply = try await connection.call(
@@ -98,32 +96,67 @@ final class CallerDirectory: @unchecked Sendable {
         return caller
     }
 
-    /// Has `handler` told of every connection that leaves the bus (its unique name), on the bus's queue.
-    func onConnectionGone(_ handler: @escaping @Sendable (String) -> Void) {
-        lock.withLock { connectionGone = handler }
-    }
-
-    /// Forgets a connection that left the bus.
-    func forget(_ uniqueName: String) {
-        lock.withLock {
-            known.removeValue(forKey: uniqueName)
-            registered.remove(uniqueName)
+    /// The caller of a method call, remembered as a live connection of its app while the connection lives:
+    /// the bus's process, the process's files and the names the connection owns are looked at once per
+    /// connection, here, off the daemon's queue. Every caller's connection is remembered, the user's too:
+    /// signals about items go to their owner's connections only. A connection that left before it was
+    /// remembered is found by asking the bus once, after.
+    func admit(_ sender: String?) async throws -> Caller {
+        if let caller = registeredCaller(sender) { return caller }
+        guard let connection = lock.withLock({ self.connection }) else {
+            throw DBusError(.failed, "chimed is stopping")
         }
+        let caller = try await self.caller(sender, on: connection)
+        let inserted = lock.withLock {
+            guard registered[caller.uniqueName] == nil else { return false }
+            registered[caller.uniqueName] = caller
+            appConnections[caller.appID, default: []].insert(caller.uniqueName)
+            return true
+        }
+        if inserted, (try? await connection.nameHasOwner(caller.uniqueName)) == false {
+            connectionGone(caller.uniqueName)
+        }
+        return caller
     }
 
-    /// The caller behind `sender` when the daemon has registered its connection already (`markRegistered`):
-    /// its later calls need not visit the daemon to be told apart.
+    /// Has `handler` told of every app whose last connection left the bus (its app id), on the bus's queue.
+    func onAppGone(_ handler: @escaping @Sendable (String) -> Void) {
+        lock.withLock { appGone = handler }
+    }
+
+    /// A connection left the bus: it is forgotten, and its app too when it has no other.
+    func connectionGone(_ uniqueName: String) {
+        let (gone, handler): (String?, (@Sendable (String) -> Void)?) = lock.withLock {
+            known.removeValue(forKey: uniqueName)
+            guard let caller = registered.removeValue(forKey: uniqueName) else { return (nil, nil) }
+            appConnections[caller.appID]?.remove(uniqueName)
+            guard appConnections[caller.appID]?.isEmpty == true else { return (nil, nil) }
+            appConnections.removeValue(forKey: caller.appID)
+            return (caller.appID, appGone)
+        }
+        if let gone { handler?(gone) }
+    }
+
+    /// The caller behind `sender` when its connection is remembered (`admit`): its later calls are told
+    /// apart by this lookup alone.
     func registeredCaller(_ sender: String?) -> Caller? {
         guard let sender else { return nil }
-        return lock.withLock { registered.contains(sender) ? known[sender] : nil }
+        return lock.withLock { registered[sender] }
     }
 
-    /// The daemon has registered connection `uniqueName` as its app's.
-    func markRegistered(_ uniqueName: String) {
-        lock.withLock {
-            guard known[uniqueName] != nil else { return }
-            registered.insert(uniqueName)
-        }
+    /// The live connections of `app` (unique names, sorted), for the signals about its items.
+    func connections(of app: String) -> [String] {
+        lock.withLock { appConnections[app].map { $0.sorted() } ?? [] }
+    }
+
+    /// The apps with at least one live connection.
+    func connectedApps() -> Set<String> {
+        lock.withLock { Set(appConnections.keys) }
+    }
+
+    /// No calls are taken any more: chimed's connection is closing.
+    func detach() {
+        lock.withLock { connection = nil }
     }
 
     /// The app id of a process: Flatpak's; "" for the user's own tool; else a well-known name its
@@ -169,7 +202,7 @@ final class CallerDirectory: @unchecked Sendable {
     }
 
     /// Starts following which connection owns which well-known name (NameOwnerChanged, then the names the
-    /// bus has now). Before chimed owns its name: a caller's names are known before its first call,
+    /// bus has now), and takes calls on `connection` (`admit`). Before chimed owns its name: a caller's names are known before its first call,
     /// since the bus announces a name to chimed before the owner's next message can reach chimed.
     func indexNames(on connection: DBusConnection) async throws {
         let subscription = try await connection.subscribe(
@@ -180,7 +213,7 @@ final class CallerDirectory: @unchecked Sendable {
                 case .string(let old) = message.body[1], case .string(let new) = message.body[2]
             else { return }
             if name.hasPrefix(":"), new.isEmpty {
-                self.lock.withLock { self.connectionGone }?(name)
+                self.connectionGone(name)
                 return
             }
             guard Self.isAppName(name) else { return }
@@ -192,7 +225,10 @@ final class CallerDirectory: @unchecked Sendable {
                 if !new.isEmpty { self.names[new, default: []].insert(name) }
             }
         }
-        lock.withLock { nameSubscription = subscription }
+        lock.withLock {
+            nameSubscription = subscription
+            self.connection = connection
+        }
         let reply = try await connection.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "ListNames")

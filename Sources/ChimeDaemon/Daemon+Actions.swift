@@ -7,10 +7,6 @@ import Foundation
 
 /// What chimed keeps about apps and their answers.
 struct InteractionState {
-    /// The live connections of each app, so its action events go to it alone.
-    var appConnections: [String: Set<String>] = [:]
-    /// The callers whose connections are remembered, by unique name (`connectionGone`).
-    var callers: [String: Caller] = [:]
     /// Each app's consent, and each group's authorization, as stored.
     var consents: [String: AppConsent] = [:]
     var groupAuthorizations = GroupAuthorizations()
@@ -193,7 +189,7 @@ extension Daemon {
         var userInfo = shown.content?.userInfo ?? [:]
         for (k, v) in extra { userInfo[k] = .string(v) }
         let now = clock.now()
-        let targets = interaction.appConnections[shown.owner] ?? []
+        let targets = callers.connections(of: shown.owner)
         let outcome: String
         if !targets.isEmpty || shown.owner.isEmpty {
             // To the owner's own connections (the user's: those of `chime`), no one else's.
@@ -265,64 +261,16 @@ extension Daemon {
 
     // MARK: - Callers
 
-    /// The caller of a method call, within its app's call rate. A connection that called before is known
-    /// without visiting the daemon, and its rate is checked behind a lock of its own (`CallRates`): a call
+    /// The caller of a method call, within its app's call rate. Callers are told apart by the bus's part
+    /// (`CallerDirectory`), never on the daemon's queue, and the rate is checked behind a lock of its own (`CallRates`): a call
     /// refused for its rate never reaches the daemon's queue, and its refusal is sent when the app's next
     /// call would be allowed (at most a second later), so a loop of refused calls runs at the app's rate.
     nonisolated func admit(_ call: DBusMethodCall) async throws -> Caller {
-        let caller: Caller
-        if let known = callers.registeredCaller(call.sender) {
-            caller = known
-        } else {
-            caller = try await self.caller(of: call)
-        }
-        do {
-            try rates.check(caller, now: clock.now())
-        } catch {
-            let delay = rates.delayBeforeRefusal(caller, now: clock.now())
-            if delay > 0 { try? await Task.sleep(for: .seconds(delay)) }
-            throw error
+        let caller = try await callers.admit(call.sender)
+        if let refusal = rates.check(caller, now: clock.now()) {
+            if refusal.delay > 0 { try? await Task.sleep(for: .seconds(refusal.delay)) }
+            throw refusal.error
         }
         return caller
-    }
-
-    /// The caller of a method call, remembered as a live connection of its app.
-    func caller(of call: DBusMethodCall) async throws -> Caller {
-        guard let connection else { throw DBusError(.failed, "chimed is stopping") }
-        let caller: Caller
-        if let known = callers.known(call.sender) {
-            caller = known
-        } else {
-            caller = try await callers.caller(call.sender, on: connection)
-        }
-        // Every caller's connection is remembered, the user's too: signals about items go to their owner's
-        // connections only. Chimed hears of it leaving through the one NameOwnerChanged subscription of
-        // `CallerDirectory` (`connectionGone`), so no match rule is added per connection; one that left
-        // before it was remembered is found by asking the bus once, after.
-        guard interaction.appConnections[caller.appID, default: []].insert(caller.uniqueName).inserted else {
-            return caller
-        }
-        interaction.callers[caller.uniqueName] = caller
-        callers.markRegistered(caller.uniqueName)
-        if (try? await connection.nameHasOwner(caller.uniqueName)) == false { connectionGone(caller.uniqueName) }
-        return caller
-    }
-
-    /// A connection left the bus: if it was a caller's, its app is forgotten when it has no other.
-    func connectionGone(_ uniqueName: String) {
-        guard let caller = interaction.callers.removeValue(forKey: uniqueName) else { return }
-        connectionClosed(caller)
-    }
-
-    /// A caller's connection closed: its app is forgotten when it has no other.
-    private func connectionClosed(_ caller: Caller) {
-        interaction.appConnections[caller.appID]?.remove(caller.uniqueName)
-        if interaction.appConnections[caller.appID]?.isEmpty == true {
-            interaction.appConnections.removeValue(forKey: caller.appID)
-            // Its call budget is forgotten once it would be full again, so that apps that come and go leave
-            // nothing behind.
-            rates.forgetIfFull(caller.appID, now: clock.now())
-        }
-        callers.forget(caller.uniqueName)
     }
 }

@@ -115,13 +115,14 @@ extension Daemon {
 
     /// Every app chimed knows: with items, groups, a consent, or a connection.
     func apps() -> [AppInfo] {
-        let names = Set(interaction.consents.keys).union(interaction.appConnections.keys)
+        let connected = callers.connectedApps()
+        let names = Set(interaction.consents.keys).union(connected)
             .union(scheduler.pendingOwners).union(scheduler.groupOwners).subtracting([""])
         return names.sorted().map { app in
             AppInfo(
                 app: app, consent: (interaction.consents[app] ?? .undetermined).rawValue,
                 items: scheduler.pendingCount(owner: app), groups: scheduler.groupCount(owner: app),
-                connected: !(interaction.appConnections[app]?.isEmpty ?? true))
+                connected: connected.contains(app))
         }
     }
 

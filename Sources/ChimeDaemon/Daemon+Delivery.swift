@@ -421,7 +421,7 @@ extension Daemon {
     /// user's items: to the user's `chime` connections), never to every client: another app must not
     /// learn of it.
     func emit(_ member: String, _ body: [DBusValue], to owner: String) {
-        for target in (interaction.appConnections[owner] ?? []).sorted() {
+        for target in callers.connections(of: owner) {
             try? connection?.emitSignal(
                 path: ChimeBus.path, interface: ChimeBus.interface, member: member, body, destination: target)
         }

@@ -259,7 +259,9 @@ public actor Daemon {
                 "cannot connect to the \(configuration.bus == .session ? "session bus" : "bus"): \(error.message). "
                     + "Is DBUS_SESSION_BUS_ADDRESS set (run inside a desktop session or dbus-run-session)?")
         }
-        callers.onConnectionGone { [weak self] name in self?.onQueue { $0.connectionGone(name) } }
+        // An app's call budget is forgotten once it would be full again, so that apps that come and go leave
+        // nothing behind.
+        callers.onAppGone { [rates, clock] app in rates.forgetIfFull(app, now: clock.now()) }
         do {
             try await callers.indexNames(on: connection)
         } catch {
@@ -277,6 +279,7 @@ public actor Daemon {
             try await connection.requestName(ChimeBus.name)
         } catch {
             // Nothing else sets them: the bus's part is the only one that does, and it is starting.
+            callers.detach()
             self.connection = nil
             self.server = nil
             connection.close()
@@ -320,6 +323,7 @@ public actor Daemon {
 
     /// Closes the bus connection: no call comes in any more.
     private func closeBus() {
+        callers.detach()
         connection?.close()
         connection = nil
     }

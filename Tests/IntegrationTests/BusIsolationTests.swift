@@ -170,6 +170,12 @@ import Testing
             let listed = try await HostileAppTests.call(reader, "ListPending", [Self.empty], timeout: .seconds(10))
             guard case .array(_, let items)? = listed.first else { throw TestFailure("ListPending gave no array") }
             #expect(items.count == 1)
+            // A connection's first call too: who calls is found out without the daemon.
+            let newcomer = try await s.appConnection("io.example.Newcomer", allowed: false)
+            let first = try WireFields(
+                try await HostileAppTests.call(newcomer, "Status", timeout: .seconds(10)).first ?? Self.empty,
+                what: "status")
+            #expect(try first.uint32("pending") == 1)
             // The Schedule sent meanwhile waits for the daemon.
             #expect(!scheduled.withLock { $0 }, "the daemon's queue was not held")
             close(writer)
