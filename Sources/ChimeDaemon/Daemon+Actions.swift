@@ -88,21 +88,26 @@ extension Daemon {
     }
 
     /// Brings a shown notification back at `until`, with the same actions (its category's too),
-    /// replacing its own popup.
+    /// replacing its own popup. The content of one shown without its own is its item's, read from the
+    /// store in the job that stores the snooze.
     func snooze(_ shown: ShownNotification, until: Date, target: UInt64) {
-        let content =
-            shown.content ?? scheduler.item(shown.itemID).flatMap { entry(of: $0)?.content.base }
-            ?? NotificationContent(summary: "")
+        let item = shown.content == nil ? scheduler.item(shown.itemID) : nil
         let id = scheduler.allocateID()
-        var snooze = ScheduledItem(id: id, content: content, fireDate: until, owner: shown.owner)
-        snooze.entry.category = shown.category
-        snooze.snoozeOf = target
-        snooze.replacesID = shown.notificationID
-        let item = snooze
         let now = clock.now()
-        persist({ try $0.insert(item, now: now) }) { daemon, result in
+        let logger = self.logger
+        persist({ store in
+            let content =
+                shown.content ?? item.flatMap { Self.definitions(of: [$0], from: store, logger: logger)[$0.id] }?
+                .content.base ?? NotificationContent(summary: "")
+            var snooze = ScheduledItem(id: id, content: content, fireDate: until, owner: shown.owner)
+            snooze.entry.category = shown.category
+            snooze.snoozeOf = target
+            snooze.replacesID = shown.notificationID
+            try store.insert(snooze, now: now)
+            return snooze
+        }) { daemon, result in
             switch result {
-            case .success: daemon.perform(daemon.scheduler.add(item, now: daemon.clock.now()))
+            case .success(let item): daemon.perform(daemon.scheduler.add(item, now: daemon.clock.now()))
             case .failure(let error): daemon.logger.error("cannot store the snooze of item \(target): \(error)")
             }
         }
@@ -136,7 +141,12 @@ extension Daemon {
         }
         // A one-off that fired is known only by its popup; a pending item by the scheduler.
         let item = scheduler.item(itemID)
-        let itemEntry = item.flatMap { entry(of: $0) }
+        let itemEntry: TimelineEntry?
+        if let item, latest?.content == nil || latest?.category == nil {
+            itemEntry = await definitions(of: [item])[itemID]
+        } else {
+            itemEntry = nil
+        }
         // Another app's item reads as one that does not exist.
         guard let content = latest?.content ?? itemEntry?.content.base, let owner = item?.owner ?? latest?.owner,
             caller.owns(owner)

@@ -13,24 +13,24 @@ extension Daemon {
     static let maximumClosedAtOnce = ScheduleStore.shownLimit
 
     /// `owner`'s notifications that are shown now (delivered, and neither closed nor being closed by
-    /// chimed), newest first, at most `maximumDeliveredListed`.
-    public func deliveredNotifications(owner: String) -> [DeliveredNotification] {
+    /// chimed), newest first, at most `maximumDeliveredListed`. The content of one shown without its own
+    /// is its item's, read from the store on the caller's time.
+    public func deliveredNotifications(owner: String) async -> [DeliveredNotification] {
         let shown = self.shown.all.filter {
             $0.owner == owner && !core.router.closing.contains($0.notificationID)
         }
-        return
-            shown
-            .sorted {
-                ($0.shownAt ?? $0.occurrence, $0.notificationID) > ($1.shownAt ?? $1.occurrence, $1.notificationID)
-            }
-            .prefix(Self.maximumDeliveredListed)
-            .map { shown in
-                DeliveredNotification(
-                    notificationID: shown.notificationID, itemID: shown.itemID, group: shown.group,
-                    entry: shown.entryID, deliveredAt: shown.shownAt ?? shown.occurrence,
-                    content: shown.content ?? scheduler.item(shown.itemID).flatMap { entry(of: $0)?.content.base }
-                        ?? NotificationContent(summary: ""))
-            }
+        .sorted {
+            ($0.shownAt ?? $0.occurrence, $0.notificationID) > ($1.shownAt ?? $1.occurrence, $1.notificationID)
+        }
+        .prefix(Self.maximumDeliveredListed)
+        let items = shown.filter { $0.content == nil }.compactMap { scheduler.item($0.itemID) }
+        let entries = await definitions(of: items)
+        return shown.map { shown in
+            DeliveredNotification(
+                notificationID: shown.notificationID, itemID: shown.itemID, group: shown.group,
+                entry: shown.entryID, deliveredAt: shown.shownAt ?? shown.occurrence,
+                content: shown.content ?? entries[shown.itemID]?.content.base ?? NotificationContent(summary: ""))
+        }
     }
 
     /// Asks the server to close `owner`'s notifications `ids` (all of its shown ones when nil). An id

@@ -43,7 +43,9 @@ extension Daemon {
         let candidates = items.filter { $0.replacesID != nil && $0.snoozeOf != nil && $0.finished == nil }
         guard !candidates.isEmpty else { return }
         let replaced = Dictionary(uniqueKeysWithValues: candidates.map { ($0.id, $0.replacesID!) })
-        for (id, entry) in entries(of: candidates) where entry.escalationStep != nil {
+        // At start, before chimed takes calls: read here, in one go.
+        for (id, entry) in Self.definitions(of: candidates, from: store, logger: logger)
+        where entry.escalationStep != nil {
             if let popup = replaced[id] { delivery.escalations[popup] = id }
         }
     }

@@ -4,6 +4,8 @@ import ChimeStore
 import DBusKit
 import Dispatch
 import Foundation
+import Logging
+import Synchronization
 
 /// The scheduler's steps carried out: stored, delivered, armed.
 extension Daemon {
@@ -14,41 +16,112 @@ extension Daemon {
     /// When every row that came due was prepared, the rows go to delivery at once and the step is stored
     /// right after, on the store's queue: nothing is written between the due instant and the Notify call.
     /// Otherwise the step is stored first, on the store's queue, and its rows go to delivery once it is;
-    /// the daemon's queue never waits for the store.
+    /// the daemon's queue never waits for the store. A definition that is only in the store (neither
+    /// resident nor read when prepared) is read there too, in the same job, and the content resolved
+    /// there: the daemon's queue never reads the database. Steps stay in order: while one waits for its
+    /// definitions, every later step goes the same way, behind it.
     /// `taken` holds occurrences that are in the outbox already (found at start), which get no row.
     func perform(_ step: SchedulerStep, taken: [UInt64: Date] = [:]) {
         defer { prepareNext() }
         arm(step.deadline)
         closePopups(step.closePopups)
-        var record = StepRecord(updated: step.updated, finished: step.finished, missed: step.missed)
-        let zone = scheduler.systemTimeZone
-        // Read from the store in one go, unless read when prepared (and unchanged since): items hold only
-        // their definitions' fingerprints.
-        var known: [UInt64: TimelineEntry] = [:]
-        for due in step.due {
-            if let read = preparedEntries[due.item.id], read.fingerprint == due.item.definition.fingerprint {
-                known[due.item.id] = read.entry
+        var entries: [UInt64: TimelineEntry] = [:]
+        var unread: [ScheduledItem] = []
+        for item in step.due.map(\.item) + step.missed.map(\.item) where entries[item.id] == nil {
+            if item.definition.isResident {
+                entries[item.id] = item.definition.entry
+            } else if let read = preparedEntries[item.id], read.fingerprint == item.definition.fingerprint {
+                entries[item.id] = read.entry
+            } else if !unread.contains(where: { $0.id == item.id }) {
+                unread.append(item)
             }
         }
-        let entries = entries(of: step.due.map(\.item) + step.missed.map(\.item), known: known)
+        var ready: [UInt64: OutboxRecord] = [:]
         for due in step.due {
-            let ready = prepared.removeValue(forKey: due.item.id)
+            if let row = prepared.removeValue(forKey: due.item.id) { ready[due.item.id] = row }
+        }
+        let context = StepContext(
+            zone: scheduler.systemTimeZone, downtime: scheduler.downtime, now: clock.now(), logger: logger)
+        statusChanged()
+        guard !unread.isEmpty || stepsBeingRead > 0 else {
+            let outcome = Self.outcome(of: step, entries: entries, taken: taken, ready: ready, context: context)
+            for (id, state) in outcome.states { scheduler.updatePool(of: id, from: state) }
+            store(outcome.record, now: context.now)
+            return
+        }
+        stepsBeingRead += 1
+        let known = entries
+        let unreadItems = unread
+        let readyRows = ready
+        let states = resolvedStates
+        persist({ store in
+            var entries = known
+            if !unreadItems.isEmpty {
+                entries.merge(Self.definitions(of: unreadItems, from: store, logger: context.logger)) { old, _ in old }
+                context.logger.debug("read the definitions of \(unreadItems.count) items due on the store's queue")
+            }
+            let outcome = Self.outcome(
+                of: step, entries: entries, taken: taken, ready: readyRows, context: context,
+                states: states.current)
+            states.merge(outcome.states)
+            return (outcome, Result { try store.commit(outcome.record, now: context.now) })
+        }) { daemon, result in
+            daemon.stepsBeingRead -= 1
+            if daemon.stepsBeingRead == 0 { daemon.resolvedStates.clear() }
+            guard case .success(let (outcome, stored)) = result else { return }
+            // Only the pool's place: a later step may have moved the item on meanwhile.
+            for (id, state) in outcome.states { daemon.scheduler.updatePool(of: id, from: state) }
+            daemon.delivered(outcome.record, stored: stored)
+        }
+    }
+
+    /// What the store job of a step needs of the daemon's state, taken when the step came.
+    struct StepContext: Sendable {
+        var zone: TimeZone
+        var downtime: Downtime
+        var now: Date
+        var logger: Logger
+    }
+
+    /// What a step comes to: the record to store, with its outbox rows, and the items whose content moved
+    /// a pool on (their states, of which the daemon takes the pool's place).
+    struct StepOutcome: Sendable {
+        var record: StepRecord
+        var states: [UInt64: EntryState] = [:]
+    }
+
+    /// Builds the step's outbox rows from the entries of its items and says what it did in the log: on
+    /// the daemon's queue, or on the store's when definitions had to be read. `states` holds the states
+    /// that steps still on their way gave items.
+    nonisolated static func outcome(
+        of step: SchedulerStep, entries: [UInt64: TimelineEntry], taken: [UInt64: Date],
+        ready: [UInt64: OutboxRecord], context: StepContext, states: [UInt64: EntryState] = [:]
+    ) -> StepOutcome {
+        var outcome = StepOutcome(
+            record: StepRecord(updated: step.updated, finished: step.finished, missed: step.missed))
+        var random = SystemRandomNumberGenerator()
+        let logger = context.logger
+        for due in step.due {
             if let occurrence = taken[due.item.id], occurrence == due.occurrence { continue }
             var state = due.item.state
+            // A step before this one, still on its way, may have moved a pool on.
+            if let moved = states[due.item.id] { state.takePool(from: moved) }
             guard let entry = entries[due.item.id] else {
                 // Its row went meanwhile: it is being cancelled.
                 logger.debug("not delivering a cancelled item", metadata: ["item": "\(due.item.id)"])
                 continue
             }
             let resolution = entry.content.resolve(
-                occurrence: due.occurrence, number: due.number, timeZone: zone, state: &state, random: &random)
+                occurrence: due.occurrence, number: due.number, timeZone: context.zone, state: &state,
+                random: &random)
             if state != due.item.state {
-                scheduler.updateState(of: due.item.id, to: state)
-                for index in record.updated.indices where record.updated[index].id == due.item.id {
-                    record.updated[index].state = state
+                outcome.states[due.item.id] = state
+                for index in outcome.record.updated.indices where outcome.record.updated[index].id == due.item.id {
+                    outcome.record.updated[index].state = state
                 }
-                for index in record.finished.indices where record.finished[index].id == due.item.id {
-                    record.finished[index].state = state
+                for index in outcome.record.finished.indices
+                where outcome.record.finished[index].id == due.item.id {
+                    outcome.record.finished[index].state = state
                 }
             }
             let escalation = Self.escalation(of: due.item, entry: entry)
@@ -60,20 +133,21 @@ extension Daemon {
             switch resolution {
             case .ready(let content):
                 row.content = content
-                if let ready, ready.occurrence == due.occurrence { row.seq = ready.seq }
+                if let prepared = ready[due.item.id], prepared.occurrence == due.occurrence { row.seq = prepared.seq }
             case .runCommand, .askApp:
                 row.source = entry.content
             }
-            record.outbox.append(row)
+            outcome.record.outbox.append(row)
             if due.late {
-                let cause = scheduler.downtime.cause(of: due.occurrence).map { ": \($0.words)" } ?? ""
+                let cause = context.downtime.cause(of: due.occurrence).map { ": \($0.words)" } ?? ""
                 logger.info(
                     "delivering \"\(entry.content.base.summary)\" late (due \(Time.iso(due.occurrence))\(cause))",
                     metadata: ["item": "\(due.item.id)"])
             }
         }
         for (group, missed) in step.coalesced {
-            record.outbox.append(missedDigest(group: group, missed: missed, entries: entries))
+            outcome.record.outbox.append(
+                missedDigest(group: group, missed: missed, entries: entries, zone: context.zone, now: context.now))
         }
         for missed in step.missed where missed.handling != .coalesced && missed.handling != .deliveredLate {
             let plural = missed.count == 1 ? "" : "s"
@@ -92,35 +166,40 @@ extension Daemon {
                 """,
                 metadata: ["item": "\(item.id)"])
         }
-        statusChanged()
+        return outcome
+    }
+
+    /// Stores a step built on the daemon's queue and hands its rows to delivery: at once when every row
+    /// was prepared (stored already, under its seq, so the relay's receipt has a row to land on; the step
+    /// is stored after, in order with every later write of the store), else once the step is stored.
+    private func store(_ record: StepRecord, now: Date) {
         guard !record.isEmpty else { return }
-        let now = clock.now()
-        let unstored = record.outbox
-        let stored = record
-        let stepStored: @Sendable (isolated Daemon, Result<[OutboxRecord], any Error>) -> Void = { daemon, result in
-            switch result {
-            case .success(let rows):
-                daemon.outboxArrived(rows)
-            case .failure(let error):
-                // Showing the notifications matters more than remembering them; they are delivered now
-                // and only a crash before that could lose them.
-                daemon.logger.critical("cannot store what came due: \(error); delivering it anyway")
-                daemon.outboxArrived(unstored)
-            }
-        }
         if record.outbox.isEmpty || record.outbox.contains(where: { $0.seq == 0 }) {
             // Stored on the store's queue, in order with every write asked for before, and sent on when it
             // is: the daemon's queue goes on meanwhile (other deliveries, calls, the next step), never
             // waiting behind a caller's write.
-            persist({ try $0.commit(stored, now: now) }, then: stepStored)
+            persist({ try $0.commit(record, now: now) }) { daemon, result in
+                daemon.delivered(record, stored: result)
+            }
         } else {
-            // Every row was prepared: stored already, under its seq, so the relay's receipt has a row to
-            // land on. The step is stored after, in order with every later write of the store.
-            persist({ try $0.commit(stored, now: now) }) { daemon, result in
+            persist({ try $0.commit(record, now: now) }) { daemon, result in
                 if case .failure(let error) = result {
                     daemon.logger.critical("cannot store what came due: \(error); it is being delivered")
                 }
             }
+            outboxArrived(record.outbox)
+        }
+    }
+
+    /// A step's rows, stored (or not), go to delivery.
+    private func delivered(_ record: StepRecord, stored: Result<[OutboxRecord], any Error>) {
+        switch stored {
+        case .success(let rows):
+            outboxArrived(rows)
+        case .failure(let error):
+            // Showing the notifications matters more than remembering them; they are delivered now
+            // and only a crash before that could lose them.
+            logger.critical("cannot store what came due: \(error); delivering it anyway")
             outboxArrived(record.outbox)
         }
     }
@@ -131,7 +210,8 @@ extension Daemon {
     /// Stores, ahead of time, the outbox rows of what comes due at the next deadline, so that at the due
     /// instant only the Notify call is left (`perform`). Only content known before the occurrence is
     /// prepared (fixed content and templates); a command, an app's call-back or a pool is made when due.
-    /// A deadline that comes before its rows are stored takes the ordinary way.
+    /// The definitions are read on the store's queue, in the same job. A deadline that comes before its
+    /// rows are stored takes the ordinary way.
     func prepareNext() {
         let deadline = scheduler.nextDeadline
         guard deadline != preparedDeadline else { return }
@@ -142,37 +222,42 @@ extension Daemon {
         preparation += 1
         guard let deadline, let items = scheduler.items(dueAt: deadline, limit: Self.preparedLimit) else { return }
         let zone = scheduler.systemTimeZone
-        let entries = entries(of: items)
-        var rows: [OutboxRecord] = []
-        for item in items {
-            let number = item.state.occurrences + 1
-            let content: NotificationContent
-            guard let entry = entries[item.id] else { continue }
-            preparedEntries[item.id] = (item.definition.fingerprint, entry)
-            switch entry.content {
-            case .fixed(let fixed):
-                content = fixed
-            case .template(let template):
-                content = ContentTemplate.fill(template, date: item.fireDate, timeZone: zone, occurrence: number)
-            case .pool, .command, .callback:
-                continue
-            }
-            let escalation = Self.escalation(of: item, entry: entry)
-            rows.append(
-                OutboxRecord(
-                    itemID: item.id, owner: item.owner, group: Self.group(of: item, escalation),
-                    occurrence: item.fireDate, number: number, late: false, content: content, endDate: entry.endDate,
-                    category: entry.category, replacesID: item.replacesID, escalation: escalation))
-        }
-        guard !rows.isEmpty else { return }
         let now = clock.now()
         let generation = preparation
-        let unstored = rows
-        persist({ try $0.prepare(unstored, now: now) }) { daemon, result in
+        let logger = self.logger
+        persist({ store in
+            let entries = Self.definitions(of: items, from: store, logger: logger)
+            var rows: [OutboxRecord] = []
+            for item in items {
+                let number = item.state.occurrences + 1
+                let content: NotificationContent
+                guard let entry = entries[item.id] else { continue }
+                switch entry.content {
+                case .fixed(let fixed):
+                    content = fixed
+                case .template(let template):
+                    content = ContentTemplate.fill(template, date: item.fireDate, timeZone: zone, occurrence: number)
+                case .pool, .command, .callback:
+                    continue
+                }
+                let escalation = Self.escalation(of: item, entry: entry)
+                rows.append(
+                    OutboxRecord(
+                        itemID: item.id, owner: item.owner, group: Self.group(of: item, escalation),
+                        occurrence: item.fireDate, number: number, late: false, content: content,
+                        endDate: entry.endDate, category: entry.category, replacesID: item.replacesID,
+                        escalation: escalation))
+            }
+            return (entries, rows.isEmpty ? [] : try store.prepare(rows, now: now))
+        }) { daemon, result in
             switch result {
-            case .success(let stored):
+            case .success(let (entries, stored)):
                 // Not when the deadline changed meanwhile, or came.
                 guard daemon.preparation == generation else { return }
+                for item in items {
+                    guard let entry = entries[item.id] else { continue }
+                    daemon.preparedEntries[item.id] = (item.definition.fingerprint, entry)
+                }
                 for row in stored { daemon.prepared[row.itemID] = row }
                 daemon.prepareCalls(for: stored)
             case .failure(let error):
@@ -194,9 +279,9 @@ extension Daemon {
     }
 
     /// One notification for a group's missed occurrences under the `coalesce` policy.
-    func missedDigest(group: GroupKey?, missed: [MissedOccurrences], entries: [UInt64: TimelineEntry])
-        -> OutboxRecord
-    {
+    nonisolated static func missedDigest(
+        group: GroupKey?, missed: [MissedOccurrences], entries: [UInt64: TimelineEntry], zone: TimeZone, now: Date
+    ) -> OutboxRecord {
         let entries = missed.map { m in
             var content = entries[m.item.id]?.content.base ?? NotificationContent(summary: "(cancelled meanwhile)")
             if m.count > 1 { content.summary += " ×\(m.count)\(m.countIsLowerBound ? "+" : "")" }
@@ -204,23 +289,23 @@ extension Daemon {
                 seq: 0, itemID: m.item.id, owner: m.item.owner, groupID: group?.id, occurrence: m.last, content: content
             )
         }
-        var content = Digest.content(
-            kind: .missed(groupID: group?.id), entries: entries, timeZone: scheduler.systemTimeZone)
+        var content = Digest.content(kind: .missed(groupID: group?.id), entries: entries, timeZone: zone)
         let total = missed.reduce(0) { $0 + $1.count }
         content.summary = "\(total) reminder\(total == 1 ? "" : "s") missed" + (group.map { " in \($0.id)" } ?? "")
         return OutboxRecord(
-            kind: .missedDigest, itemID: 0, group: group, occurrence: clock.now(), number: 0, late: true,
-            content: content)
+            kind: .missedDigest, itemID: 0, group: group, occurrence: now, number: 0, late: true, content: content)
     }
 
     // MARK: - Definitions
 
     /// The entries of items: decoded from the definitions they hold, read from their rows for those the
-    /// store holds (`Scheduler.definitionsInStore`), in one read. An item without a row (cancelled
-    /// meanwhile) has no entry; one the store cannot read shows `EntryDefinition.unreadable`. `known`
-    /// gives entries read already.
-    func entries(of items: [ScheduledItem], known: [UInt64: TimelineEntry] = [:]) -> [UInt64: TimelineEntry] {
-        var result = known
+    /// store holds (`Scheduler.definitionsInStore`), in one read, on the calling thread: the store's queue,
+    /// a caller's, or the start, never the daemon's queue while it serves. An item without a row
+    /// (cancelled meanwhile) has no entry; one the store cannot read shows `EntryDefinition.unreadable`.
+    nonisolated static func definitions(of items: [ScheduledItem], from store: ScheduleStore, logger: Logger)
+        -> [UInt64: TimelineEntry]
+    {
+        var result: [UInt64: TimelineEntry] = [:]
         var stored: [UInt64] = []
         for item in items where result[item.id] == nil {
             if item.definition.isResident {
@@ -242,8 +327,16 @@ extension Daemon {
         return result
     }
 
-    /// The entry of one item (`entries(of:)`); nil when its row went meanwhile.
-    func entry(of item: ScheduledItem) -> TimelineEntry? { entries(of: [item])[item.id] }
+    /// The entries of items, for a call: those only in the store are read on `CallerWork`, on the caller's
+    /// time, never on the daemon's queue. What the daemon holds may have changed when it returns.
+    func definitions(of items: [ScheduledItem]) async -> [UInt64: TimelineEntry] {
+        guard items.contains(where: { !$0.definition.isResident }) else {
+            return Self.definitions(of: items, from: store, logger: logger)
+        }
+        let store = self.store
+        let logger = self.logger
+        return (try? await callerWork.run { Self.definitions(of: items, from: store, logger: logger) }) ?? [:]
+    }
 
     /// The entries of a group in `scheduler`, pending and retired, in the order they were added (by item id),
     /// read with `reader`, off the daemon's queue; an entry whose row went meanwhile is left out.
@@ -496,4 +589,19 @@ extension Daemon {
         endEscalations(of: [id], because: "its item was cancelled")
         return true
     }
+}
+
+/// The states that steps on their way through the store gave items (`perform`): their store jobs read and
+/// write them in order, and the daemon clears them when none is on its way any more.
+final class ResolvedStates: Sendable {
+    private let states = Mutex<[UInt64: EntryState]>([:])
+
+    var current: [UInt64: EntryState] { states.withLock { $0 } }
+
+    func merge(_ new: [UInt64: EntryState]) {
+        guard !new.isEmpty else { return }
+        states.withLock { $0.merge(new) { _, newer in newer } }
+    }
+
+    func clear() { states.withLock { $0 = [:] } }
 }

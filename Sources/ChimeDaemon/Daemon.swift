@@ -123,7 +123,6 @@ public actor Daemon {
     /// The new groups being stored, by owner: they count towards the owner's `[limits] groups-per-app`
     /// before the scheduler has them.
     var groupsBeingMade: [String: Set<String>] = [:]
-    var random = SystemRandomNumberGenerator()
     var clockMonitor: ClockChangeMonitor?
     var fileWatcher: FileWatcher?
     var sleepMonitor: SleepMonitor?
@@ -157,6 +156,10 @@ public actor Daemon {
     var preparation = 0
     /// Their Notify calls, made ready (`prepareCalls`), by row.
     var preparedCalls: [UInt64: NotificationServer.PreparedNotify] = [:]
+    /// The steps whose definitions are being read on the store's queue (`perform`), and the states they
+    /// gave items meanwhile.
+    var stepsBeingRead = 0
+    let resolvedStates = ResolvedStates()
 
     public init(configuration: Configuration) {
         self.configuration = configuration
@@ -367,7 +370,7 @@ public actor Daemon {
         scheduler = Scheduler(systemTimeZone: zone)
         published.withLock { $0.systemTimeZone = zone }
         // Every item the scheduler gets is stored first: it keeps their definitions' fingerprints, and
-        // the daemon reads a definition from its row when it needs it (`entries(of:)`).
+        // the daemon reads a definition from its row when it needs it, off its queue (`definitions(of:)`).
         scheduler.definitionsInStore = true
         scheduler.defaultMissedPolicy = settings.missedPolicy
         scheduler.phraseDefaults = settings.phraseDefaults

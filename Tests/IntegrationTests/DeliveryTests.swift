@@ -202,6 +202,26 @@ import Testing
         }
     }
 
+    /// More items due at one instant than chimed prepares ahead (64), after a restart, so that their
+    /// definitions are only in the store: they are read off the daemon's queue, and each is delivered once.
+    @Test func moreItemsDueAtOnceThanArePreparedAreEachDeliveredOnceAfterARestart() async throws {
+        try await Session.run(settings: HostileAppTests.generous) { s in
+            let client = try await s.client()
+            let due = Date().addingTimeInterval(3)
+            let summaries = (1...70).map { "item \($0)" }
+            for summary in summaries {
+                _ = try await client.schedule(ChimeCore.NotificationContent(summary: summary), at: due)
+            }
+            await s.chimed!.stop()
+            s.chimed = try await s.startChimed()
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: summaries.count, timeout: .seconds(30))
+            #expect(try await s.client().pending().isEmpty)
+            #expect(calls.elements.compactMap(\.summary).sorted() == summaries.sorted())
+            #expect(s.chimed!.stderr.contains("read the definitions of 70 items due on the store's queue"))
+        }
+    }
+
     @Test func acknowledgedItemsSurviveSIGKILL() async throws {
         try await Session.run { s in
             let client = try await s.client()

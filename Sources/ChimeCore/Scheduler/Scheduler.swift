@@ -329,9 +329,14 @@ public struct Scheduler: Sendable {
         return result
     }
 
-    /// Replaces an item's state (after its content was resolved, a pool moved on).
-    public mutating func updateState(of id: UInt64, to state: EntryState) {
-        if items[id] != nil { items[id]!.state = state } else if retired[id] != nil { retired[id]!.state = state }
+    /// Takes a pool's place from `state` (after an item's content was resolved from its pool), leaving the
+    /// rest of the item's state as it is now.
+    public mutating func updatePool(of id: UInt64, from state: EntryState) {
+        if items[id] != nil {
+            items[id]!.state.takePool(from: state)
+        } else if retired[id] != nil {
+            retired[id]!.state.takePool(from: state)
+        }
     }
 
     // MARK: - Popups with an end date

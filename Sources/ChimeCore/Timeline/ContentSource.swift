@@ -201,6 +201,12 @@ public struct EntryState: Codable, Hashable, Sendable {
         self.poolBag = poolBag
     }
 
+    /// Takes the pool's place (position and bag) from `other`.
+    public mutating func takePool(from other: EntryState) {
+        poolPosition = other.poolPosition
+        poolBag = other.poolBag
+    }
+
     enum CodingKeys: String, CodingKey { case occurrences, lastFired, poolPosition, poolBag }
 
     // Stored with every step of its item: a value at its default is left out, and read back as it.
