@@ -52,8 +52,8 @@ extension Daemon {
     /// for Dismiss, and for any verb on a server that leaves it open.
     func carryOut(_ verb: BuiltInVerb, key: String, on shown: ShownNotification) {
         let now = clock.now()
-        // A snooze acts on the item it brings back.
-        let target = scheduler.item(shown.itemID)?.snoozeOf ?? shown.itemID
+        // A snooze acts on the item it brings back, also once the snooze itself is over.
+        let target = shown.snoozeOf ?? scheduler.item(shown.itemID)?.snoozeOf ?? shown.itemID
         var outcome: String
         switch verb {
         case .stopRepeat:

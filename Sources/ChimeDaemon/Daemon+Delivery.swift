@@ -290,7 +290,8 @@ extension Daemon {
             entryID: escalated?.entry ?? (item?.groupID == nil ? nil : item?.entryID),
             category: actionCategory(of: row)?.id,
             content: row.content,
-            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now)
+            occurrence: row.occurrence, until: row.endDate.flatMap { $0 > now ? $0 : nil }, shownAt: now,
+            snoozeOf: escalated == nil ? row.snoozeOf : nil)
     }
 
     /// Arms the gate's timer: plan again when quiet hours end or the flood-control bucket refills.

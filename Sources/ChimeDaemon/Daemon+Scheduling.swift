@@ -129,7 +129,7 @@ extension Daemon {
                 itemID: due.item.id, owner: due.item.owner, group: Self.group(of: due.item, escalation),
                 occurrence: due.occurrence, number: due.number,
                 late: due.late, content: nil, endDate: entry.endDate, category: entry.category,
-                replacesID: due.item.replacesID, escalation: escalation)
+                replacesID: due.item.replacesID, escalation: escalation, snoozeOf: due.item.snoozeOf)
             switch resolution {
             case .ready(let content):
                 row.content = content
@@ -246,7 +246,7 @@ extension Daemon {
                         itemID: item.id, owner: item.owner, group: Self.group(of: item, escalation),
                         occurrence: item.fireDate, number: number, late: false, content: content,
                         endDate: entry.endDate, category: entry.category, replacesID: item.replacesID,
-                        escalation: escalation))
+                        escalation: escalation, snoozeOf: item.snoozeOf))
             }
             return (entries, rows.isEmpty ? [] : try store.prepare(rows, now: now))
         }) { daemon, result in

@@ -475,7 +475,7 @@ public final class ScheduleStore: Sendable {
                         sql: """
                             UPDATE outbox SET kind = ?, itemID = ?, owner = ?, groupID = ?, occurrenceUsec = ?,
                                 number = ?, late = ?, content = ?, source = ?, endUsec = ?, category = ?,
-                                replacesID = ?, escalation = ?, prepared = 0
+                                replacesID = ?, escalation = ?, snoozeOf = ?, prepared = 0
                             WHERE seq = ?
                             """
                     ).execute(arguments: Self.outboxValues(row) + [Int64(clamping: row.seq)])
@@ -527,7 +527,7 @@ public final class ScheduleStore: Sendable {
             row.kind.rawValue, Int64(clamping: row.itemID), row.owner, row.groupID, Time.usec(row.occurrence),
             row.number, row.late, try row.content.map(Coding.encode), try row.source.map(Coding.encode),
             row.endDate.map(Time.usec), row.category, row.replacesID.map { Int64($0) },
-            try row.escalation.map(Coding.encode),
+            try row.escalation.map(Coding.encode), row.snoozeOf.map { Int64(clamping: $0) },
         ]
     }
 
@@ -539,8 +539,8 @@ public final class ScheduleStore: Sendable {
         try db.cachedStatement(
             sql: """
                 INSERT INTO outbox (kind, itemID, owner, groupID, occurrenceUsec, number, late, content, source,
-                    endUsec, category, replacesID, escalation, seq, prepared, createdUsec)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    endUsec, category, replacesID, escalation, snoozeOf, seq, prepared, createdUsec)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(
             arguments: try outboxValues(row) + [
@@ -655,14 +655,14 @@ public final class ScheduleStore: Sendable {
                 try db.execute(
                     sql: """
                         INSERT OR REPLACE INTO shown (notificationID, itemID, owner, groupID, entryID, category,
-                            content, occurrenceUsec, untilUsec, shownUsec)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            content, occurrenceUsec, untilUsec, shownUsec, snoozeOf)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
                         Int64(shown.notificationID), Int64(clamping: shown.itemID), shown.owner, shown.group,
                         shown.entryID,
                         shown.category, try shown.content.map(Coding.encode), Time.usec(shown.occurrence),
-                        shown.until.map(Time.usec), Time.usec(now),
+                        shown.until.map(Time.usec), Time.usec(now), shown.snoozeOf.map { Int64(clamping: $0) },
                     ])
             }
         }
@@ -1282,6 +1282,7 @@ public final class ScheduleStore: Sendable {
         let sending: Int64? = try row.decode(forColumn: "sendingUsec")
         let receivedID: Int64? = try row.decode(forColumn: "receivedID")
         let escalation: String? = try row.decode(forColumn: "escalation")
+        let snoozeOf: Int64? = try row.decode(forColumn: "snoozeOf")
         return OutboxRecord(
             seq: try storedID(row.decode(forColumn: "seq"), "seq"),
             kind: OutboxRecord.Kind(rawValue: try row.decode(forColumn: "kind")) ?? .occurrence,
@@ -1295,12 +1296,14 @@ public final class ScheduleStore: Sendable {
             replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) }, sentBeforeRestart: sending != nil,
             receivedID: receivedID.map { UInt32(truncatingIfNeeded: $0) },
             prepared: try row.decode(Int64.self, forColumn: "prepared") != 0,
-            escalation: try escalation.map { try Coding.decode(EscalationStep.self, $0) })
+            escalation: try escalation.map { try Coding.decode(EscalationStep.self, $0) },
+            snoozeOf: try snoozeOf.map { try storedID($0, "snoozeOf") })
     }
 
     static func shown(from row: Row) throws -> ShownNotification {
         let content: String? = try row.decode(forColumn: "content")
         let until: Int64? = try row.decode(forColumn: "untilUsec")
+        let snoozeOf: Int64? = try row.decode(forColumn: "snoozeOf")
         return ShownNotification(
             notificationID: UInt32(truncatingIfNeeded: try row.decode(Int64.self, forColumn: "notificationID")),
             itemID: try storedID(row.decode(forColumn: "itemID"), "itemID"), owner: try row.decode(forColumn: "owner"),
@@ -1309,7 +1312,8 @@ public final class ScheduleStore: Sendable {
             content: try content.map { try Coding.decode(NotificationContent.self, $0) },
             occurrence: try storedDate(row.decode(forColumn: "occurrenceUsec"), "occurrenceUsec"),
             until: try until.map { try storedDate($0, "untilUsec") },
-            shownAt: try storedDate(row.decode(forColumn: "shownUsec"), "shownUsec"))
+            shownAt: try storedDate(row.decode(forColumn: "shownUsec"), "shownUsec"),
+            snoozeOf: try snoozeOf.map { try storedID($0, "snoozeOf") })
     }
 
     /// A stored id or sequence number; a negative one is a value chimed cannot use.

@@ -261,6 +261,12 @@ enum StoreMigrations {
             try db.create(index: "item_owner_pending", on: "item", columns: ["owner", "state", "fireAtUsec"])
             try db.create(index: "history_owner", on: "history", columns: ["owner", "seq"])
         }
+        migrator.registerMigration("v14: what a snooze brings back") { db in
+            // The item a snooze or a re-notification brings back, on its rows and popups: the popup's
+            // actions act on that item after the snooze itself is over.
+            try db.alter(table: "outbox") { t in t.add(column: "snoozeOf", .integer) }
+            try db.alter(table: "shown") { t in t.add(column: "snoozeOf", .integer) }
+        }
         return migrator
     }
 }

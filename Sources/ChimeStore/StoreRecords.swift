@@ -66,13 +66,17 @@ public struct OutboxRecord: Hashable, Sendable {
     public var prepared: Bool
     /// Its entry escalates: which showing this is (0 for the occurrence itself).
     public var escalation: EscalationStep?
+    /// The item a snooze or a re-notification brings back: its popup's actions act on that item, also
+    /// after the snooze itself is over.
+    public var snoozeOf: UInt64?
 
     public init(
         seq: UInt64 = 0, kind: Kind = .occurrence, itemID: UInt64, owner: String = "", group: GroupKey?,
         occurrence: Date, number: Int, late: Bool, content: NotificationContent?, source: ContentSource? = nil,
         endDate: Date? = nil, category: String? = nil, replacesID: UInt32? = nil, sentBeforeRestart: Bool = false,
-        receivedID: UInt32? = nil, prepared: Bool = false, escalation: EscalationStep? = nil
+        receivedID: UInt32? = nil, prepared: Bool = false, escalation: EscalationStep? = nil, snoozeOf: UInt64? = nil
     ) {
+        self.snoozeOf = snoozeOf
         self.escalation = escalation
         self.prepared = prepared
         self.sentBeforeRestart = sentBeforeRestart
@@ -109,12 +113,15 @@ public struct ShownNotification: Hashable, Sendable {
     public var until: Date?
     /// When the server showed it (its answer to Notify came); nil before it is stored.
     public var shownAt: Date?
+    /// The item a snooze or a re-notification brought back (`OutboxRecord.snoozeOf`).
+    public var snoozeOf: UInt64?
 
     public init(
         notificationID: UInt32, itemID: UInt64, owner: String = "", group: String? = nil, entryID: String? = nil,
         category: String? = nil, content: NotificationContent? = nil, occurrence: Date, until: Date? = nil,
-        shownAt: Date? = nil
+        shownAt: Date? = nil, snoozeOf: UInt64? = nil
     ) {
+        self.snoozeOf = snoozeOf
         self.shownAt = shownAt
         self.notificationID = notificationID
         self.itemID = itemID

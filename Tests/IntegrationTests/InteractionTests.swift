@@ -42,6 +42,33 @@ import Testing
         }
     }
 
+    /// The popup a snooze brought back acts on the repeating item it came from, though the snooze itself
+    /// is over once it is shown: Stop Repeat on it ends the item.
+    @Test func stopRepeatOnAPopupASnoozeBroughtBackEndsTheRepeatingItem() async throws {
+        try await Session.run { s in
+            let utc = TimeZone(identifier: "UTC")!
+            let sent = try await s.chime([
+                "send", "--rrule", "FREQ=HOURLY", "--dtstart",
+                GroupTests.local(Date().addingTimeInterval(1), zone: utc),
+                "--tz", "UTC", "-A", "stop-repeat=Stop Repeat", "-A", "snooze:1s=Snooze", "Stretch",
+            ])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let item = try #require(try await s.chimeJSON(["pending"]).first?["id"] as? Int)
+            let calls = s.server!.notifyCalls
+            try await calls.wait(forCount: 1, timeout: .seconds(10))
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("snooze:1s", on: 1)
+            try await calls.wait(forCount: 2, timeout: .seconds(10))
+            #expect(calls.elements[1].replacesID == 1)
+            try await s.delivered.wait("the snooze delivered") { $0.count == 2 }
+            try await s.choose("stop-repeat", on: 1)
+            try await s.chimed!.waitForStderr(containing: "stop-repeat: stopped its repeats")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            let history = try await s.chimeJSON(["history", "--item", "\(item)"])
+            #expect(history.contains { $0["event"] as? String == "finished" && $0["detail"] as? String == "stopped" })
+        }
+    }
+
     @Test func snoozeBringsTheNotificationBackOnceWithItsActionsReplacingItsPopup() async throws {
         try await Session.run { s in
             let sent = try await s.chime(["send", "-A", "snooze:5s=Snooze 5 s", "-A", "open=Open", "Pizza Time", "Hot"])
