@@ -49,6 +49,8 @@ public final class DBusConnection: @unchecked Sendable {
     var timeoutSources: [OpaquePointer: DispatchSourceTimer] = [:]
     var dispatchScheduled = false
     var isClosed = false
+    /// `isClosed`, for threads other than the queue's.
+    let closed = Atomic<Bool>(false)
     var disconnectHandlers: [@Sendable () -> Void] = []
     /// Method calls to exported objects, waiting by sender (see `MethodCallLanes`).
     let methodCalls: MethodCallLanes
@@ -523,11 +525,34 @@ public final class DBusConnection: @unchecked Sendable {
         return try await call(message, timeout: timeout, maximumReplyBytes: maximumReplyBytes).body
     }
 
-    /// Emits a signal.
+    /// Emits a signal without waiting for the connection's queue: the signal is encoded on the calling
+    /// thread and written by the queue after what it is doing now (reading a large message, say), in order
+    /// with the other messages sent on the connection. A signal emitted on a connection that is closed
+    /// meanwhile is dropped.
     public func emitSignal(
         path: DBusObjectPath, interface: String, member: String, _ body: [DBusValue] = [], destination: String? = nil
     ) throws(DBusError) {
-        try send(.signal(path: path, interface: interface, member: member, destination: destination, body: body))
+        let encoded = try DBusMessage.signal(
+            path: path, interface: interface, member: member, destination: destination, body: body
+        ).encode()
+        guard !isOnQueue else {
+            defer { dbus_message_unref(encoded) }
+            guard !isClosed else { throw DBusError(.disconnected, "the connection is closed") }
+            guard dbus_connection_send(raw, encoded, nil) != 0 else {
+                throw DBusError(.noMemory, "cannot queue the message")
+            }
+            return
+        }
+        guard !closed.load(ordering: .acquiring) else {
+            dbus_message_unref(encoded)
+            throw DBusError(.disconnected, "the connection is closed")
+        }
+        let bits = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(encoded)))
+        queue.async { [self] in
+            let encoded = OpaquePointer(bitPattern: bits)!
+            defer { dbus_message_unref(encoded) }
+            if !isClosed { dbus_connection_send(raw, encoded, nil) }
+        }
     }
 
     /// Waits until every queued outgoing message has been written to the socket.
@@ -547,6 +572,7 @@ public final class DBusConnection: @unchecked Sendable {
             guard !isClosed else { return }
             dbus_connection_flush(raw)
             isClosed = true
+            closed.store(true, ordering: .releasing)
             let pending = pendingCalls
             pendingCalls.removeAll()
             for (_, call) in pending {

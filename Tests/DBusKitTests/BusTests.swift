@@ -402,6 +402,38 @@ import Testing
         }
     }
 
+    @Test func aSignalIsEmittedWithoutWaitingForTheConnectionsQueue() async throws {
+        try await Fixture.run { (f: Fixture) async throws in
+            let heard = Recorder<String>()
+            let sub = try await f.client.subscribe(DBusMatchRule(interface: Self.interface, member: "Said")) {
+                message in
+                if case .string(let s)? = message.body.first { heard.append(s) }
+            }
+            // The service's queue is busy, as it is while it reads a message of some MiB.
+            let holding = DispatchSemaphore(value: 0)
+            let release = DispatchSemaphore(value: 0)
+            f.service.queue.async {
+                holding.signal()
+                release.wait()
+            }
+            holding.wait()
+            let emitted = DispatchSemaphore(value: 0)
+            let emitter = Thread { [service = f.service] in
+                try? service.emitSignal(path: Self.path, interface: Self.interface, member: "Said", [.string("now")])
+                emitted.signal()
+            }
+            emitter.start()
+            let returned = emitted.wait(timeout: .now() + 10) == .success
+            release.signal()
+            #expect(returned, "emitSignal waited for the connection's queue")
+            if !returned { emitted.wait() }
+            // And the signal goes out once the queue is free.
+            try await heard.wait(forCount: 1)
+            #expect(heard.elements == ["now"])
+            sub.cancel()
+        }
+    }
+
     @Test func signalsFromAWellKnownNameFollowItsOwner() async throws {
         try await Fixture.run { (f: Fixture) async throws in
             let got = Recorder<String?>()
