@@ -26,6 +26,11 @@ import Testing
         runtime, instance, app_id, bus, pidfile, app_file = sys.argv[1:7]
         rest = sys.argv[7:]
         policy, command = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+        if "--filter" in policy:
+            # What flatpak adds to every filtered app's policy: its own id and the portals.
+            policy += [f"--own={app_id}", f"--own={app_id}.*", "--talk=org.freedesktop.portal.*",
+                       "--call=org.freedesktop.portal.*=*",
+                       "--broadcast=org.freedesktop.portal.*=@/org/freedesktop/portal/*"]
         instance_dir = f"{runtime}/.flatpak/{instance}"
         os.makedirs(instance_dir, exist_ok=True)
         os.makedirs(f"{runtime}/.dbus-proxy", exist_ok=True)
