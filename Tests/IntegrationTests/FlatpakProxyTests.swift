@@ -172,9 +172,10 @@ import Testing
     }
 
     /// Waits for the sandbox to end, and for its proxy to end with it, as Flatpak's does when the pipe
-    /// closes; stops either by PID if it does not.
-    static func finish(_ sandbox: Sandbox, stop: Bool = false) async -> (status: Int32?, proxyEnded: Bool) {
-        let status = stop ? await sandbox.process.stop() : await sandbox.process.waitForExit(timeout: .seconds(60))
+    /// closes; stops either by PID if it does not. (A test that fails before this stops the sandbox with
+    /// the session, which closes the pipe and so ends the proxy.)
+    static func finish(_ sandbox: Sandbox) async -> (status: Int32?, proxyEnded: Bool) {
+        let status = await sandbox.process.waitForExit(timeout: .seconds(60))
         if status == nil { await sandbox.process.stop() }
         guard let text = try? String(contentsOfFile: sandbox.proxyPIDFile, encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -199,25 +200,36 @@ import Testing
     }
 
     /// An app in a Flatpak sandbox whose proxy lets it talk to `io.chime.Chime1` is known by its Flatpak
-    /// id, and its delivery and its action reach it through the proxy; an app whose proxy does not let it
+    /// id (the user is asked about it by that id), and its delivery and its action reach it through the
+    /// proxy; an app whose proxy does not let it
     /// cannot reach chimed; another sandboxed app sees nothing of the first's item.
     @Test func aFlatpakAppReachesChimedThroughItsProxyAndOnlyWithTheTalkPermission() async throws {
         try await Session.run(startChimed: false) { s in
             s.chimedEnvironment["XDG_RUNTIME_DIR"] = s.bus.directory.appendingPathComponent("runtime").path
             s.chimed = try await s.startChimed()
-            for app in ["io.example.Sandboxed", "io.example.Other", "io.example.NoTalk"] {
+            for app in ["io.example.Other", "io.example.NoTalk"] {
                 #expect(try await s.chime(["app", "allow", app]).status == 0)
             }
             let talk = ["--filter", "--talk=io.chime.Chime1"]
 
+            // The first app's first Schedule asks the user, by its Flatpak id, and waits for the answer.
             let first = try Self.start(s, "io.example.Sandboxed", instance: "3101", policy: talk, ["notify"])
+            let calls = s.server!.notifyCalls
+            let question = "io.example.Sandboxed wants to schedule notifications"
+            try await calls.wait("the question naming the Flatpak id") { $0.contains { $0.summary == question } }
+            let asked = try #require(calls.elements.firstIndex { $0.summary == question })
+            try await s.choose("allow", on: UInt32(asked + 1))
             try await Self.expect(s, first, printed: "delivered")
             let words = first.process.stdout.split(whereSeparator: \.isWhitespace)
             let item = words.firstIndex(of: "item").flatMap { UInt64(words[$0 + 1]) }
             let notification = words.firstIndex(of: "delivered").flatMap { UInt32(words[$0 + 2]) }
             #expect(item != nil && words.firstIndex(of: "delivered").map { UInt64(words[$0 + 1]) } == item)
             let apps = try await s.chimeJSON(["apps"])
-            #expect(apps.contains { $0["app"] as? String == "io.example.Sandboxed" }, "\(apps)")
+            #expect(
+                apps.contains {
+                    $0["app"] as? String == "io.example.Sandboxed" && $0["consent"] as? String == "allowed"
+                },
+                "\(apps)")
             #expect(!apps.contains { $0["app"] as? String == "python3" }, "\(apps)")
 
             // A process with that instance's very `/.flatpak-info` at its root, as the proxy has, but
