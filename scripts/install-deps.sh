@@ -17,8 +17,10 @@ packages=(
     xfce4-notifyd notification-daemon mako-notifier sway xdotool grim
     # KDE Plasma's shell on X with its activity manager (~0.9 GB installed with their dependencies)
     plasma-workspace plasma-desktop kactivitymanagerd
-    # a Flatpak-like sandbox for the identity tests (AppIsolationTests): bubblewrap, as Flatpak runs apps
-    bubblewrap
+    # Flatpak's sandbox for the identity tests (AppIsolationTests, FlatpakProxyTests): bubblewrap, as
+    # Flatpak runs apps, and the D-Bus proxy Flatpak puts between an app and the session bus; the app in
+    # the sandbox is python3 with dbus-python and GLib's main loop
+    bubblewrap xdg-dbus-proxy python3-dbus python3-gi
     # oracles for calendar rules (systemd-analyze comes with systemd)
     python3-dateutil systemd
     # chimed's user unit needs the session bus as a user service (dbus.socket)

@@ -17,7 +17,8 @@ import Foundation
 ///    `$XDG_RUNTIME_DIR/.flatpak/INSTANCE/bwrapinfo.json`, whose `child-pid` is the sandbox's first
 ///    process, as bubblewrap wrote it (`--info-fd`);
 /// 4. the calling process is that process or one of its descendants (its chain of parents, read from
-///    `/proc/PID/status`, reaches it).
+///    `/proc/PID/status`, reaches it), or the D-Bus proxy Flatpak started for that sandbox, which holds
+///    an end of the pipe whose other end that process holds (`isProxy`).
 ///
 /// A process without `/.flatpak-info` runs on the host. One whose root is on FUSE and cannot be opened
 /// (a toolbox container) runs on the host too: a Flatpak sandbox's root never is. Anything else fails
@@ -72,8 +73,9 @@ enum FlatpakSandbox {
         }
         let record = "\(runtimeDirectory)/.flatpak/\(instance)/bwrapinfo.json"
         let child = try sandboxProcess(recordedIn: record)
-        guard isInside(Int(pid), sandboxOf: child) else {
-            throw Unverified("it is not inside Flatpak instance \(instance) (its first process is \(child))")
+        guard isInside(Int(pid), sandboxOf: child) || isProxy(Int(pid), ofSandbox: child) else {
+            throw Unverified(
+                "it is neither inside Flatpak instance \(instance) (its first process is \(child)) nor its D-Bus proxy")
         }
         return name
     }
@@ -124,6 +126,55 @@ enum FlatpakSandbox {
             current = parent
         }
         return false
+    }
+
+    /// Whether process `pid` is the D-Bus proxy Flatpak started for the sandbox whose first process is
+    /// `sandbox`. Flatpak runs `xdg-dbus-proxy` in a bubblewrap of its own with the app's `/.flatpak-info`
+    /// at its root, so that a service can tell the app from the proxy's PID, and detached from
+    /// `flatpak run` (GLib's double fork): the proxy is in none of the sandbox's process tree. What ties
+    /// them is the pipe Flatpak made for both: the proxy holds its write end (`--fd`), the sandbox's first
+    /// process its read end (bubblewrap's `--sync-fd`), so that the proxy ends with the sandbox. An
+    /// anonymous pipe has no path to open; only a process Flatpak gave it to, or one allowed to read that
+    /// process's descriptors (the app itself, an unsandboxed process of the user), can hold it. A pipe
+    /// the sandbox's first process inherited from whoever started Flatpak is not that pipe, and could be
+    /// shared with anyone that launcher started: bubblewrap's own process outside the sandbox (the first
+    /// process's parent) holds those too, and not the `--sync-fd`, so they do not count; nor do
+    /// descriptors 0 to 2. Any descriptor that cannot be read fails closed.
+    static func isProxy(_ pid: Int, ofSandbox sandbox: Int) -> Bool {
+        guard let parent = parentProcess(of: sandbox), let inherited = pipes(heldBy: parent, from: 0),
+            let sandboxPipes = pipes(heldBy: sandbox, from: 3)?.subtracting(inherited), !sandboxPipes.isEmpty,
+            let callerPipes = pipes(heldBy: pid, from: 0)
+        else { return false }
+        return !callerPipes.isDisjoint(with: sandboxPipes)
+    }
+
+    /// How many descriptors a process may hold for its pipes to be read; Flatpak's proxy and bubblewrap
+    /// hold a few, the proxy two more for each connection through it.
+    static let maximumDescriptors = 4096
+
+    /// The anonymous pipes (`pipe:[INODE]`, as `/proc/PID/fd` shows them) among process `pid`'s
+    /// descriptors numbered `lowest` or more; nil when they cannot be read or are more than
+    /// `maximumDescriptors`.
+    static func pipes(heldBy pid: Int, from lowest: Int) -> Set<String>? {
+        let path = "/proc/\(pid)/fd"
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var found: Set<String> = []
+        var looked = 0
+        while let entry = readdir(directory) {
+            looked += 1
+            guard looked <= maximumDescriptors + 2 else { return nil }  // "." and ".." count too
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let number = Int(name), number >= lowest else { continue }
+            var target = [CChar](repeating: 0, count: 64)
+            let count = readlink("\(path)/\(name)", &target, target.count)
+            guard count > 0, count < target.count else { continue }
+            let link = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if link.hasPrefix("pipe:[") { found.insert(link) }
+        }
+        return found
     }
 
     /// The `PPid:` of `/proc/PID/status`, which every process of the user may read.
