@@ -1,0 +1,92 @@
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// chimed plays a notification's sound where the server plays none, heard on a real PulseAudio: a null
+/// sink of the test's own, whose monitor `parec` records, with chimed's `PULSE_SERVER` pointing at it.
+@Suite(.serialized) struct SoundTests {
+    /// The servers' capabilities without and with `sound` (python-dbusmock's notification template).
+    static let silentServer = "actions body body-markup persistence"
+    static let soundServer = "actions body body-markup persistence sound"
+    /// How long silence is listened for after a delivery, when what is tested is that nothing plays: a
+    /// sound that does not come cannot be awaited, so the recording is read after this bounded window.
+    /// chimed starts a sound within milliseconds of the delivery (the heard cases wait for far less).
+    static let silenceWindow: Duration = .seconds(3)
+
+    /// Runs `body` with a PulseAudio and its recording, and chimed (on a python-dbusmock server of
+    /// `capabilities`) playing through it.
+    static func withSound(
+        capabilities: String, _ body: (Session, PulseAudioServer, SinkRecording) async throws -> Void
+    ) async throws {
+        try await Session.run(capabilities: capabilities, startChimed: false) { s in
+            let pulse = try await PulseAudioServer.start(in: s.bus.directory)
+            s.extraProcesses.append(pulse.process)
+            let recording = try await pulse.record()
+            // Stopped before the server it records.
+            s.extraProcesses.insert(recording.process, at: 0)
+            for (key, value) in pulse.environment { s.chimedEnvironment[key] = value }
+            s.chimed = try await s.startChimed()
+            try await body(s, pulse, recording)
+        }
+    }
+
+    @Test func aDueNotificationIsHeardOnAServerWithoutSound() async throws {
+        try await Self.withSound(capabilities: Self.silentServer) { s, _, recording in
+            // Nothing plays before.
+            #expect(recording.peak() == 0)
+            let result = try await s.chime(["send", "--in", "1s", "-h", "string:sound-name:message-new-instant", "Tea"])
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            let call = try await s.server!.notifyCalls.element(0)
+            // The server still gets the hint, as before.
+            #expect(call.hints["sound-name"] == .string("message-new-instant"))
+            try await recording.waitForSound()
+            try await s.chimed!.waitForStderr(containing: "playing the notification sound message-new-instant")
+        }
+    }
+
+    @Test func aNotificationWithoutSoundIsSilentAndASoundFileIsHeard() async throws {
+        try await Self.withSound(capabilities: Self.silentServer) { s, _, recording in
+            let quiet = try await s.chime(["send", "Tea, quietly"])
+            #expect(quiet.status == 0, "chime send failed: \(quiet.stderr)")
+            try await s.delivered.wait(forCount: 1)
+            // Absence: listened to for a bounded window after the delivery (see `silenceWindow`).
+            try await Task.sleep(for: Self.silenceWindow)
+            #expect(recording.peak() == 0, "a notification without a sound was heard")
+            // The same chimed and recording do hear a sound: here a file by the sound-file hint.
+            let heardFrom = recording.samples.count
+            let loud = try await s.chime([
+                "send", "-h", "string:sound-file:/usr/share/sounds/freedesktop/stereo/bell.oga", "Tea, loudly",
+            ])
+            #expect(loud.status == 0, "chime send failed: \(loud.stderr)")
+            try await recording.waitForSound(after: heardFrom)
+        }
+    }
+
+    @Test func aServerThatPlaysSoundsItselfIsLeftToIt() async throws {
+        try await Self.withSound(capabilities: Self.soundServer) { s, _, recording in
+            let result = try await s.chime(["send", "-h", "string:sound-name:message-new-instant", "Tea"])
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            let call = try await s.server!.notifyCalls.element(0)
+            #expect(call.hints["sound-name"] == .string("message-new-instant"))
+            try await s.delivered.wait(forCount: 1)
+            // Absence: listened to for a bounded window after the delivery (see `silenceWindow`).
+            try await Task.sleep(for: Self.silenceWindow)
+            #expect(recording.peak() == 0, "chimed played a sound the server plays itself")
+            #expect(!s.chimed!.stderr.contains("playing the notification sound"))
+        }
+    }
+
+    @Test func suppressSoundIsHonoured() async throws {
+        try await Self.withSound(capabilities: Self.silentServer) { s, _, recording in
+            let result = try await s.chime([
+                "send", "-h", "string:sound-name:bell", "-h", "boolean:suppress-sound:true", "Tea",
+            ])
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            try await s.delivered.wait(forCount: 1)
+            // Absence: listened to for a bounded window after the delivery (see `silenceWindow`).
+            try await Task.sleep(for: Self.silenceWindow)
+            #expect(recording.peak() == 0, "a notification with suppress-sound was heard")
+        }
+    }
+}
