@@ -14,17 +14,19 @@ import Testing
     /// chimed starts a sound within milliseconds of the delivery (the heard cases wait for far less).
     static let silenceWindow: Duration = .seconds(3)
 
-    /// Runs `body` with a PulseAudio and its recording, and chimed (on a python-dbusmock server of
-    /// `capabilities`) playing through it.
+    /// Runs `body` with a PulseAudio and its recording, and chimed playing through it, on a
+    /// python-dbusmock server of `capabilities` (or, with `dunst`, on dunst).
     static func withSound(
-        capabilities: String, _ body: (Session, PulseAudioServer, SinkRecording) async throws -> Void
+        capabilities: String = silentServer, dunst: Bool = false,
+        _ body: (Session, PulseAudioServer, SinkRecording) async throws -> Void
     ) async throws {
-        try await Session.run(capabilities: capabilities, startChimed: false) { s in
+        try await Session.run(withServer: !dunst, capabilities: capabilities, startChimed: false) { s in
             let pulse = try await PulseAudioServer.start(in: s.bus.directory)
             s.extraProcesses.append(pulse.process)
             let recording = try await pulse.record()
             // Stopped before the server it records.
             s.extraProcesses.insert(recording.process, at: 0)
+            if dunst { s.dunst = try await DunstServer.start(on: s.bus, observer: s.observer) }
             for (key, value) in pulse.environment { s.chimedEnvironment[key] = value }
             s.chimed = try await s.startChimed()
             try await body(s, pulse, recording)
@@ -87,6 +89,52 @@ import Testing
             // Absence: listened to for a bounded window after the delivery (see `silenceWindow`).
             try await Task.sleep(for: Self.silenceWindow)
             #expect(recording.peak() == 0, "a notification with suppress-sound was heard")
+        }
+    }
+
+    /// dunst paused (its do-not-disturb, `dunstctl set-paused`): a normal notification's sound is not
+    /// played, a critical one's (an alarm) is.
+    @Test func onAPausedServerOnlyACriticalNotificationIsHeard() async throws {
+        try await Self.withSound(dunst: true) { s, _, recording in
+            try await s.chimed!.waitForStderr(containing: "capabilities:")
+            try await s.dunst!.dunstctl(["set-paused", "true"])
+            try await Await.polling("chimed knows that dunst is paused") {
+                let status = try await s.chime(["status", "--json"])
+                let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+                return object?["paused"] as? Bool == true
+            }
+            let normal = try await s.chime(["send", "-h", "string:sound-name:message-new-instant", "Tea"])
+            #expect(normal.status == 0, "chime send failed: \(normal.stderr)")
+            try await s.delivered.wait(forCount: 1)
+            // Absence: listened to for a bounded window after the delivery (see `silenceWindow`).
+            try await Task.sleep(for: Self.silenceWindow)
+            #expect(recording.peak() == 0, "a normal notification was heard while the server is paused")
+            let heardFrom = recording.samples.count
+            let alarm = try await s.chime([
+                "send", "-u", "critical", "-h", "string:sound-name:alarm-clock-elapsed", "Wake up",
+            ])
+            #expect(alarm.status == 0, "chime send failed: \(alarm.stderr)")
+            try await recording.waitForSound(after: heardFrom)
+            try await s.chimed!.waitForStderr(containing: "playing the notification sound alarm-clock-elapsed")
+        }
+    }
+
+    /// The output muted (the desktop's mute): chimed plays the sound, through the sound server, where the
+    /// mute silences it; unmuted, the next is heard.
+    @Test func aMutedOutputSilencesTheSound() async throws {
+        try await Self.withSound { s, pulse, recording in
+            #expect(try await pulse.pactl(["set-sink-mute", PulseAudioServer.sinkName, "1"]).status == 0)
+            let muted = try await s.chime(["send", "-h", "string:sound-name:message-new-instant", "Tea"])
+            #expect(muted.status == 0, "chime send failed: \(muted.stderr)")
+            try await s.chimed!.waitForStderr(containing: "playing the notification sound message-new-instant")
+            // Absence: listened to for a bounded window after the sound started (see `silenceWindow`).
+            try await Task.sleep(for: Self.silenceWindow)
+            #expect(recording.peak() == 0, "a sound was heard through a muted output")
+            #expect(try await pulse.pactl(["set-sink-mute", PulseAudioServer.sinkName, "0"]).status == 0)
+            let heardFrom = recording.samples.count
+            let loud = try await s.chime(["send", "-h", "string:sound-name:bell", "Tea again"])
+            #expect(loud.status == 0, "chime send failed: \(loud.stderr)")
+            try await recording.waitForSound(after: heardFrom)
         }
     }
 }
