@@ -73,15 +73,19 @@ public final class PulseAudioServer: @unchecked Sendable {
                 "--server", "unix:" + socket, "--device", "\(Self.sinkName).monitor", "--raw", "--format=s16le",
                 "--channels=1", "--rate=\(Self.sampleRate)", "--latency-msec=20",
             ], environment: environment, directory: directory)
-        let recording = SinkRecording(process: recorder)
+        let first = SinkRecording(process: recorder, started: Date())
         do {
             try await Await.condition(
                 "parec records the null sink's monitor", timeout: .seconds(20), watching: recorder.stdoutURL
-            ) { recording.samples.count > 0 }
+            ) { first.samples.count > 0 }
         } catch {
             await recorder.stop()
             throw error
         }
+        // The first samples' time, to a few milliseconds (parec's latency is set to 20 ms).
+        let recording = SinkRecording(
+            process: recorder,
+            started: Date().addingTimeInterval(-Double(first.samples.count) / Double(Self.sampleRate)))
         return recording
     }
 
@@ -94,9 +98,19 @@ public final class PulseAudioServer: @unchecked Sendable {
 public final class SinkRecording: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the process is itself Sendable.
     public let process: ManagedProcess
+    /// About when the first sample was recorded.
+    public let started: Date
 
-    init(process: ManagedProcess) {
+    init(process: ManagedProcess, started: Date) {
         self.process = process
+        self.started = started
+    }
+
+    /// About when the first sample louder than `threshold` was recorded; nil: none yet.
+    public func firstSound(threshold: Int = 1000) -> Date? {
+        samples.firstIndex { abs(Int($0)) > threshold }.map {
+            started.addingTimeInterval(Double($0) / Double(PulseAudioServer.sampleRate))
+        }
     }
 
     /// The samples recorded so far.
