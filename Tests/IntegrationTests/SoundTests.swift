@@ -3,6 +3,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// chimed plays a notification's sound where the server plays none, heard on a real PulseAudio: a null
 /// sink of the test's own, whose monitor `parec` records, with chimed's `PULSE_SERVER` pointing at it.
 @Suite(.serialized) struct SoundTests {
@@ -150,6 +154,20 @@ import Testing
             let loud = try await s.chime(["send", "-h", "string:sound-name:bell", "Tea again"])
             #expect(loud.status == 0, "chime send failed: \(loud.stderr)")
             try await recording.waitForSound(after: heardFrom)
+        }
+    }
+
+    /// An app's `sound-file` that is a FIFO (which would block whoever opens it to read) is not played; the
+    /// theme's sound is heard in its place, so the player was not held up.
+    @Test func aSoundFileThatIsNoRegularFileGivesWayToTheThemesSound() async throws {
+        try await Self.withSound { s, _, recording in
+            let fifo = s.bus.directory.appendingPathComponent("sound.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let result = try await s.chime(["send", "-h", "string:sound-file:\(fifo)", "Tea"])
+            #expect(result.status == 0, "chime send failed: \(result.stderr)")
+            try await recording.waitForSound()
+            try await s.chimed!.waitForStderr(containing: "\(fifo) is not a regular file")
+            try await s.chimed!.waitForStderr(containing: "playing the notification sound message-new-instant")
         }
     }
 }
