@@ -37,6 +37,13 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // libcanberra, which plays event sounds from the freedesktop sound theme (SoundPlayer). No pkgConfig:
+        // canberra.h is in /usr/include, and its .pc file's only flag, -D_REENTRANT, is one SwiftPM refuses
+        // with a warning.
+        .systemLibrary(
+            name: "CCanberra",
+            providers: [.apt(["libcanberra-dev"])]
+        ),
         // Linux interfaces Glibc's Swift module lacks (timerfd) or spells as untyped macros (inotify).
         .target(name: "CLinux"),
         .target(
@@ -70,7 +77,8 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "ChimeConfig", "ChimeCore", "ChimeProtocol", "ChimeStore", "CLinux", "DBusKit", "SystemdKit",
+                "CCanberra", "ChimeConfig", "ChimeCore", "ChimeProtocol", "ChimeStore", "CLinux", "DBusKit",
+                "SystemdKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

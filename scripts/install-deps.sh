@@ -6,6 +6,10 @@ set -euo pipefail
 packages=(
     # build
     pkg-config libdbus-1-dev libsystemd-dev libsqlite3-dev
+    # notification sounds: libcanberra (build), the freedesktop sound theme it plays from, its PulseAudio
+    # backend; the tests hear them from a PulseAudio null sink (pulseaudio) recorded with parec
+    # (pulseaudio-utils, also pactl)
+    libcanberra-dev sound-theme-freedesktop libcanberra-pulse pulseaudio pulseaudio-utils
     # a private bus, gdbus (an independent D-Bus peer in tests), dbus-monitor (docs examples)
     dbus-daemon dbus dbus-bin libglib2.0-bin
     # a headless notification server for the tests and the demo

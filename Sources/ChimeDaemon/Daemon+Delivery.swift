@@ -69,6 +69,8 @@ extension Daemon {
             warnAnswerOverdue()
         case .recordDelivered(let notification, let id, let shown):
             recordDelivered(notification, notificationID: id, shown: shown)
+        case .playSound(let sound):
+            soundPlayer.play(sound)
         case .recordFailed(let rows, let reason):
             let now = clock.now()
             persist({ store in for row in rows { try store.failed(row, reason: reason, now: now) } }) { _, _ in }

@@ -86,6 +86,8 @@ public actor Daemon {
     let rates: CallRates
     let logger: Logger
     let notifier = ServiceNotifier()
+    /// Plays the sounds of notifications whose server plays none, on a queue of its own.
+    let soundPlayer: SoundPlayer
     let clock: any DaemonClock
     nonisolated var store: ScheduleStore { configuration.store }
 
@@ -167,6 +169,7 @@ public actor Daemon {
         self.queue = queue
         self.executor = QueueExecutor(queue: queue)
         self.logger = configuration.logger
+        soundPlayer = SoundPlayer(logger: configuration.logger)
         self.clock = configuration.clock
         self.settings = configuration.settings
         self.core = DeliveryCore(

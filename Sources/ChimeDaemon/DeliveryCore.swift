@@ -105,6 +105,8 @@ struct DeliveryCore {
         /// Store the delivery: the server showed `notification` as `notificationID`; `shown` is what is
         /// remembered of it (an occurrence shown on its own).
         case recordDelivered(DeliveryPipeline.Notification, notificationID: UInt32, shown: ShownNotification?)
+        /// Play the sound of a notification just shown, which the server does not play (`DeliverySound`).
+        case playSound(DeliverySound)
         /// The server refused these rows; they left the outbox.
         case recordFailed([OutboxRecord], reason: String)
         /// The app chose not to present this row; it left the outbox.
@@ -320,8 +322,12 @@ struct DeliveryCore {
     private mutating func delivered(
         _ notification: DeliveryPipeline.Notification, as id: UInt32, _ context: Context
     ) -> [Action] {
+        // Heard once it is shown, as a server with sounds plays it; a digest has none.
+        let sound = DeliverySound.for(
+            notification.content, serverCapabilities: presence.info.capabilities, serverPaused: presence.paused
+        ).map { Action.playSound($0) }
         guard case .single(let row, _, _) = notification else {
-            return [.recordDelivered(notification, notificationID: id, shown: nil)]
+            return [.recordDelivered(notification, notificationID: id, shown: nil)] + (sound.map { [$0] } ?? [])
         }
         var record: ShownNotification?
         if row.kind == .occurrence {
@@ -330,6 +336,7 @@ struct DeliveryCore {
             record = made
         }
         var actions: [Action] = [.recordDelivered(notification, notificationID: id, shown: record)]
+        if let sound { actions.append(sound) }
         // A server that did not say what it can when it appeared is asked again once it answers a Notify.
         if !presence.capabilitiesKnown, !askingCapabilitiesAgain {
             askingCapabilitiesAgain = true

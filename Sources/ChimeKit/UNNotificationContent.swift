@@ -22,9 +22,9 @@ public final class UNNotificationSound: NSObject, @unchecked Sendable {
 
     /// The sound theme's sound for a new message.
     public static let `default` = UNNotificationSound(name: UNNotificationSoundName("message-new-instant"))
-    /// The theme's warning sound, for a critical notification.
+    /// The theme's alarm (`alarm-clock-elapsed`), for a critical notification.
     public static let defaultCritical = UNNotificationSound(
-        name: UNNotificationSoundName("dialog-warning"), isCritical: true)
+        name: UNNotificationSoundName("alarm-clock-elapsed"), isCritical: true)
 
     /// A critical notification with a named sound.
     public static func criticalSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound {

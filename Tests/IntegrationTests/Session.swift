@@ -94,6 +94,11 @@ final class Session: @unchecked Sendable {
         environment["CHIMED_TEST_LOCALTIME"] = localtime
         // chimed reads its zone from the link above, not from the test runner's TZ.
         environment["TZ"] = ""
+        // chimed plays the sounds a server without sounds does not: a test hears them only from a
+        // PulseAudio of its own (SoundTests); the others reach none, not the machine's, nor one started
+        // for them (libpulse starts a server when none is named), nor a sound card through ALSA.
+        environment["PULSE_SERVER"] = "unix:" + bus.directory.appendingPathComponent("no-sound-server").path
+        environment["CANBERRA_DRIVER"] = "pulse"
         for (key, value) in chimedEnvironment { environment[key] = value }
         let chimed = try ManagedProcess(
             Binaries.chimed,

@@ -83,7 +83,9 @@ for binary in chimed chime; do
 done
 check "chime runs with an empty environment" sh -c 'env -i /usr/bin/chime --help >/dev/null'
 check "the package depends on the libraries the binaries link" sh -c \
-    "dpkg-query -W -f='\${Depends}' chime | grep -q libsystemd0 && dpkg-query -W -f='\${Depends}' chime | grep -q libdbus-1-3"
+    "dpkg-query -W -f='\${Depends}' chime | grep -q libsystemd0 && dpkg-query -W -f='\${Depends}' chime | grep -q libdbus-1-3 && dpkg-query -W -f='\${Depends}' chime | grep -q libcanberra0"
+check "the package recommends libcanberra's PulseAudio backend, through which chimed plays sounds" sh -c \
+    "dpkg-query -W -f='\${Recommends}' chime | grep -q libcanberra-pulse"
 check "the package enabled the user unit for new sessions ($enablement)" \
     test "$(readlink "$enablement")" = /usr/lib/systemd/user/chimed.service
 
