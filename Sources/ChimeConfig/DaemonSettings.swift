@@ -83,7 +83,7 @@ public struct DaemonSettings: Hashable, Sendable {
         "missed": ["policy", "late-window"],
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
-        "phrases": ["morning", "afternoon", "evening", "night", "default-time"],
+        "phrases": ["morning", "afternoon", "evening", "night", "default-time", "biweekly"],
         "limits": ["entries-per-app", "groups-per-app", "bytes-per-app", "calls-per-second", "call-burst"],
         "history": ["max-age", "max-entries"],
     ]
@@ -202,7 +202,7 @@ public struct DaemonSettings: Hashable, Sendable {
         return settings
     }
 
-    /// `[phrases]`: each key a time of day, HH:MM.
+    /// `[phrases]`: each part of the day a time of day, HH:MM; `biweekly` a reading.
     private static func phraseDefaults(_ section: TableReader) throws(ConfigError) -> PhraseDefaults {
         var defaults = PhraseDefaults.standard
         let keys: [(String, WritableKeyPath<PhraseDefaults, TimeOfDay>)] = [
@@ -217,6 +217,14 @@ public struct DaemonSettings: Hashable, Sendable {
                     key, "[phrases] \(key) = \"\(text)\" is not a time of day; write HH:MM, e.g. \(key) = \(example)")
             }
             defaults[keyPath: path] = time
+        }
+        if let text = try section.string("biweekly", example: "\"every-2-weeks\"") {
+            guard let reading = PhraseDefaults.Biweekly(rawValue: text) else {
+                throw section.fail(
+                    "biweekly",
+                    "[phrases] biweekly = \"\(text)\" is not a reading; write \"every-2-weeks\" or \"twice-a-week\"")
+            }
+            defaults.biweekly = reading
         }
         return defaults
     }

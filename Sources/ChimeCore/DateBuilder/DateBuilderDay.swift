@@ -9,6 +9,8 @@ extension DateBuilder {
             case exact(year: Int, month: Int, day: Int)
             case inWeek(Week, WeekDaySelector)
             case inMonth(Month, MonthDaySelector)
+            /// The first day on or after today that is this month and day (February 29: the next leap year's).
+            case nextDate(month: Int, day: Int)
         }
 
         var source: Source
@@ -31,6 +33,9 @@ extension DateBuilder {
         public static func exactDay(year: Int, month: Int, day: Int) -> Day {
             Day(.exact(year: year, month: month, day: day))
         }
+
+        /// The first day on or after today that is `month` and `day` ("until november 28").
+        public static func nextDate(month: Int, day: Int) -> Day { Day(.nextDate(month: month, day: day)) }
 
         /// The day `days` later (earlier when negative).
         public func addingDays(_ days: Int) -> Day {
@@ -82,6 +87,14 @@ extension DateBuilder {
                 return week.resolve(env).map { $0 + selector.offset(in: env.week) }
             case .inMonth(let month, let selector):
                 return month.resolve(env).flatMap { selector.day(inMonth: $0) }
+            case .nextDate(let month, let day):
+                let today = LocalDateTime(daysSinceEpoch: env.today)
+                for year in today.year..<(today.year + 9) where DateBuilder.yearRange.contains(year) {
+                    guard day <= LocalDateTime.daysInMonth(year: year, month: month) else { continue }
+                    let candidate = LocalDateTime.days(fromCivil: year, month, day)
+                    if candidate >= env.today { return candidate }
+                }
+                return nil
             }
         }
     }

@@ -12,17 +12,45 @@ public struct PhraseDefaults: Codable, Hashable, Sendable {
     public var night: TimeOfDay
     /// A repeating phrase that names no time of day: 09:00.
     public var time: TimeOfDay
+    /// What `biweekly` means: every 2 weeks (the default), or twice a week (`biweekly on monday and
+    /// thursday`, which must then name two days).
+    public var biweekly: Biweekly = .everyTwoWeeks
+
+    /// The two readings of `biweekly`.
+    public enum Biweekly: String, Codable, Hashable, Sendable {
+        /// Every 2 weeks (Todoist, Microsoft To Do).
+        case everyTwoWeeks = "every-2-weeks"
+        /// Twice a week, on the two days the phrase names.
+        case twiceAWeek = "twice-a-week"
+    }
 
     public init(
         morning: TimeOfDay = TimeOfDay(hour: 9, minute: 0), afternoon: TimeOfDay = TimeOfDay(hour: 14, minute: 0),
         evening: TimeOfDay = TimeOfDay(hour: 18, minute: 0), night: TimeOfDay = TimeOfDay(hour: 21, minute: 0),
-        time: TimeOfDay = TimeOfDay(hour: 9, minute: 0)
+        time: TimeOfDay = TimeOfDay(hour: 9, minute: 0), biweekly: Biweekly = .everyTwoWeeks
     ) {
+        self.biweekly = biweekly
         self.morning = morning
         self.afternoon = afternoon
         self.evening = evening
         self.night = night
         self.time = time
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case morning, afternoon, evening, night, time, biweekly
+    }
+
+    /// Reads the values written before `biweekly` existed as its default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            morning: try container.decode(TimeOfDay.self, forKey: .morning),
+            afternoon: try container.decode(TimeOfDay.self, forKey: .afternoon),
+            evening: try container.decode(TimeOfDay.self, forKey: .evening),
+            night: try container.decode(TimeOfDay.self, forKey: .night),
+            time: try container.decode(TimeOfDay.self, forKey: .time),
+            biweekly: try container.decodeIfPresent(Biweekly.self, forKey: .biweekly) ?? .everyTwoWeeks)
     }
 
     /// The documented defaults.
