@@ -82,9 +82,6 @@ struct PhraseGrammar {
                 return try parseTimesA()
             }
             if repeatsWithoutEvery(ahead: 0) { return try parseEvery() }
-            if let spelling = PhraseVocabulary.otherSpellings[word] {
-                throw cursor.error(PhraseExpected.start + "; for '\(word)' write '\(spelling)'")
-            }
             throw cursor.error(PhraseExpected.start)
         }
     }

@@ -136,11 +136,13 @@ struct PhraseCursor {
             grammar: PhraseParser.grammar, input: input, offset: input.count, token: "", expected: expected)
     }
 
-    /// An error at `token`, with the known word it is probably a slip for.
+    /// An error at `token`, with the known word it is probably a slip for, or the chime spelling of a
+    /// word another app uses (`bimonthly`).
     func error(at token: PhraseToken, _ expected: String) -> RuleSyntaxError {
         RuleSyntaxError(
             grammar: PhraseParser.grammar, input: input, offset: token.offset, token: token.text, expected: expected,
-            suggestion: Suggestion.nearest(to: token.word, in: PhraseVocabulary.allWords))
+            suggestion: PhraseVocabulary.otherSpellings[token.word]
+                ?? Suggestion.nearest(to: token.word, in: PhraseVocabulary.allWords))
     }
 }
 

@@ -81,11 +81,11 @@ enum PhraseVocabulary {
     /// Words other apps use for a schedule, with the chime spelling that means it. Did-you-mean offers
     /// these instead of a near word whose meaning differs ("biweekly" is not "weekly").
     static let otherSpellings: [String: String] = [
-        "bimonthly": "every 2 months (or 'every month on the 1st and 15th' for twice a month)",
+        "bimonthly": "every 2 months", "biweekly": "every 2 weeks", "fortnightly": "every 2 weeks",
         "semimonthly": "every month on the 1st and 15th", "semiweekly": "every monday and thursday",
         "triweekly": "every 3 weeks", "quarterly": "every 3 months", "semiannually": "every 6 months",
         "biannually": "every 6 months", "biennially": "every 2 years", "nightly": "every night",
-        "weeknights": "every weekday evening", "fortnight": "every 2 weeks", "thrice": "3 times a day at …",
+        "weeknights": "every weekday evening", "fortnight": "every 2 weeks", "thrice": "3 times a day at 8, 14 and 20",
         "workweek": "every weekday",
     ]
 
