@@ -36,10 +36,21 @@ enum PhraseCorpus {
                 phrase: fields[0], zone: fields[1], expected: fields[2].split(separator: " ").compactMap { Int($0) })
         }
     }()
+
+    /// The first `count` occurrences strictly after `after`, as epoch seconds.
+    static func occurrences(of recurrence: Recurrence, after: Date, zone: TimeZone, count: Int) -> [Int] {
+        var result: [Int] = []
+        var cursor = after
+        while result.count < count, let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: zone) {
+            result.append(Int(next.timeIntervalSince1970))
+            cursor = next
+        }
+        return result
+    }
 }
 
-@Test func phraseCorpusHasAtLeastAHundredPhrasings() {
-    #expect(PhraseCorpus.lines.count >= 100, "the oracle gave \(PhraseCorpus.lines.count) lines")
+@Test func phraseCorpusHasAtLeast250Phrasings() {
+    #expect(PhraseCorpus.lines.count >= 250, "the oracle gave \(PhraseCorpus.lines.count) lines")
     #expect(Set(PhraseCorpus.lines.map(\.phrase)).count == PhraseCorpus.lines.count, "a phrase is listed twice")
 }
 
@@ -49,17 +60,31 @@ enum PhraseCorpus {
 func phraseCorpusAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
     let zone = try #require(TimeZone(identifier: line.zone))
     let now = try line.now()
-    let rule = try PhraseParser.rule(line.phrase, now: now, systemTimeZone: zone)
+    let recurrence = try PhraseParser.recurrence(line.phrase, now: now, systemTimeZone: zone)
     // The oracle shows at most 12; fewer means the rule ends there, so one more must not exist.
     let wanted = line.expected.count < PhraseCorpus.shown ? line.expected.count + 1 : PhraseCorpus.shown
-    let got = rule.occurrences(after: now, systemTimeZone: zone).prefix(wanted).map {
-        Int($0.timeIntervalSince1970)
-    }
+    let got = PhraseCorpus.occurrences(of: recurrence, after: now, zone: zone, count: wanted)
     #expect(!line.expected.isEmpty)
     #expect(
         got == line.expected,
         "\(line.phrase): got \(got.map { WallClock.iso8601(Date(timeIntervalSince1970: TimeInterval($0)), in: zone) })"
     )
+}
+
+/// Every phrasing explained back as RRULE round-trips: the RRULE text, read again as an RRULE, names the
+/// phrase's occurrences.
+@Test(arguments: PhraseCorpus.lines)
+func phraseCorpusRoundTripsThroughItsRRule(_ line: PhraseCorpusLine) throws {
+    let zone = try #require(TimeZone(identifier: line.zone))
+    let now = try line.now()
+    let recurrence = try PhraseParser.recurrence(line.phrase, now: now, systemTimeZone: zone)
+    let text = try #require(recurrence.explanation(after: now, systemTimeZone: zone).rruleText, "\(line.phrase)")
+    let again = try Recurrence.parse(.rrule(text, dtstart: nil), now: now, timeZone: .floating, systemTimeZone: zone)
+    let wanted = line.expected.count < PhraseCorpus.shown ? line.expected.count + 1 : PhraseCorpus.shown
+    #expect(
+        PhraseCorpus.occurrences(of: again, after: now, zone: zone, count: wanted)
+            == PhraseCorpus.occurrences(of: recurrence, after: now, zone: zone, count: wanted),
+        "\(line.phrase) as \(text)")
 }
 
 /// Phrasings that mean nothing are refused with the word, its position and what was expected there
