@@ -15,18 +15,26 @@ public enum PhraseParser {
     /// Parses `text`; throws `RuleSyntaxError` naming the offending word, its offset and what was
     /// expected there.
     /// `defaults` gives the times of `morning`, `afternoon`, `evening` and `night`, and the time of a
-    /// repeating phrase that names none.
+    /// repeating phrase that names none. A phrase with several times a day (`every day at 9 and 17`) is
+    /// read, but a `Schedule` holds one time, the earliest: `recurrence` keeps them all.
     public static func parse(_ text: String, defaults: PhraseDefaults = .standard) throws -> DateBuilder.Schedule {
         var parser = PhraseGrammar(input: text, defaults: defaults)
         return try parser.parsePhrase()
     }
 
-    /// Parses `text` and resolves it against `now`. Throws when the phrase is invalid or names no
-    /// date at all.
+    /// Parses `text` and resolves it against `now`. Throws when the phrase is invalid, names no date at
+    /// all, or names several times a day (a `DateRule` has one; `recurrence` reads those).
     public static func rule(
         _ text: String, now: Date, systemTimeZone: TimeZone, defaults: PhraseDefaults = .standard
     ) throws -> DateRule {
-        guard let rule = try parse(text, defaults: defaults).rule(now: now, systemTimeZone: systemTimeZone) else {
+        var parser = PhraseGrammar(input: text, defaults: defaults)
+        let schedule = try parser.parsePhrase()
+        guard parser.times.count <= 1 else {
+            throw RuleSyntaxError(
+                grammar: grammar, input: text, offset: 0, token: text,
+                expected: "one time of day (a DateRule has one; PhraseParser.recurrence reads several)")
+        }
+        guard let rule = schedule.rule(now: now, systemTimeZone: systemTimeZone) else {
             throw RuleSyntaxError(
                 grammar: grammar, input: text, offset: 0, token: text,
                 expected: "a phrase that names an existing date and time")

@@ -71,22 +71,6 @@ func phraseCorpusAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
     )
 }
 
-/// Every phrasing explained back as RRULE round-trips: the RRULE text, read again as an RRULE, names the
-/// phrase's occurrences.
-@Test(arguments: PhraseCorpus.lines)
-func phraseCorpusRoundTripsThroughItsRRule(_ line: PhraseCorpusLine) throws {
-    let zone = try #require(TimeZone(identifier: line.zone))
-    let now = try line.now()
-    let recurrence = try PhraseParser.recurrence(line.phrase, now: now, systemTimeZone: zone)
-    let text = try #require(recurrence.explanation(after: now, systemTimeZone: zone).rruleText, "\(line.phrase)")
-    let again = try Recurrence.parse(.rrule(text, dtstart: nil), now: now, timeZone: .floating, systemTimeZone: zone)
-    let wanted = line.expected.count < PhraseCorpus.shown ? line.expected.count + 1 : PhraseCorpus.shown
-    #expect(
-        PhraseCorpus.occurrences(of: again, after: now, zone: zone, count: wanted)
-            == PhraseCorpus.occurrences(of: recurrence, after: now, zone: zone, count: wanted),
-        "\(line.phrase) as \(text)")
-}
-
 /// Phrasings that mean nothing are refused with the word, its position and what was expected there
 /// (checked by `phraseErrors`).
 let phraseCorpusErrors: [PhraseErrorCase] = [

@@ -168,3 +168,15 @@ func phraseFormsMeanOneThing(_ phrase: String, _ rrule: String) throws {
     }
     #expect(error.expected.contains("two days"))
 }
+
+/// A DateRule holds one time of day: `PhraseParser.rule` refuses a phrase with several rather than drop
+/// the later ones, and `recurrence` keeps them all.
+@Test func aDateRuleIsNeverGivenHalfOfSeveralTimes() throws {
+    let error = try #require(throws: RuleSyntaxError.self) {
+        try PhraseParser.rule("every day at 9 and 17", now: PhraseForms.now, systemTimeZone: PhraseForms.zone)
+    }
+    #expect(error.expected.contains("one time of day"))
+    #expect(
+        try PhraseParser.rule("every day at 9", now: PhraseForms.now, systemTimeZone: PhraseForms.zone).time
+            == .fixed(TimeOfDay(hour: 9, minute: 0)))
+}
