@@ -180,3 +180,42 @@ func phraseFormsMeanOneThing(_ phrase: String, _ rrule: String) throws {
         try PhraseParser.rule("every day at 9", now: PhraseForms.now, systemTimeZone: PhraseForms.zone).time
             == .fixed(TimeOfDay(hour: 9, minute: 0)))
 }
+
+/// Property: every phrase built from the grammar's parts (periods × times × modifiers) that is understood
+/// is explained back as an RRULE which, read again as chimed reads an RRULE, fires at the phrase's
+/// instants, across a daylight-saving change (New York's and Berlin's, alternately).
+@Test(arguments: [
+    "day", "other day", "3 days", "2nd day", "monday", "mon-fri", "monday wednesday friday", "weekday",
+    "weekend", "2 weeks on tuesday", "month on the 15th", "month on the last weekday", "3rd weekday",
+    "month on the second to last day", "3rd friday", "last day", "quarter on the 1st", "jan 27th",
+    "year on the last friday of march", "evening",
+])
+func everyComposedPhraseRoundTripsThroughItsRRule(period: String) throws {
+    let zoneName = period.count % 2 == 0 ? "Europe/Berlin" : "America/New_York"
+    let zone = try #require(TimeZone(identifier: zoneName))
+    let times = ["", " at 9", " at 7:30pm", " at 9 and 17", " at 8:15 and 20:45", " at 2:30"]
+    let modifiers = ["", " until november 28", " starting dec 6", " except friday", " in Asia/Kolkata"]
+    var understood = 0
+    var failures: [String] = []
+    for time in times {
+        for modifier in modifiers {
+            let phrase = "every \(period)\(time)\(modifier)"
+            guard let recurrence = try? PhraseParser.recurrence(phrase, now: PhraseForms.now, systemTimeZone: zone)
+            else { continue }
+            understood += 1
+            let explanation = recurrence.explanation(after: PhraseForms.now, systemTimeZone: zone)
+            guard let text = explanation.rruleText else {
+                failures.append("\(phrase): no RRULE (\(explanation.noRRule ?? ""))")
+                continue
+            }
+            let again = try Recurrence.parse(
+                .rrule(text, dtstart: nil), now: PhraseForms.now, timeZone: .floating, systemTimeZone: zone)
+            let a = PhraseCorpus.occurrences(of: recurrence, after: PhraseForms.now, zone: zone, count: 12)
+            let b = PhraseCorpus.occurrences(of: again, after: PhraseForms.now, zone: zone, count: 12)
+            if a != b { failures.append("\(phrase) as \(text)") }
+        }
+    }
+    // Only "except" is refused, and only after a period of months or years.
+    #expect(understood >= times.count * (modifiers.count - 1), "only \(understood) phrases were understood")
+    #expect(failures.isEmpty, "\(failures.count) of \(understood):\n\(failures.prefix(10).joined(separator: "\n"))")
+}
