@@ -43,6 +43,9 @@ import Testing
                     time: TimeOfDay(hour: 8, minute: 0)))
         let twice = try DaemonSettings.parse("[phrases]\nbiweekly = \"twice-a-week\"", file: "x").phraseDefaults
         #expect(twice.biweekly == .twiceAWeek && PhraseDefaults.standard.biweekly == .everyTwoWeeks)
+        let anchored = try DaemonSettings.parse("[phrases]\nevery-other-week = \"first-occurrence\"", file: "x")
+        #expect(anchored.phraseDefaults.everyOtherWeek == .firstOccurrence)
+        #expect(PhraseDefaults.standard.everyOtherWeek == .thisWeek)
         let unknown = try #require(throws: ConfigError.self) {
             try DaemonSettings.parse("[phrases]\nbiweekly = \"fortnightly\"", file: "chime.toml")
         }

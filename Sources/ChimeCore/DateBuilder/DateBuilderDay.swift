@@ -11,6 +11,8 @@ extension DateBuilder {
             case inMonth(Month, MonthDaySelector)
             /// The first day on or after today that is this month and day (February 29: the next leap year's).
             case nextDate(month: Int, day: Int)
+            /// The first day on or after today that falls on one of these weekdays.
+            case nextWeekday([Weekday])
         }
 
         var source: Source
@@ -36,6 +38,10 @@ extension DateBuilder {
 
         /// The first day on or after today that is `month` and `day` ("until november 28").
         public static func nextDate(month: Int, day: Int) -> Day { Day(.nextDate(month: month, day: day)) }
+
+        /// The first day on or after today that falls on one of `weekdays` ("every other friday", read from
+        /// its first occurrence).
+        public static func nextWeekday(_ weekdays: [Weekday]) -> Day { Day(.nextWeekday(weekdays)) }
 
         /// The day `days` later (earlier when negative).
         public func addingDays(_ days: Int) -> Day {
@@ -95,6 +101,9 @@ extension DateBuilder {
                     if candidate >= env.today { return candidate }
                 }
                 return nil
+            case .nextWeekday(let weekdays):
+                let today = LocalDateTime(daysSinceEpoch: env.today).isoWeekday
+                return weekdays.map { env.today + DateBuilderMath.floorMod($0.rawValue - today, 7) }.min()
             }
         }
     }

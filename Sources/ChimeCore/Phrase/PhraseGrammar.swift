@@ -462,7 +462,21 @@ struct PhraseGrammar {
         if listed.count > 1 { times = listed }
         let time =
             listed.first.map { .fixed($0) } ?? modifiers.time ?? .fixed(modifiers.partOfDay ?? preset ?? defaults.time)
-        let start = modifiers.start ?? .today
+        var start = modifiers.start ?? .today
+        // chime.toml may anchor a rule of every few weeks at its first day from today on.
+        if modifiers.start == nil, defaults.everyOtherWeek == .firstOccurrence,
+            case .weeks(let weeks, let selectors) = base,
+            weeks > 1
+        {
+            let days: [Weekday] = selectors.compactMap { selector in
+                switch selector {
+                case .weekday(let day): return day
+                case .firstDay: return .monday  // phrases read ISO weeks
+                default: return nil
+                }
+            }
+            if days.count == selectors.count { start = .nextWeekday(days) }
+        }
         var count: Int?
         if let (amount, unitToken) = modifiers.forCount {
             count = try base.periods(for: amount, unit: unitToken, cursor: cursor)

@@ -219,3 +219,22 @@ func everyComposedPhraseRoundTripsThroughItsRRule(period: String) throws {
     #expect(understood >= times.count * (modifiers.count - 1), "only \(understood) phrases were understood")
     #expect(failures.isEmpty, "\(failures.count) of \(understood):\n\(failures.prefix(10).joined(separator: "\n"))")
 }
+
+/// chime.toml can anchor a rule of every few weeks at its first day from today on (Todoist's reading)
+/// rather than at the week containing today; the RRULE's DTSTART says which was taken.
+@Test func everyOtherWeekCanStartWithItsFirstDay() throws {
+    let first = PhraseDefaults(everyOtherWeek: .firstOccurrence)
+    // Read on Wednesday 2027-03-10: this week's Monday has passed.
+    #expect(
+        try PhraseForms.rrule("every other monday")
+            == "DTSTART:20270308T090000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0;BYSECOND=0")
+    #expect(
+        try PhraseForms.rrule("every other monday", defaults: first)
+            == "DTSTART:20270315T090000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0;BYSECOND=0")
+    // Friday is still ahead this week, so both anchors agree.
+    #expect(try PhraseForms.rrule("biweekly on friday", defaults: first) == PhraseForms.rrule("biweekly on friday"))
+    // `starting` names the anchor itself.
+    #expect(
+        try PhraseForms.rrule("every 2 weeks on monday starting 2027-03-08", defaults: first)
+            == "DTSTART:20270308T090000 RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;BYHOUR=9;BYMINUTE=0;BYSECOND=0")
+}
