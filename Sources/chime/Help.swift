@@ -138,7 +138,7 @@ enum HelpTopic: String, CaseIterable {
                      | ( "year" | "years" ) [ "on" year-day ]             (* no "on": january 1 *)
                      | year-day ;                                         (* every jan 27th, every 24 december *)
         modifier     = "at" times | time | part-of-day | "in" "the" part-of-day
-                     | "for" count unit | "until" date | "starting" start | "except" week-days | zone ;
+                     | "for" count unit | "until" date | "starting" start | "except" ( week-days | "weekends" ) | zone ;
 
         part-of-day  = "morning" | "afternoon" | "evening" | "night" ;   (* 09:00, 14:00, 18:00, 21:00 *)
         week-days    = week-day { [ sep ] week-day } ;                    (* monday wednesday friday *)

@@ -592,6 +592,10 @@ struct PhraseGrammar {
             case .except:
                 cursor.advance()
                 var days: [Weekday] = []
+                if cursor.accept("weekend", "weekends") {  // phrases read ISO weeks: Saturday and Sunday
+                    modifiers.except = ([.saturday, .sunday], token)
+                    continue
+                }
                 for selector in try parseWeekDays() {
                     guard case .weekday(let day) = selector else {
                         throw cursor.error(at: token, "weekdays named after 'except', as in 'except friday'")
