@@ -11,9 +11,9 @@ struct PhraseGrammar {
     var times: [TimeOfDay] = []
     /// Times written before the period (`at 8am every day`).
     var leadingTimes: [TimeOfDay]?
-    /// True once a time was written as a bare hour (`at 7`), which a part of the day may move to the
-    /// afternoon (`every evening at 7` is 19:00).
-    var sawBareHour = false
+    /// True once a time was written without am/pm (`at 7`, `at 7:30`), which a part of the day may move
+    /// to the afternoon (`every evening at 7` is 19:00).
+    var sawTimeWithoutMeridiem = false
     /// The most times of day one phrase may name (a window of `every 15 minutes from 0:00 to 23:45` has 96).
     static let maximumTimesPerDay = 96
 
@@ -489,11 +489,11 @@ struct PhraseGrammar {
         return .repeating(value)
     }
 
-    /// The fixed times `at` listed, a bare hour read by the part of the day the phrase names: `at 7 in
-    /// the evening` and `every evening at 7` are 19:00 (and `every night at 11` 23:00); without one a bare
-    /// hour is on the 24-hour clock.
+    /// The fixed times `at` listed, a time without am/pm read by the part of the day the phrase names:
+    /// `every evening at 7` and `every evening at 7:30` are 19:00 and 19:30 (and `every night at 11`
+    /// 23:00); without one it is on the 24-hour clock.
     func adjusted(_ modifiers: Modifiers) -> [TimeOfDay] {
-        guard sawBareHour, let part = modifiers.partWord else { return modifiers.times }
+        guard sawTimeWithoutMeridiem, let part = modifiers.partWord else { return modifiers.times }
         let later: ClosedRange<Int>
         switch part {
         case "afternoon", "evening": later = 1...11
@@ -1009,11 +1009,10 @@ struct PhraseGrammar {
         }
         let fields = text.split(separator: ":", omittingEmptySubsequences: false)
         let numbers = fields.map { field in field.count <= 2 && field.allSatisfy(\.isASCII) ? Int(field) : nil }
-        let isBare = fields.count == 1 && meridiem == nil
         guard (1...3).contains(fields.count), numbers.allSatisfy({ $0 != nil }),
             fields.dropFirst().allSatisfy({ $0.count == 2 }), fields.count > 1 || meridiem != nil || bare
         else { throw cursor.error(PhraseExpected.time) }
-        if isBare { sawBareHour = true }
+        if meridiem == nil { sawTimeWithoutMeridiem = true }
         var hour = numbers[0] ?? -1
         let minute = fields.count > 1 ? numbers[1] ?? -1 : 0
         let second = fields.count > 2 ? numbers[2] ?? -1 : 0
