@@ -83,7 +83,7 @@ public struct DaemonSettings: Hashable, Sendable {
         "missed": ["policy", "late-window"],
         "quiet-hours": ["start", "end"],
         "flood": ["rate", "burst"],
-        "phrases": ["morning", "afternoon", "evening", "night", "default-time"],
+        "phrases": ["morning", "afternoon", "evening", "night", "default-time", "biweekly", "every-other-week"],
         "limits": ["entries-per-app", "groups-per-app", "bytes-per-app", "calls-per-second", "call-burst"],
         "history": ["max-age", "max-entries"],
     ]
@@ -202,7 +202,8 @@ public struct DaemonSettings: Hashable, Sendable {
         return settings
     }
 
-    /// `[phrases]`: each key a time of day, HH:MM.
+    /// `[phrases]`: each part of the day a time of day, HH:MM; `biweekly` a reading; `every-other-week` an
+    /// anchor.
     private static func phraseDefaults(_ section: TableReader) throws(ConfigError) -> PhraseDefaults {
         var defaults = PhraseDefaults.standard
         let keys: [(String, WritableKeyPath<PhraseDefaults, TimeOfDay>)] = [
@@ -217,6 +218,23 @@ public struct DaemonSettings: Hashable, Sendable {
                     key, "[phrases] \(key) = \"\(text)\" is not a time of day; write HH:MM, e.g. \(key) = \(example)")
             }
             defaults[keyPath: path] = time
+        }
+        if let text = try section.string("biweekly", example: "\"every-2-weeks\"") {
+            guard let reading = PhraseDefaults.Biweekly(rawValue: text) else {
+                throw section.fail(
+                    "biweekly",
+                    "[phrases] biweekly = \"\(text)\" is not a reading; write \"every-2-weeks\" or \"twice-a-week\"")
+            }
+            defaults.biweekly = reading
+        }
+        if let text = try section.string("every-other-week", example: "\"this-week\"") {
+            guard let anchor = PhraseDefaults.WeekAnchor(rawValue: text) else {
+                throw section.fail(
+                    "every-other-week",
+                    "[phrases] every-other-week = \"\(text)\" is not an anchor; write \"this-week\" or \"first-occurrence\""
+                )
+            }
+            defaults.everyOtherWeek = anchor
         }
         return defaults
     }

@@ -33,11 +33,10 @@ public enum Recurrence: Codable, Hashable, Sendable {
             return .onCalendar(try CalendarSpec.parse(text))
         case .phrase(let text):
             do {
-                var rule = try PhraseParser.rule(text, now: now, systemTimeZone: zone, defaults: phraseDefaults)
                 // A phrase without `in ZONE` is read on the given zone's calendar, and a named zone pins
                 // its evaluation; a phrase's own `in ZONE` is more specific and is kept.
-                if case .named = timeZone, rule.timeZone == .floating { rule.timeZone = timeZone }
-                return .dateRule(rule)
+                return try PhraseParser.recurrence(
+                    text, now: now, timeZone: timeZone, systemTimeZone: zone, defaults: phraseDefaults)
             } catch let error as RuleSyntaxError {
                 throw error
             } catch {

@@ -32,7 +32,9 @@ public enum RulePreview {
     /// RRULE expands on wall-clock time from DTSTART (default: `after`, to the second), and each local
     /// occurrence becomes an instant by the default DST policy (a time in a spring-forward gap fires at
     /// the end of the gap; in a fall-back overlap, once, at the first occurrence). OnCalendar follows
-    /// systemd's own rules. Phrases resolve relative words ("tomorrow", "in 10 minutes") against `now`.
+    /// systemd's own rules. Phrases resolve relative words ("tomorrow", "in 10 minutes") and their first
+    /// period ("every week" starts with the week containing it) against `now`: `chime next --after T`
+    /// passes `T`, so every frequency lists its first occurrence after `T`.
     /// `phraseDefaults` gives the times a phrase's parts of the day (and a phrase without a time) mean.
     public static func next(
         _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int,

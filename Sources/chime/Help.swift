@@ -98,58 +98,82 @@ enum HelpTopic: String, CaseIterable {
         Words are case-insensitive; commas may follow any word.
 
         ```ebnf
-        phrase       = once | repeating | interval ;
+        phrase       = [ "at" times ] ( once | repeating )    (* at 8am every day: the time first *)
+                     | interval | window ;
 
         once         = ( "today" | "tomorrow" | "on" date ) ( "at" time-spec | time | part-of-day ) [ zone ]
                      | "tonight" [ "at" time-spec ] [ zone ]               (* today at night *)
                      | "in" ( count | "a" | "an" ) unit ;                 (* relative to now *)
 
-        interval     = ( "every" [ count ] clock-unit | "hourly" ) { interval-mod } ;  (* instants from now *)
+        interval     = ( "every" [ count ] clock-unit | "hourly"
+                       | "every" [ "a" | "an" ] ( "half" | "quarter" ) "hour" ) { interval-mod } ;  (* instants from now *)
         interval-mod = "for" count unit | "until" date | zone ;
+        window       = ( "every" [ count ] clock-unit | "hourly" )        (* every hour from 9am to 5pm: 9:00 … 17:00 *)
+                       ( "from" clock ( "to" | "till" | "until" | "-" ) clock | "between" clock "and" clock )
+                       [ "on" ( week-days | "weekdays" ) ] { modifier } ;
 
-        repeating    = "every" [ count ] period { modifier }
-                     | shorthand { modifier } ;              (* without a time: the default time, 09:00 *)
+        repeating    = ( "every" | "each" ) [ count ] period { modifier }
+                     | shorthand { modifier }                (* without a time: the default time, 09:00 *)
+                     | [ "on" ] plural-days { modifier }                  (* weekdays at 7:15, on mondays *)
+                     | [ "on" ] month-days "of" ( "every" | "each" ) "month" { modifier }  (* the 1st of every month *)
+                     | times-a-day { modifier } ;
+        times-a-day  = ( "twice" | "thrice" | count "times" ) ( "a" | "per" ) "day"  (* as many times after "at" *)
+                     | "once" ( "a" | "per" ) ( "day" | "week" [ "on" week-days ] | "month" [ "on" month-days ]
+                                              | "year" [ "on" year-day ] ) ;
+        plural-days  = "weekdays" | "workdays" | "weekends" | "mondays" | … | "sundays" ;
         shorthand    = "daily" | "everyday"                               (* every day *)
                      | "weekly" [ "on" week-days ]                        (* every week *)
+                     | ( "biweekly" | "fortnightly" ) [ "on" week-days ]  (* every 2 weeks; see [phrases] biweekly *)
                      | "monthly" [ "on" month-days ]                      (* every month *)
                      | ( "yearly" | "annually" ) [ "on" year-day ] ;      (* every year *)
         period       = ( "day" | "days" )
                      | ( "week" | "weeks" ) [ "on" week-days ]            (* no "on": the first day of the week *)
-                     | weekday { sep weekday }                            (* every mon, wed, fri *)
+                     | week-days                                          (* every mon, wed, fri; every mon-fri *)
                      | "weekday" | "weekdays" | "workday" | "workdays"    (* monday to friday *)
                      | ( "weekend" | "weekends" ) [ "day" | "days" ]      (* the weekend's two days *)
                      | part-of-day                                        (* every morning: every day at 09:00 *)
                      | ( "month" | "months" ) [ "on" month-days ]         (* no "on": the first day *)
+                     | "quarter" [ "on" month-days ]                      (* every 3 months *)
                      | month-days [ "of" ( [ "the" ] | "every" | "each" ) "month" ]  (* every 27th, every 27 *)
                      | ( "year" | "years" ) [ "on" year-day ]             (* no "on": january 1 *)
                      | year-day ;                                         (* every jan 27th, every 24 december *)
-        modifier     = "at" time-spec | time | part-of-day | "in" "the" part-of-day
-                     | "for" count unit | "until" date | "starting" start | zone ;
+        modifier     = "at" times | time | part-of-day | "in" "the" part-of-day
+                     | "for" count unit | "until" date | "starting" start | "except" ( week-days | "weekends" ) | zone ;
 
         part-of-day  = "morning" | "afternoon" | "evening" | "night" ;   (* 09:00, 14:00, 18:00, 21:00 *)
-        week-days    = week-day { sep week-day } ;
+        week-days    = week-day { [ sep ] week-day } ;                    (* monday wednesday friday *)
         week-day     = [ "the" ] ( weekday | "first" "day" | "last" "day"
-                                 | "weekend" "start" "day" | "weekend" "end" "day" ) ;
+                                 | "weekend" "start" "day" | "weekend" "end" "day" )
+                     | weekday ( "-" | "to" | "through" | "thru" ) weekday ;  (* mon-fri, fri-mon *)
         month-days   = month-day { sep month-day } ;          (* the 2nd and 4th tuesday: both tuesdays *)
-        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth | number ) | "day" number ;
+        month-day    = [ "the" ] ( ordinal weekday | ( "first" | "last" ) "day" | nth | number ) | "day" number
+                     | [ "the" ] ( ordinal | nth ) ( "weekday" | "workday" )   (* the 3rd monday-to-friday day *)
+                     | [ "the" ] ( ordinal | nth ) "to" "last" ( "day" | "weekday" )  (* second to last day *)
+                     | [ "the" ] "penultimate" ( "day" | "weekday" ) ;
         year-day     = [ "the" ] ( "first" | "last" ) "day" [ "of" "the" "year" ]  (* after "year on" *)
                      | month-name ( day-number | nth ) | ( day-number | nth ) month-name
                      | month-day "of" month-name ;                        (* the first friday of march *)
 
+        times        = time-spec | clock { sep clock } ;                  (* at 9am and 5pm, at 6, 12 and 18 *)
         time-spec    = time | [ "a" ] "random" "time" "between" time "and" time ;
-        time         = H ":" MM [ ":" SS ]                                (* 24-hour: 9:00, 20:15, 07:30:15 *)
-                     | H [ ":" MM ] ( "am" | "pm" )                       (* 8pm, 8:15am, 8 pm *)
+        clock        = time | H ;                     (* after "at": a bare hour is 24-hour, 9 = 09:00, 21 = 21:00 *)
+        time         = ( H ":" MM [ ":" SS ]                              (* 24-hour: 9:00, 20:15, 07:30:15 *)
+                       | H [ ":" MM ] ( "am" | "pm" ) )                   (* 8pm, 8:15am, 8 pm *)
+                       [ "in" "the" ( "morning" | "afternoon" | "evening" ) | "at" "night" ]  (* 7 in the evening: 19:00 *)
                      | "noon" | "midnight" | part-of-day ;
         start        = "today" | "tomorrow" | ( "this" | "next" ) ( "week" | "month" | "year" ) | date ;
         zone         = "in" iana-zone-name ;                              (* in Europe/Berlin *)
-        date         = YYYY "-" MM "-" DD ;
-        count        = positive-integer | "other" ;                       (* every other day = every 2 days *)
+        date         = YYYY "-" MM "-" DD
+                     | month-name ( day-number | nth ) [ [ "," ] YYYY ]   (* november 28: the next one *)
+                     | [ "the" ] ( day-number | nth ) [ "of" ] month-name [ YYYY ] ;
+        count        = positive-integer | "other"                         (* every other day = every 2 days *)
+                     | nth | "second" | "third" | … ;                     (* before day, week, month, year: every 2nd day *)
         ordinal      = "first" | "second" | "third" | "fourth" | "fifth" | "last" | "1st" | … | "5th" ;
         nth          = "1st" | "2nd" | "3rd" | "4th" … "31st" ;
         weekday      = "monday" | "mon" | … | "sunday" | "sun" ;
         month-name   = "january" | "jan" | … | "september" | "sep" | "sept" | … | "december" | "dec" ;
-        unit         = clock-unit | "day(s)" | "week(s)" | "month(s)" | "year(s)" ;
-        clock-unit   = "second(s)" | "sec(s)" | "minute(s)" | "min(s)" | "hour(s)" ;
+        unit         = clock-unit | "day(s)" | "week(s)" | "wk(s)" | "month(s)" | "mo(s)" | "year(s)" | "yr(s)" ;
+        clock-unit   = "second(s)" | "sec(s)" | "minute(s)" | "min(s)" | "hour(s)" | "hr(s)" ;
         sep          = "," | "and" | "," "and" ;
         ```
 
@@ -168,7 +192,20 @@ enum HelpTopic: String, CaseIterable {
           chime next --every "every 1st and 15th"
           chime next --every "every jan 27th"
           chime next --every "every weekday at 9:00 in America/New_York"
+          chime next --every "every monday at 9"
+          chime next --every "every day at 9am and 5pm"
+          chime next --every "weekdays at 7:15"
+          chime next --every "every hour from 9am to 5pm"
+          chime next --every "every weekday except friday at 8"
+          chime next --every "every last weekday of the month"
+          chime next --every "every day until november 28"
 
+        A bare hour after "at" is 24-hour (at 9 is 09:00); "in the evening" or
+        "every evening" moves 1 to 11 to the afternoon (at 7 in the evening is 19:00).
+        Several times a day are one rule. biweekly is every 2 weeks ([phrases] biweekly
+        = "twice-a-week" reads it as the two days named). "every 3rd weekday" is the
+        3rd Monday-to-Friday day of each month. A date in words (until november 28) is
+        the next such day.
         A repeating phrase without a time fires at 09:00; morning, afternoon, evening
         and night are 09:00, 14:00, 18:00 and 21:00 (chime.toml's [phrases] sets them).
         weekly, monthly and yearly fall on the first day of the week, month and year.

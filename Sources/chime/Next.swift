@@ -35,7 +35,9 @@ struct Next: ParsableCommand {
     var every: String?
 
     @Option(
-        help: ArgumentHelp("List occurrences after this local time (exclusive; default: now).", valueName: "LOCAL_ISO"))
+        help: ArgumentHelp(
+            "List occurrences after this local time (exclusive; default: now); a phrase is read as if it were then.",
+            valueName: "LOCAL_ISO"))
     var after: String?
 
     @Option(help: ArgumentHelp("The time zone (default: the system's).", valueName: "ZONE"))
@@ -84,8 +86,10 @@ struct Next: ParsableCommand {
         let phrases = try phraseDefaults(for: rule)
         let recurrence: Recurrence
         do {
+            // A phrase is anchored at --after, as if read then: "every day" starts on that day, "every
+            // week" in its week and "every month" in its month, so each lists its first day after it.
             recurrence = try RulePreview.recurrence(
-                rule, after: start, now: now, timeZone: zone, phraseDefaults: phrases)
+                rule, after: start, now: after == nil ? now : start, timeZone: zone, phraseDefaults: phrases)
         } catch {
             throw fail(error.description, .badInput)
         }

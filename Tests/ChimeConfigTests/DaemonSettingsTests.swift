@@ -41,6 +41,15 @@ import Testing
                     morning: TimeOfDay(hour: 7, minute: 30), afternoon: TimeOfDay(hour: 13, minute: 0),
                     evening: TimeOfDay(hour: 19, minute: 15), night: TimeOfDay(hour: 22, minute: 45),
                     time: TimeOfDay(hour: 8, minute: 0)))
+        let twice = try DaemonSettings.parse("[phrases]\nbiweekly = \"twice-a-week\"", file: "x").phraseDefaults
+        #expect(twice.biweekly == .twiceAWeek && PhraseDefaults.standard.biweekly == .everyTwoWeeks)
+        let anchored = try DaemonSettings.parse("[phrases]\nevery-other-week = \"first-occurrence\"", file: "x")
+        #expect(anchored.phraseDefaults.everyOtherWeek == .firstOccurrence)
+        #expect(PhraseDefaults.standard.everyOtherWeek == .thisWeek)
+        let unknown = try #require(throws: ConfigError.self) {
+            try DaemonSettings.parse("[phrases]\nbiweekly = \"fortnightly\"", file: "chime.toml")
+        }
+        #expect(unknown.description.contains("\"every-2-weeks\" or \"twice-a-week\""))
         let partial = try DaemonSettings.parse("[phrases]\nevening = \"20:00\"", file: "x").phraseDefaults
         #expect(partial.evening == TimeOfDay(hour: 20, minute: 0) && partial.morning == TimeOfDay(hour: 9, minute: 0))
         let error = try #require(throws: ConfigError.self) {

@@ -20,6 +20,23 @@ import Testing
         #expect(r.stdout == "2026-12-04T20:15:00+01:00\n2027-01-01T20:15:00+01:00\n2027-02-05T20:15:00+01:00\n")
     }
 
+    /// `--after` anchors a phrase there for every frequency: each lists its first occurrence after that
+    /// time, whatever the day it is now (a daily phrase does not jump to today, nor a weekly one to this week).
+    @Test(arguments: [
+        ("every day at 9", "2026-01-05T09:00:00+01:00"), ("every monday at 9", "2026-01-05T09:00:00+01:00"),
+        ("every week on friday at 9", "2026-01-09T09:00:00+01:00"),
+        ("every month on the 15th at 9", "2026-01-15T09:00:00+01:00"),
+        ("every year on february 2 at 9", "2026-02-02T09:00:00+01:00"),
+        ("every day at 9am and 5pm", "2026-01-05T09:00:00+01:00"),
+    ])
+    func afterAnchorsEveryFrequency(phrase: String, first: String) async throws {
+        let r = try await chime([
+            "next", "--every", phrase, "--tz", "Europe/Berlin", "--count", "1", "--after", "2026-01-05T00:00:00",
+        ])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout == first + "\n", "\(phrase)")
+    }
+
     @Test func rruleFromDtstartAsJSON() async throws {
         let r = try await chime([
             "next", "--rrule", "FREQ=MONTHLY;BYDAY=-1FR;COUNT=3", "--dtstart", "2026-12-01T09:00:00", "--tz",

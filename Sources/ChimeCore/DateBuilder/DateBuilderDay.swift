@@ -9,6 +9,10 @@ extension DateBuilder {
             case exact(year: Int, month: Int, day: Int)
             case inWeek(Week, WeekDaySelector)
             case inMonth(Month, MonthDaySelector)
+            /// The first day on or after today that is this month and day (February 29: the next leap year's).
+            case nextDate(month: Int, day: Int)
+            /// The first day on or after today that falls on one of these weekdays.
+            case nextWeekday([Weekday])
         }
 
         var source: Source
@@ -31,6 +35,13 @@ extension DateBuilder {
         public static func exactDay(year: Int, month: Int, day: Int) -> Day {
             Day(.exact(year: year, month: month, day: day))
         }
+
+        /// The first day on or after today that is `month` and `day` ("until november 28").
+        public static func nextDate(month: Int, day: Int) -> Day { Day(.nextDate(month: month, day: day)) }
+
+        /// The first day on or after today that falls on one of `weekdays` ("every other friday", read from
+        /// its first occurrence).
+        public static func nextWeekday(_ weekdays: [Weekday]) -> Day { Day(.nextWeekday(weekdays)) }
 
         /// The day `days` later (earlier when negative).
         public func addingDays(_ days: Int) -> Day {
@@ -82,6 +93,17 @@ extension DateBuilder {
                 return week.resolve(env).map { $0 + selector.offset(in: env.week) }
             case .inMonth(let month, let selector):
                 return month.resolve(env).flatMap { selector.day(inMonth: $0) }
+            case .nextDate(let month, let day):
+                let today = LocalDateTime(daysSinceEpoch: env.today)
+                for year in today.year..<(today.year + 9) where DateBuilder.yearRange.contains(year) {
+                    guard day <= LocalDateTime.daysInMonth(year: year, month: month) else { continue }
+                    let candidate = LocalDateTime.days(fromCivil: year, month, day)
+                    if candidate >= env.today { return candidate }
+                }
+                return nil
+            case .nextWeekday(let weekdays):
+                let today = LocalDateTime(daysSinceEpoch: env.today).isoWeekday
+                return weekdays.map { env.today + DateBuilderMath.floorMod($0.rawValue - today, 7) }.min()
             }
         }
     }

@@ -40,6 +40,11 @@ extension DateBuilder {
         case day(Int)
         /// The n-th (or last) given weekday; months without a fifth one are skipped.
         case weekday(Ordinal, Weekday)
+        /// The n-th day counted back from the month's end, 1…31 (1: the last day, 2: the one before).
+        case dayFromEnd(Int)
+        /// The n-th Monday-to-Friday day of the month, 1…23, or counted back from its end, -1…-23
+        /// (RRULE's `BYDAY=MO,TU,WE,TH,FR;BYSETPOS=n`).
+        case weekdayOfMonth(Int)
 
         /// The local day number this selects in the month `monthIndex` (`year * 12 + month - 1`).
         func day(inMonth monthIndex: Int) -> Int? {
@@ -63,13 +68,22 @@ extension DateBuilder {
                     first + DateBuilderMath.floorMod(weekday.rawValue - firstWeekday, 7)
                     + (ordinal.rawValue - 1) * 7
                 return day < first + length ? day : nil
+            case .dayFromEnd(let n):
+                return (1...length).contains(n) ? first + length - n : nil
+            case .weekdayOfMonth(let n):
+                let days = (0..<length).map { first + $0 }.filter { LocalDateTime(daysSinceEpoch: $0).isoWeekday <= 5 }
+                let index = n > 0 ? n - 1 : days.count + n
+                return days.indices.contains(index) ? days[index] : nil
             }
         }
 
         /// Whether the selector can be satisfied by some month at all (`day(32)` cannot).
         var isSatisfiable: Bool {
-            if case .day(let n) = self { return (1...31).contains(n) }
-            return true
+            switch self {
+            case .day(let n), .dayFromEnd(let n): return (1...31).contains(n)
+            case .weekdayOfMonth(let n): return n != 0 && (-23...23).contains(n)
+            default: return true
+            }
         }
     }
 }

@@ -64,6 +64,11 @@ extension DateRule {
         case .weekday(let ordinal, let weekday):
             let names = [1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"]
             return "the \(names[ordinal.rawValue] ?? "\(ordinal.rawValue)th") \(weekdayName(weekday.rawValue))"
+        case .dayFromEnd(let n):
+            return n == 1 ? "the last day" : "the \(EnglishWords.ordinal(n)) to last day"
+        case .weekdayOfMonth(let n):
+            if n == -1 { return "the last weekday" }
+            return n > 0 ? "the \(EnglishWords.ordinal(n)) weekday" : "the \(EnglishWords.ordinal(-n)) to last weekday"
         }
     }
 

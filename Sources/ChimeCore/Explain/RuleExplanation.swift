@@ -157,6 +157,7 @@ extension DateRule {
             }
             var monthDays: [Int] = []
             var weekdays: [RRule.WeekdayNum] = []
+            var setPositions: [Int] = []
             for day in days {
                 switch day {
                 case .firstDay: monthDays.append(1)
@@ -164,6 +165,8 @@ extension DateRule {
                 case .day(let n): monthDays.append(n)
                 case .weekday(let ordinal, let weekday):
                     weekdays.append(RRule.WeekdayNum(weekday, ordinal: ordinal.rawValue))
+                case .dayFromEnd(let n): monthDays.append(-n)
+                case .weekdayOfMonth(let n): setPositions.append(n)
                 }
             }
             rules = []
@@ -176,6 +179,12 @@ extension DateRule {
             if !weekdays.isEmpty {
                 var rule = base
                 rule.byDay = weekdays
+                rules.append(rule)
+            }
+            if !setPositions.isEmpty {
+                var rule = base
+                rule.byDay = [.monday, .tuesday, .wednesday, .thursday, .friday].map { RRule.WeekdayNum($0) }
+                rule.bySetPos = Array(Set(setPositions)).sorted()
                 rules.append(rule)
             }
         case .interval:

@@ -6,6 +6,17 @@ struct PhraseGrammar {
     /// The times the parts of the day name, and the time of a repeating phrase that names none.
     let defaults: PhraseDefaults
 
+    /// Every time of day a repeating phrase names, earliest first, when it names more than one
+    /// (`every day at 9 and 17`); the schedule carries the earliest.
+    var times: [TimeOfDay] = []
+    /// Times written before the period (`at 8am every day`).
+    var leadingTimes: [TimeOfDay]?
+    /// True once a time was written without am/pm (`at 7`, `at 7:30`), which a part of the day may move
+    /// to the afternoon (`every evening at 7` is 19:00).
+    var sawTimeWithoutMeridiem = false
+    /// The most times of day one phrase may name (a window of `every 15 minutes from 0:00 to 23:45` has 96).
+    static let maximumTimesPerDay = 96
+
     init(input: String, defaults: PhraseDefaults = .standard) {
         cursor = PhraseCursor(input: input)
         self.defaults = defaults
@@ -20,6 +31,12 @@ struct PhraseGrammar {
         var until: DateBuilder.Day?
         var start: DateBuilder.Day?
         var timeZone: RuleTimeZone?
+        /// Every time `at` listed (`at 9 and 17`), in the order written.
+        var times: [TimeOfDay] = []
+        /// The part of the day as written, to read a bare hour by (`every day at 7 in the evening`).
+        var partWord: String?
+        /// Weekdays `except` took out.
+        var except: (days: [Weekday], token: PhraseToken)?
     }
 
     mutating func parsePhrase() throws -> DateBuilder.Schedule {
@@ -28,16 +45,92 @@ struct PhraseGrammar {
         case "every", "each":
             cursor.advance()
             return try parseEvery()
-        case "daily", "everyday", "weekly", "monthly", "yearly", "annually", "hourly":
+        case "daily", "everyday", "weekly", "monthly", "yearly", "annually", "hourly", "biweekly", "fortnightly":
             return try parseShorthand()
         case "in":
             cursor.advance()
             return try parseIn()
-        case "today", "tonight", "tomorrow", "on":
+        case "today", "tonight", "tomorrow":
             return try parseOnce()
+        case "on":
+            // "on weekdays", "on mondays", "on the 1st of every month" repeat; "on 2026-12-01" is one day.
+            guard repeatsWithoutEvery(ahead: 1) else { return try parseOnce() }
+            cursor.advance()
+            return try parseEvery()
+        case "at" where leadingTimes == nil:
+            // "at 8am every day": the time first, then what repeats.
+            cursor.advance()
+            var list = [try parseTime(bare: true)]
+            while nextIsListedTime() {
+                _ = cursor.accept(",")
+                _ = cursor.accept("and")
+                list.append(try parseTime(bare: true))
+            }
+            leadingTimes = list
+            let starts: Set<String> = [
+                "every", "each", "daily", "everyday", "weekly", "monthly", "yearly", "annually", "biweekly",
+                "fortnightly", "today", "tonight", "tomorrow", "on", "once", "twice", "thrice",
+            ]
+            guard let next = cursor.word, starts.contains(next) || repeatsWithoutEvery(ahead: 0) else {
+                throw cursor.error("'every' and what repeats (as in 'at 8am every day') or a day such as tomorrow")
+            }
+            return try parsePhrase()
+        case "once", "twice", "thrice":
+            return try parseTimesA()
         default:
+            if word.allSatisfy({ $0.isASCII && $0.isNumber }), cursor.word(ahead: 1) == "times" {
+                return try parseTimesA()
+            }
+            if repeatsWithoutEvery(ahead: 0) { return try parseEvery() }
             throw cursor.error(PhraseExpected.start)
         }
+    }
+
+    /// True when the word `distance` ahead starts a repeating phrase without `every`: a weekday in the
+    /// plural (`mondays`), `weekdays`, `workdays`, `weekends`, or a day of the month that the phrase says
+    /// is of every month (`the first monday of every month`).
+    func repeatsWithoutEvery(ahead distance: Int) -> Bool {
+        guard let word = cursor.word(ahead: distance) else { return false }
+        if ["weekdays", "workdays", "weekends"].contains(word) { return true }
+        if word.hasSuffix("days"), PhraseVocabulary.weekdays[word] != nil { return true }
+        guard word == "the" || PhraseVocabulary.ordinals[word] != nil || PhraseVocabulary.dayOfMonth(word) != nil
+        else { return false }
+        var k = distance + 1
+        while let next = cursor.word(ahead: k) {
+            if next == "of", let after = cursor.word(ahead: k + 1), after == "every" || after == "each" { return true }
+            k += 1
+        }
+        return false
+    }
+
+    /// `twice a day at 9 and 21`, `3 times a day at 8, 14 and 20`, `once a week on monday`: a count of
+    /// times a day that the `at` list must match; `once a` is `every`.
+    mutating func parseTimesA() throws -> DateBuilder.Schedule {
+        guard let countToken = cursor.current else { throw cursor.error(PhraseExpected.start) }
+        let n: Int
+        if cursor.accept("once") {
+            n = 1
+        } else if cursor.accept("twice") {
+            n = 2
+        } else if cursor.accept("thrice") {
+            n = 3
+        } else {
+            n = try parseCount()
+            try cursor.expect("times", "'times' (as in 3 times a day)")
+        }
+        guard cursor.accept("a", "per") else { throw cursor.error("'a day' (as in twice a day at 9 and 21)") }
+        if n == 1, let unit = cursor.word.flatMap({ PhraseVocabulary.calendarUnits[$0] }) {
+            cursor.advance()
+            return try parseCalendarUnit(unit, stride: 1)
+        }
+        try cursor.expect(
+            "day", "'day' (as in twice a day at 9 and 21; for twice a week name the days: every monday and thursday)")
+        let schedule = try parseRepeating(base: .days(stride: 1))
+        guard max(times.count, 1) == n else {
+            throw cursor.error(
+                at: countToken, "as many times after 'at' as '\(countToken.text)' says (as in twice a day at 9 and 21)")
+        }
+        return schedule
     }
 
     // MARK: - One-off phrases
@@ -57,8 +150,18 @@ struct PhraseGrammar {
             try cursor.expect("on", PhraseExpected.start)
             day = try parseDate()
         }
-        let modifiers = try parseModifiers(allowing: [.time, .partOfDay, .zone])
-        guard let time = modifiers.time ?? (modifiers.partOfDay ?? preset).map({ .fixed($0) }) else {
+        let modifiers = try parseModifiers(allowing: leadingTimes == nil ? [.time, .partOfDay, .zone] : [.zone])
+        if let leadingTimes, leadingTimes.count > 1 {
+            throw cursor.error("one time: a phrase for one day fires once (write 'every day at …' to repeat)")
+        }
+        guard modifiers.times.count <= 1 else {
+            throw cursor.error("one time: a phrase for one day fires once (write 'every day at …' to repeat)")
+        }
+        let leading = leadingTimes?.first.map { DateRule.Time.fixed($0) }
+        guard
+            let time = leading ?? adjusted(modifiers).first.map({ .fixed($0) }) ?? modifiers.time
+                ?? (modifiers.partOfDay ?? preset).map({ .fixed($0) })
+        else {
             throw cursor.error(PhraseExpected.at)
         }
         var value = DateBuilder.ResolvedDate(day: day, time: time)
@@ -103,7 +206,24 @@ struct PhraseGrammar {
         cursor.advance()
         switch word {
         case "hourly":
-            return try parseInterval(seconds: 3600)
+            return try parseClock(seconds: 3600)
+        case "fortnightly":
+            return try parseRepeating(base: try parseWeeks(stride: 2))
+        case "biweekly":
+            guard defaults.biweekly == .twiceAWeek else { return try parseRepeating(base: try parseWeeks(stride: 2)) }
+            let on = cursor.current
+            guard cursor.accept("on") else {
+                throw cursor.error(
+                    "'on' and two days, as in 'biweekly on monday and thursday' (chime.toml reads biweekly as twice a week)"
+                )
+            }
+            let days = try parseWeekDays()
+            guard days.count == 2 else {
+                throw cursor.error(
+                    at: on ?? PhraseToken(text: "", word: "", offset: 0),
+                    "two days, as in 'biweekly on monday and thursday' (chime.toml reads biweekly as twice a week)")
+            }
+            return try parseRepeating(base: .weeks(stride: 1, selectors: days))
         case "weekly":
             return try parseRepeating(base: try parseWeeks(stride: 1))
         case "monthly":
@@ -126,22 +246,42 @@ struct PhraseGrammar {
         {
             stride = try parseCount()
         }
-        guard let token = cursor.current else { throw cursor.error(PhraseExpected.everyWhat) }
+        guard var token = cursor.current else { throw cursor.error(PhraseExpected.everyWhat) }
+        // "every half hour", "every quarter hour", "every quarter" (three months).
+        if token.word == "half" || token.word == "quarter" {
+            let half = token.word == "half"
+            cursor.advance()
+            if cursor.word == "an" || cursor.word == "a", cursor.word(ahead: 1) == "hour" { cursor.advance() }
+            if cursor.accept("hour") {
+                return try parseClock(seconds: DateBuilderMath.times(stride, half ? 1800 : 900))
+            }
+            guard !half else { throw cursor.error("'hour' (as in every half hour)") }
+            return try parseRepeating(base: try parseMonths(stride: DateBuilderMath.times(stride, 3)))
+        }
+        // "every 2nd day", "every third week": an ordinal before a unit is a stride ("every first day of the
+        // month" stays a day of the month).
+        if let ordinal = PhraseVocabulary.ordinals[token.word], ordinal.rawValue > 1,
+            let unitWord = cursor.word(ahead: 1), PhraseVocabulary.calendarUnits[unitWord] != nil,
+            cursor.word(ahead: 2) != "of"
+        {
+            stride = DateBuilderMath.times(stride, ordinal.rawValue)
+            cursor.advance()
+            guard let unitToken = cursor.current else { throw cursor.error(PhraseExpected.everyWhat) }
+            token = unitToken
+        }
         let next = cursor.word(ahead: 1)
         let nextIsWeekday = next.flatMap { PhraseVocabulary.weekdays[$0] } != nil
-        // "every second friday" is an ordinal weekday; "every second" alone is a clock unit.
-        if let seconds = PhraseVocabulary.clockUnits[token.word], !(token.word == "second" && nextIsWeekday) {
+        // "every second friday" is an ordinal weekday, and "every second to last day" a day from the end;
+        // "every second" alone is a clock unit.
+        let secondIsOrdinal =
+            token.word == "second" && (nextIsWeekday || ["to", "last", "weekday", "workday"].contains(next ?? ""))
+        if let seconds = PhraseVocabulary.clockUnits[token.word], !secondIsOrdinal {
             cursor.advance()
-            return try parseInterval(seconds: DateBuilderMath.times(stride, seconds))
+            return try parseClock(seconds: DateBuilderMath.times(stride, seconds))
         }
         if let unit = PhraseVocabulary.calendarUnits[token.word] {
             cursor.advance()
-            switch unit {
-            case .day: return try parseRepeating(base: .days(stride: stride))
-            case .week: return try parseRepeating(base: try parseWeeks(stride: stride))
-            case .month: return try parseRepeating(base: try parseMonths(stride: stride))
-            case .year: return try parseRepeating(base: try parseYears(stride: stride))
-            }
+            return try parseCalendarUnit(unit, stride: stride)
         }
         if PhraseVocabulary.workdays.contains(token.word) {
             cursor.advance()
@@ -155,11 +295,10 @@ struct PhraseGrammar {
         }
         if let part = defaults.time(named: token.word) {
             cursor.advance()
-            return try parseRepeating(base: .days(stride: stride), preset: part)
+            return try parseRepeating(base: .days(stride: stride), preset: part, presetWord: token.word)
         }
-        if PhraseVocabulary.weekdays[token.word] != nil {
-            return try parseRepeating(
-                base: .weeks(stride: stride, selectors: try parseList { try $0.parseWeekDay() }))
+        if PhraseVocabulary.weekdays[token.word] != nil || isWeekdayRange(token.word) {
+            return try parseRepeating(base: .weeks(stride: stride, selectors: try parseWeekDays()))
         }
         let nextIsMonth = next.flatMap { PhraseVocabulary.months[$0] } != nil
         if PhraseVocabulary.months[token.word] != nil
@@ -168,12 +307,80 @@ struct PhraseGrammar {
             let (month, selector) = try parseYearDay()
             return try parseRepeating(base: .years(stride: stride, month: month, selector: selector))
         }
-        if token.word == "the" || PhraseVocabulary.ordinals[token.word] != nil
+        if token.word == "the" || token.word == "penultimate" || PhraseVocabulary.ordinals[token.word] != nil
             || PhraseVocabulary.dayOfMonth(token.word) != nil || bareDay
         {
             return try parseRepeating(base: try parseDaysOfMonth(stride: stride))
         }
         throw cursor.error(PhraseExpected.everyWhat)
+    }
+
+    /// `day`, `week`, `month`, `year` after `every N`.
+    mutating func parseCalendarUnit(_ unit: PhraseVocabulary.CalendarUnit, stride: Int) throws -> DateBuilder.Schedule {
+        switch unit {
+        case .day: return try parseRepeating(base: .days(stride: stride))
+        case .week: return try parseRepeating(base: try parseWeeks(stride: stride))
+        case .month: return try parseRepeating(base: try parseMonths(stride: stride))
+        case .year: return try parseRepeating(base: try parseYears(stride: stride))
+        }
+    }
+
+    /// After a clock unit: a window of the day (`every hour from 9am to 5pm [on weekdays]`), which repeats
+    /// on the calendar at the times it lists, or an interval from now.
+    mutating func parseClock(seconds: Int) throws -> DateBuilder.Schedule {
+        guard let word = cursor.word, word == "from" || word == "between", startsTime(ahead: 1) else {
+            return try parseInterval(seconds: seconds)
+        }
+        let between = word == "between"
+        cursor.advance()
+        let from = try parseTime(bare: true)
+        guard cursor.accept("to", "till", "until", "-") || (between && cursor.accept("and")) else {
+            throw cursor.error("'to' and a later time (as in every hour from 9am to 5pm)")
+        }
+        let toToken = cursor.current
+        let to = try parseTime(bare: true)
+        guard let low = from.secondsIntoDay, let high = to.secondsIntoDay, low < high else {
+            throw toToken.map { cursor.error(at: $0, "a time later than \(from)") } ?? cursor.error(PhraseExpected.time)
+        }
+        guard seconds % 60 == 0, (high - low) / seconds < Self.maximumTimesPerDay else {
+            throw cursor.error(
+                "a window of at most \(Self.maximumTimesPerDay) whole-minute times a day (as in every 15 minutes from 9 to 17)"
+            )
+        }
+        let window = Swift.stride(from: low, through: high, by: seconds).map {
+            TimeOfDay(hour: $0 / 3600, minute: $0 % 3600 / 60, second: $0 % 60)
+        }
+        var base = PhraseBase.days(stride: 1)
+        if cursor.accept("on") {
+            if cursor.accept("weekdays", "weekday", "workdays", "workday") {
+                base = .weeks(
+                    stride: 1, selectors: [1, 2, 3, 4, 5].compactMap { Weekday(rawValue: $0) }.map { .weekday($0) })
+            } else {
+                base = .weeks(stride: 1, selectors: try parseWeekDays())
+            }
+        }
+        return try parseRepeating(base: base, windowTimes: window)
+    }
+
+    /// True when the word `distance` ahead begins a time, `9` included (after `from` in a window).
+    func startsTime(ahead distance: Int) -> Bool {
+        guard let word = cursor.word(ahead: distance) else { return false }
+        if word == "noon" || word == "midnight" || looksLikeTime(ahead: distance) { return true }
+        return word.allSatisfy({ $0.isASCII && $0.isNumber }) && (Int(word) ?? 99) <= 23
+    }
+
+    /// After a time in an `at` list: `,` or `and` and another time (`at 9, 12 and 17`).
+    func nextIsListedTime() -> Bool {
+        var k = 0
+        while let word = cursor.word(ahead: k), word == "," || word == "and" { k += 1 }
+        guard k > 0 else { return false }
+        return startsTime(ahead: k)
+    }
+
+    /// True for `mon-fri`.
+    func isWeekdayRange(_ word: String) -> Bool {
+        let parts = word.split(separator: "-").map(String.init)
+        return parts.count == 2 && parts.allSatisfy { PhraseVocabulary.weekdays[$0] != nil }
     }
 
     /// True when the current word is a number from 1 to 31 followed by what may follow a period: the end,
@@ -200,7 +407,7 @@ struct PhraseGrammar {
     /// After `week`: `on DAYS`, or nothing (the first day of the week).
     mutating func parseWeeks(stride: Int) throws -> PhraseBase {
         guard cursor.accept("on") else { return .weeks(stride: stride, selectors: [.firstDay]) }
-        return .weeks(stride: stride, selectors: try parseList { try $0.parseWeekDay() })
+        return .weeks(stride: stride, selectors: try parseWeekDays())
     }
 
     /// After `month`: `on DAYS`, or nothing (the first day of the month).
@@ -239,10 +446,37 @@ struct PhraseGrammar {
 
     /// The modifiers after a period, and the rule they make. `preset` is the part of the day the period
     /// named (`every morning`); without `at TIME` or a part of the day the phrase fires at the default time.
-    mutating func parseRepeating(base: PhraseBase, preset: TimeOfDay? = nil) throws -> DateBuilder.Schedule {
-        let modifiers = try parseModifiers(allowing: [.time, .partOfDay, .forCount, .until, .start, .zone])
-        let time = modifiers.time ?? .fixed(modifiers.partOfDay ?? preset ?? defaults.time)
-        let start = modifiers.start ?? .today
+    mutating func parseRepeating(
+        base: PhraseBase, preset: TimeOfDay? = nil, presetWord: String? = nil, windowTimes: [TimeOfDay]? = nil
+    ) throws -> DateBuilder.Schedule {
+        var allowed: Set<ModifierKind> = [.time, .partOfDay, .forCount, .until, .start, .zone, .except]
+        if windowTimes != nil || leadingTimes != nil { allowed.subtract([.time, .partOfDay]) }
+        var modifiers = try parseModifiers(allowing: allowed)
+        if modifiers.partWord == nil { modifiers.partWord = presetWord }
+        var base = base
+        if let (days, token) = modifiers.except { base = try base.excluding(days, at: token, cursor: cursor) }
+        let listed = Array(Set(windowTimes ?? leadingTimes ?? adjusted(modifiers))).sorted()
+        guard listed.count <= Self.maximumTimesPerDay else {
+            throw cursor.error(at: cursor.tokens[0], "at most \(Self.maximumTimesPerDay) times a day")
+        }
+        if listed.count > 1 { times = listed }
+        let time =
+            listed.first.map { .fixed($0) } ?? modifiers.time ?? .fixed(modifiers.partOfDay ?? preset ?? defaults.time)
+        var start = modifiers.start ?? .today
+        // chime.toml may anchor a rule of every few weeks at its first day from today on.
+        if modifiers.start == nil, defaults.everyOtherWeek == .firstOccurrence,
+            case .weeks(let weeks, let selectors) = base,
+            weeks > 1
+        {
+            let days: [Weekday] = selectors.compactMap { selector in
+                switch selector {
+                case .weekday(let day): return day
+                case .firstDay: return .monday  // phrases read ISO weeks
+                default: return nil
+                }
+            }
+            if days.count == selectors.count { start = .nextWeekday(days) }
+        }
         var count: Int?
         if let (amount, unitToken) = modifiers.forCount {
             count = try base.periods(for: amount, unit: unitToken, cursor: cursor)
@@ -253,6 +487,23 @@ struct PhraseGrammar {
         if let first = modifiers.start { value = value.starting(first) }
         if let zone = modifiers.timeZone { value = value.in(timeZone: zone) }
         return .repeating(value)
+    }
+
+    /// The fixed times `at` listed, a time without am/pm read by the part of the day the phrase names:
+    /// `every evening at 7` and `every evening at 7:30` are 19:00 and 19:30 (and `every night at 11`
+    /// 23:00); without one it is on the 24-hour clock.
+    func adjusted(_ modifiers: Modifiers) -> [TimeOfDay] {
+        guard sawTimeWithoutMeridiem, let part = modifiers.partWord else { return modifiers.times }
+        let later: ClosedRange<Int>
+        switch part {
+        case "afternoon", "evening": later = 1...11
+        case "night": later = 6...11
+        default: return modifiers.times
+        }
+        return modifiers.times.map { time in
+            guard later.contains(time.hour) else { return time }
+            return TimeOfDay(hour: time.hour + 12, minute: time.minute, second: time.second)
+        }
     }
 
     /// `every 2 hours [for 1 day] [until 2026-12-31]`: absolute instants from `now`.
@@ -280,7 +531,7 @@ struct PhraseGrammar {
     // MARK: - Modifiers
 
     enum ModifierKind: Hashable {
-        case time, partOfDay, forCount, until, start, zone
+        case time, partOfDay, forCount, until, start, zone, except
     }
 
     /// `at TIME`, a part of the day (`morning`, `in the evening`), `for N UNITS`, `until DATE`,
@@ -299,6 +550,7 @@ struct PhraseGrammar {
             case "for": kind = .forCount
             case "until": kind = .until
             case "starting", "from": kind = .start
+            case "except", "excluding": kind = .except
             case "in":
                 let inThePart =
                     cursor.word(ahead: 1) == "the" && cursor.word(ahead: 2).flatMap({ defaults.time(named: $0) }) != nil
@@ -318,12 +570,39 @@ struct PhraseGrammar {
             seen.insert(kind)
             switch kind {
             case .time:
-                _ = cursor.accept("at")
-                modifiers.time = try parseTimeSpec()
+                let bare = cursor.accept("at")  // "at 9" is 09:00; "every day 9" is no time
+                let first = try parseTimeSpec(bare: bare)
+                modifiers.time = first
+                if case .fixed(let time) = first {
+                    modifiers.times = [time]
+                    while nextIsListedTime() {
+                        _ = cursor.accept(",")
+                        _ = cursor.accept("and")
+                        modifiers.times.append(try parseTime(bare: bare))
+                        guard modifiers.times.count <= Self.maximumTimesPerDay else {
+                            throw cursor.error("the end of the list: at most \(Self.maximumTimesPerDay) times a day")
+                        }
+                    }
+                }
             case .partOfDay:
                 if cursor.accept("in") { cursor.advance() }  // "in the evening"
                 modifiers.partOfDay = cursor.word.flatMap { defaults.time(named: $0) }
+                modifiers.partWord = cursor.word
                 cursor.advance()
+            case .except:
+                cursor.advance()
+                var days: [Weekday] = []
+                if cursor.accept("weekend", "weekends") {  // phrases read ISO weeks: Saturday and Sunday
+                    modifiers.except = ([.saturday, .sunday], token)
+                    continue
+                }
+                for selector in try parseWeekDays() {
+                    guard case .weekday(let day) = selector else {
+                        throw cursor.error(at: token, "weekdays named after 'except', as in 'except friday'")
+                    }
+                    days.append(day)
+                }
+                modifiers.except = (days, token)
             case .forCount:
                 cursor.advance()
                 let amount = try parseCount()
@@ -352,6 +631,7 @@ struct PhraseGrammar {
     func expectedModifier(_ remaining: Set<ModifierKind>) -> String {
         let names: [(ModifierKind, String)] = [
             (.time, "'at'"), (.forCount, "'for'"), (.until, "'until'"), (.start, "'starting'"), (.zone, "'in'"),
+            (.except, "'except'"),
         ]
         let words = names.filter { remaining.contains($0.0) }.map(\.1)
         return words.isEmpty ? "the end of the phrase" : words.joined(separator: ", ") + " or the end of the phrase"
@@ -392,6 +672,48 @@ struct PhraseGrammar {
             items.append(try item(&self))
         }
         return items
+    }
+
+    /// Weekdays separated by "," and/or "and", or by nothing (`monday wednesday friday`), each a day or a
+    /// range (`mon-fri`, `monday to friday`, `monday through friday`, which may wrap: `fri-mon`).
+    mutating func parseWeekDays() throws -> [DateBuilder.WeekDaySelector] {
+        var result: [DateBuilder.WeekDaySelector] = []
+        repeat {
+            if !result.isEmpty {
+                _ = cursor.accept(",")
+                _ = cursor.accept("and")
+            }
+            if let word = cursor.word, isWeekdayRange(word) {
+                let parts = word.split(separator: "-").compactMap { PhraseVocabulary.weekdays[String($0)] }
+                cursor.advance()
+                result += Self.range(parts[0], parts[1])
+                continue
+            }
+            let day = try parseWeekDay()
+            if case .weekday(let from) = day, let word = cursor.word, ["to", "through", "thru", "-"].contains(word),
+                let to = cursor.word(ahead: 1).flatMap({ PhraseVocabulary.weekdays[$0] })
+            {
+                cursor.advance()
+                cursor.advance()
+                result += Self.range(from, to)
+            } else {
+                result.append(day)
+            }
+        } while cursor.word == "," || cursor.word == "and"
+            || cursor.word.map({ PhraseVocabulary.weekdays[$0] != nil || isWeekdayRange($0) }) == true
+        return result
+    }
+
+    /// The weekdays from `from` to `to`, both included, wrapping past Sunday.
+    static func range(_ from: Weekday, _ to: Weekday) -> [DateBuilder.WeekDaySelector] {
+        var days: [DateBuilder.WeekDaySelector] = []
+        var day = from.rawValue
+        while true {
+            if let weekday = Weekday(rawValue: day) { days.append(.weekday(weekday)) }
+            if day == to.rawValue { break }
+            day = day % 7 + 1
+        }
+        return days
     }
 
     /// `monday`, `the first day`, `the last day`, `the weekend start day`, `the weekend end day`.
@@ -474,6 +796,33 @@ struct PhraseGrammar {
             }
             cursor.advance()
             return .day(n)
+        }
+        if word == "penultimate" {
+            cursor.advance()
+            if cursor.accept("weekday", "workday") { return .weekdayOfMonth(-2) }
+            try cursor.expect("day", "'day' (as in the penultimate day)")
+            return .dayFromEnd(2)
+        }
+        // "the 3rd weekday", "the last weekday": the days Monday to Friday of the month, counted.
+        let count = PhraseVocabulary.ordinals[word].map(\.rawValue) ?? PhraseVocabulary.dayOfMonth(word)
+        if let count, let next = cursor.word(ahead: 1), next == "weekday" || next == "workday" {
+            guard (-23...23).contains(count) else { throw cursor.error("a weekday of the month from 1st to 23rd") }
+            cursor.advance()
+            cursor.advance()
+            return .weekdayOfMonth(count)
+        }
+        // "the second to last day", "the 3rd to last weekday", "the second-to-last day".
+        let toLast = word.hasSuffix("-to-last") ? String(word.dropLast(8)) : nil
+        if let n = (toLast ?? (cursor.word(ahead: 1) == "to" && cursor.word(ahead: 2) == "last" ? word : nil)).flatMap({
+            PhraseVocabulary.ordinals[$0]?.rawValue ?? PhraseVocabulary.dayOfMonth($0)
+        }), n > 0 {
+            for _ in 0..<(toLast == nil ? 3 : 1) { cursor.advance() }
+            if cursor.accept("weekday", "workday") {
+                guard n <= 23 else { throw cursor.error("a weekday of the month from 1st to 23rd") }
+                return .weekdayOfMonth(-n)
+            }
+            try cursor.expect("day", "'day' or 'weekday' (as in the second to last day)")
+            return .dayFromEnd(n)
         }
         if let ordinal = PhraseVocabulary.ordinals[word] {
             // "the 1st friday" is an ordinal; "the 1st" alone is a day of the month.
@@ -571,16 +920,52 @@ struct PhraseGrammar {
         return n
     }
 
+    /// `2026-12-01`, or a date in words: `november 28`, `dec 6th`, `28 november`, `the 28th of november`
+    /// (the next such day from today), with a year after it (`november 28 2027`) an exact date.
     mutating func parseDate(expected: String = PhraseExpected.date) throws -> DateBuilder.Day {
-        guard let token = cursor.current, token.word.count == 10, let date = LocalDateTime(iso: token.word) else {
-            throw cursor.error(expected)
+        if let token = cursor.current, token.word.count == 10, let date = LocalDateTime(iso: token.word) {
+            cursor.advance()
+            return ExactDay(year: date.year, month: date.month, day: date.day)
         }
-        cursor.advance()
-        return ExactDay(year: date.year, month: date.month, day: date.day)
+        let start = cursor.index
+        _ = cursor.accept("the")
+        var month: Int?
+        var dayToken: PhraseToken?
+        if let word = cursor.word, let m = PhraseVocabulary.months[word] {
+            cursor.advance()
+            month = m
+            dayToken = cursor.current
+        } else if let word = cursor.word, Int(word) != nil || PhraseVocabulary.dayOfMonth(word) != nil {
+            dayToken = cursor.current
+            cursor.advance()
+            _ = cursor.accept("of")
+            month = cursor.word.flatMap { PhraseVocabulary.months[$0] }
+            if month != nil { cursor.advance() }
+        }
+        guard let month, let dayToken, let day = Int(dayToken.word) ?? PhraseVocabulary.dayOfMonth(dayToken.word)
+        else {
+            cursor.index = start
+            throw cursor.error(expected + " or november 28")
+        }
+        try checkDay(day, exists: month, dayToken)
+        if cursor.current?.offset == dayToken.offset { cursor.advance() }
+        if cursor.word == ",", let year = cursor.word(ahead: 1).flatMap({ Int($0) }),
+            DateBuilder.yearRange.contains(year)
+        {
+            cursor.advance()
+        }
+        if let year = cursor.word.flatMap({ Int($0) }), cursor.word?.count == 4, DateBuilder.yearRange.contains(year) {
+            cursor.advance()
+            guard day <= LocalDateTime.daysInMonth(year: year, month: month) else {
+                throw cursor.error(at: dayToken, "a day that exists in that month")
+            }
+            return ExactDay(year: year, month: month, day: day)
+        }
+        return .nextDate(month: month, day: day)
     }
 
     /// A time, or `a random time between TIME and TIME`.
-    mutating func parseTimeSpec() throws -> DateRule.Time {
+    mutating func parseTimeSpec(bare: Bool = false) throws -> DateRule.Time {
         if cursor.word == "a" || cursor.word == "random" {
             _ = cursor.accept("a")
             try cursor.expect("random", "'random time between'")
@@ -596,11 +981,14 @@ struct PhraseGrammar {
             }
             return .random(from: from, to: to, seed: PhraseParser.seed(for: cursor.input))
         }
-        return .fixed(try parseTime())
+        return .fixed(try parseTime(bare: bare))
     }
 
-    /// `9:00`, `09:00:30`, `8pm`, `8:15am`, `8 pm`, `noon`, `midnight`, `morning`, `night`.
-    mutating func parseTime() throws -> TimeOfDay {
+    /// `9:00`, `09:00:30`, `8pm`, `8:15am`, `8 pm`, `noon`, `midnight`, `morning`, `night`; with `bare`
+    /// (after `at`), an hour alone on the 24-hour clock: `9` is 09:00, `21` is 21:00. A time without am/pm
+    /// before `in the afternoon`, `in the evening` or `at night` is in the afternoon (`at 7 in the evening`
+    /// is 19:00); before `in the morning` it is as written.
+    mutating func parseTime(bare: Bool = false) throws -> TimeOfDay {
         guard let word = cursor.word else { throw cursor.error(PhraseExpected.time) }
         if word == "noon" || word == "midnight" {
             cursor.advance()
@@ -622,8 +1010,9 @@ struct PhraseGrammar {
         let fields = text.split(separator: ":", omittingEmptySubsequences: false)
         let numbers = fields.map { field in field.count <= 2 && field.allSatisfy(\.isASCII) ? Int(field) : nil }
         guard (1...3).contains(fields.count), numbers.allSatisfy({ $0 != nil }),
-            fields.dropFirst().allSatisfy({ $0.count == 2 }), fields.count > 1 || meridiem != nil
+            fields.dropFirst().allSatisfy({ $0.count == 2 }), fields.count > 1 || meridiem != nil || bare
         else { throw cursor.error(PhraseExpected.time) }
+        if meridiem == nil { sawTimeWithoutMeridiem = true }
         var hour = numbers[0] ?? -1
         let minute = fields.count > 1 ? numbers[1] ?? -1 : 0
         let second = fields.count > 2 ? numbers[2] ?? -1 : 0
@@ -635,7 +1024,20 @@ struct PhraseGrammar {
         guard time.secondsIntoDay != nil else { throw cursor.error(PhraseExpected.time) }
         cursor.advance()
         if meridiem != nil, !word.hasSuffix("am"), !word.hasSuffix("pm") { cursor.advance() }
-        return time
+        // "at 7 in the evening", "at 11 at night", "at 6 in the morning": the part of the day reads the hour.
+        var part: String?
+        if meridiem == nil, cursor.word == "in", cursor.word(ahead: 1) == "the",
+            let word = cursor.word(ahead: 2), defaults.time(named: word) != nil, word != "night"
+        {
+            part = word
+        } else if meridiem == nil, cursor.word == "at", cursor.word(ahead: 1) == "night" {
+            part = "night"
+        }
+        guard let part else { return time }
+        for _ in 0..<(part == "night" ? 2 : 3) { cursor.advance() }
+        let later: ClosedRange<Int>? = part == "night" ? 6...11 : part == "morning" ? nil : 1...11
+        return later?.contains(hour) == true
+            ? TimeOfDay(hour: hour + 12, minute: time.minute, second: time.second) : time
     }
 }
 
@@ -657,6 +1059,33 @@ enum PhraseBase {
         case .years(let stride, let month, let selector):
             return EveryYear(forYears: count, starting: YearOf(start), stride: stride).month(month).pick([selector])
         }
+    }
+
+    /// The same days without the weekdays `except` named: `every weekday except friday`, `every day except
+    /// sunday`.
+    func excluding(_ days: [Weekday], at token: PhraseToken, cursor: PhraseCursor) throws -> PhraseBase {
+        let selectors: [DateBuilder.WeekDaySelector]
+        let stride: Int
+        switch self {
+        case .days(1):
+            selectors = Weekday.allCases.map { .weekday($0) }
+            stride = 1
+        case .weeks(let weeks, let chosen):
+            selectors = chosen
+            stride = weeks
+        default:
+            throw cursor.error(
+                at: token, "the end of the phrase: 'except' takes weekdays out of a daily or weekly rule")
+        }
+        var kept: [DateBuilder.WeekDaySelector] = []
+        for selector in selectors {
+            guard case .weekday(let day) = selector else {
+                throw cursor.error(at: token, "the end of the phrase: 'except' takes weekdays out of named weekdays")
+            }
+            if !days.contains(day) { kept.append(selector) }
+        }
+        guard !kept.isEmpty else { throw cursor.error(at: token, "a day that is left after 'except'") }
+        return .weeks(stride: stride, selectors: kept)
     }
 
     /// Periods covering "for `amount` `unit`": days and weeks for day-based rules, months and years for

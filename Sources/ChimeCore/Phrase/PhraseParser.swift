@@ -15,23 +15,82 @@ public enum PhraseParser {
     /// Parses `text`; throws `RuleSyntaxError` naming the offending word, its offset and what was
     /// expected there.
     /// `defaults` gives the times of `morning`, `afternoon`, `evening` and `night`, and the time of a
-    /// repeating phrase that names none.
+    /// repeating phrase that names none. A phrase with several times a day (`every day at 9 and 17`) is
+    /// read, but a `Schedule` holds one time, the earliest: `recurrence` keeps them all.
     public static func parse(_ text: String, defaults: PhraseDefaults = .standard) throws -> DateBuilder.Schedule {
         var parser = PhraseGrammar(input: text, defaults: defaults)
         return try parser.parsePhrase()
     }
 
-    /// Parses `text` and resolves it against `now`. Throws when the phrase is invalid or names no
-    /// date at all.
+    /// Parses `text` and resolves it against `now`. Throws when the phrase is invalid, names no date at
+    /// all, or names several times a day (a `DateRule` has one; `recurrence` reads those).
     public static func rule(
         _ text: String, now: Date, systemTimeZone: TimeZone, defaults: PhraseDefaults = .standard
     ) throws -> DateRule {
-        guard let rule = try parse(text, defaults: defaults).rule(now: now, systemTimeZone: systemTimeZone) else {
+        var parser = PhraseGrammar(input: text, defaults: defaults)
+        let schedule = try parser.parsePhrase()
+        guard parser.times.count <= 1 else {
+            throw RuleSyntaxError(
+                grammar: grammar, input: text, offset: 0, token: text,
+                expected: "one time of day (a DateRule has one; PhraseParser.recurrence reads several)")
+        }
+        guard let rule = schedule.rule(now: now, systemTimeZone: systemTimeZone) else {
             throw RuleSyntaxError(
                 grammar: grammar, input: text, offset: 0, token: text,
                 expected: "a phrase that names an existing date and time")
         }
         return rule
+    }
+
+    /// Parses `text` and resolves it against `now` into the rule chimed keeps. A phrase with one time of
+    /// day is a DateBuilder rule; one with several (`every day at 9 and 17`, `every hour from 9am to 5pm`)
+    /// is one RRULE set whose BYHOUR lists the hours (one RRULE line for each minute the times have).
+    /// `timeZone` is the zone the caller asked for; a phrase's own `in ZONE` wins over it.
+    public static func recurrence(
+        _ text: String, now: Date, timeZone: RuleTimeZone = .floating, systemTimeZone: TimeZone,
+        defaults: PhraseDefaults = .standard
+    ) throws -> Recurrence {
+        var parser = PhraseGrammar(input: text, defaults: defaults)
+        let schedule = try parser.parsePhrase()
+        guard var rule = schedule.rule(now: now, systemTimeZone: systemTimeZone) else {
+            throw RuleSyntaxError(
+                grammar: grammar, input: text, offset: 0, token: text,
+                expected: "a phrase that names an existing date and time")
+        }
+        if case .named = timeZone, rule.timeZone == .floating { rule.timeZone = timeZone }
+        let times = parser.times
+        guard times.count > 1, let earliest = times.first, let latest = times.last else { return .dateRule(rule) }
+        rule.time = .fixed(earliest)
+        var last = rule
+        last.time = .fixed(latest)
+        let equivalent = rule.rruleEquivalent(systemTimeZone: systemTimeZone)
+        guard case .rrule(var set) = equivalent,
+            case .rrule(let lastSet) = last.rruleEquivalent(systemTimeZone: systemTimeZone)
+        else {
+            throw RuleSyntaxError(
+                grammar: grammar, input: text, offset: 0, token: text,
+                expected: "one time of day: several times a day need a rule RRULE can say, and this one cannot ("
+                    + (equivalent.reason ?? "it never fires") + ")")
+        }
+        // BYHOUR and BYMINUTE multiply, so each minute of the day the times have is a rule of its own.
+        var byMinute: [TimeOfDay: [Int]] = [:]
+        for time in times {
+            byMinute[TimeOfDay(hour: 0, minute: time.minute, second: time.second), default: []].append(time.hour)
+        }
+        let until = lastSet.rules.first?.until
+        var rules: [RRule] = []
+        for base in set.rules {
+            for minute in byMinute.keys.sorted() {
+                var line = base
+                line.byHour = (byMinute[minute] ?? []).sorted()
+                line.byMinute = [minute.minute]
+                line.bySecond = [minute.second]
+                line.until = until
+                rules.append(line)
+            }
+        }
+        set.rules = rules
+        return .rrule(set, timeZone: rule.timeZone)
     }
 
     /// The seed for "a random time": FNV-1a of the lower-cased phrase, stable across runs and
@@ -85,19 +144,21 @@ struct PhraseCursor {
             grammar: PhraseParser.grammar, input: input, offset: input.count, token: "", expected: expected)
     }
 
-    /// An error at `token`, with the known word it is probably a slip for.
+    /// An error at `token`, with the known word it is probably a slip for, or the chime spelling of a
+    /// word another app uses (`bimonthly`).
     func error(at token: PhraseToken, _ expected: String) -> RuleSyntaxError {
         RuleSyntaxError(
             grammar: PhraseParser.grammar, input: input, offset: token.offset, token: token.text, expected: expected,
-            suggestion: Suggestion.nearest(to: token.word, in: PhraseVocabulary.allWords))
+            suggestion: PhraseVocabulary.otherSpellings[token.word]
+                ?? Suggestion.nearest(to: token.word, in: PhraseVocabulary.allWords))
     }
 }
 
 /// Expected-token descriptions, shared so errors read the same everywhere.
 enum PhraseExpected {
     static let start =
-        "'every', 'daily', 'weekly', 'monthly', 'yearly', 'hourly', 'today', 'tomorrow', 'on' or 'in' "
-        + "(e.g. 'every day at 9:00')"
+        "'every', 'daily', 'weekly', 'monthly', 'yearly', 'hourly', 'weekdays', 'twice a day', 'at', 'today', "
+        + "'tomorrow', 'on' or 'in' (e.g. 'every day at 9:00')"
     static let time = "a time such as 9:00 or 8pm"
     static let at = "'at' and a time such as 9:00 or 8pm, or morning, afternoon, evening or night"
     static let weekday = "a weekday such as friday"
@@ -106,7 +167,7 @@ enum PhraseExpected {
     static let everyWhat =
         "a unit such as day, week, month, year or hours, a weekday such as friday, a day of the month such as "
         + "the 15th or the last friday, or a date such as january 27"
-    static let modifier = "'for', 'until', 'starting', 'in' or the end of the phrase"
+    static let modifier = "'for', 'until', 'starting', 'except', 'in' or the end of the phrase"
     static let weekDay = "a day of the week such as monday, the first day or the weekend start day"
     static let monthDay = "a day of the month such as the 15th, the first friday or the last day"
     static let month = "a month such as march"

@@ -43,13 +43,14 @@ enum PhraseVocabulary {
 
     static let calendarUnits: [String: CalendarUnit] = [
         "day": .day, "days": .day, "week": .week, "weeks": .week, "month": .month, "months": .month,
-        "year": .year, "years": .year,
+        "year": .year, "years": .year, "wk": .week, "wks": .week, "mo": .month, "mos": .month, "yr": .year,
+        "yrs": .year,
     ]
 
     /// Clock units in seconds.
     static let clockUnits: [String: Int] = [
         "second": 1, "seconds": 1, "sec": 1, "secs": 1, "minute": 60, "minutes": 60, "min": 60, "mins": 60,
-        "hour": 3600, "hours": 3600,
+        "hour": 3600, "hours": 3600, "hr": 3600, "hrs": 3600,
     ]
 
     /// A day of the month written "15th", "1st", "22nd", "3rd" (or a plain number after "day").
@@ -73,7 +74,19 @@ enum PhraseVocabulary {
         "a", "am", "an", "and", "annually", "at", "between", "daily", "each", "end", "every", "everyday",
         "for", "from", "hourly", "in", "midnight", "monthly", "next", "noon", "of", "on", "other", "pm",
         "random", "start", "starting", "the", "this", "time", "today", "tomorrow", "tonight", "until",
-        "weekend", "weekends", "weekly", "yearly", "morning", "afternoon", "evening", "night",
+        "weekend", "weekends", "weekly", "yearly", "morning", "afternoon", "evening", "night", "twice", "once",
+        "times", "half", "quarter", "except", "to", "through", "fortnightly", "biweekly", "penultimate",
+    ]
+
+    /// Words other apps use for a schedule, with the chime spelling that means it. Did-you-mean offers
+    /// these instead of a near word whose meaning differs ("biweekly" is not "weekly").
+    static let otherSpellings: [String: String] = [
+        "bimonthly": "every 2 months", "biweekly": "every 2 weeks", "fortnightly": "every 2 weeks",
+        "semimonthly": "every month on the 1st and 15th", "semiweekly": "every monday and thursday",
+        "triweekly": "every 3 weeks", "quarterly": "every 3 months", "semiannually": "every 6 months",
+        "biannually": "every 6 months", "biennially": "every 2 years", "nightly": "every night",
+        "weeknights": "every weekday evening", "fortnight": "every 2 weeks", "thrice": "3 times a day at 8, 14 and 20",
+        "workweek": "every weekday",
     ]
 
     /// Every word a phrase may contain, for "did you mean" (the words, not their meanings).

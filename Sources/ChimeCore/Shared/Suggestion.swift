@@ -4,7 +4,8 @@ public enum Suggestion {
     /// slip of the keyboard: one edit for a word of up to four letters, two for a longer one (an edit is
     /// a letter added, removed, changed, or two neighbours swapped). nil for a known word, a word with
     /// digits, or one too far from every candidate. Among equally near candidates the one closest in
-    /// length wins (`febuary` → `february`, not `feb`).
+    /// length wins (`febuary` → `february`, not `feb`). A known word with letters added in front is no
+    /// slip of it (`biweekly` is not `weekly`).
     public static func nearest(to word: String, in vocabulary: some Collection<String>) -> String? {
         let lowered = word.lowercased()
         guard lowered.count >= 3, lowered.count <= 40, lowered.allSatisfy(\.isLetter),
@@ -14,6 +15,8 @@ public enum Suggestion {
         var best: (word: String, distance: Int, lengthGap: Int)?
         for candidate in vocabulary where candidate.count >= 3 {
             guard abs(candidate.count - lowered.count) <= limit else { continue }
+            // Letters in front of a known word make another word ("biweekly", "trimonthly"), not a slip.
+            if lowered.count >= candidate.count + 2, lowered.hasSuffix(candidate.lowercased()) { continue }
             let distance = editDistance(Array(lowered), Array(candidate.lowercased()))
             guard distance <= limit else { continue }
             let gap = abs(candidate.count - lowered.count)

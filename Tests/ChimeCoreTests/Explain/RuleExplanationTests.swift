@@ -10,8 +10,8 @@ import Testing
 func phraseExplainedAsRRuleAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
     let zone = try #require(TimeZone(identifier: line.zone))
     let now = try line.now()
-    let rule = try PhraseParser.rule(line.phrase, now: now, systemTimeZone: zone)
-    let explanation = Recurrence.dateRule(rule).explanation(after: now, systemTimeZone: zone)
+    let explanation = try PhraseParser.recurrence(line.phrase, now: now, systemTimeZone: zone)
+        .explanation(after: now, systemTimeZone: zone)
     #expect(!explanation.words.isEmpty)
     let set = try #require(explanation.rrule, "\(line.phrase): no RRULE (\(explanation.noRRule ?? "no reason"))")
     // The printed text is what a user copies: parse it back, as `chime next --rrule` would.

@@ -68,3 +68,29 @@ func rruleSlipsGetADidYouMean(_ text: String, _ token: String, _ suggestion: Str
     #expect(Suggestion.nearest(to: "february", in: ["feb", "february"]) == nil)
     #expect(Suggestion.nearest(to: "mo", in: ["mon"]) == nil)
 }
+
+/// A hint never proposes a word that means something else: a word another app uses gets the chime
+/// spelling of its meaning, and a known word with letters in front ("biweekly") is not a slip of it.
+@Test(arguments: [
+    ("bimonthly", "every 2 months"), ("every day biweekly", "every 2 weeks"), ("quarterly", "every 3 months"),
+    ("semimonthly", "every month on the 1st and 15th"), ("nightly", "every night"),
+    ("every weekday twice", nil), ("every day twice a day", nil), ("every triweekly", "every 3 weeks"),
+])
+func hintsKeepTheMeaning(_ phrase: String, _ suggestion: String?) {
+    do {
+        _ = try PhraseParser.parse(phrase)
+        Issue.record("\(phrase) was accepted")
+    } catch let error as RuleSyntaxError {
+        #expect(error.suggestion == suggestion, "\(phrase): \(error)")
+        #expect(error.suggestion != "weekly" && error.suggestion != "monthly" && error.suggestion != "time")
+    } catch {
+        Issue.record("\(phrase): \(error)")
+    }
+}
+
+@Test func aPrefixedWordIsNoSlipOfTheWordItEndsWith() {
+    #expect(Suggestion.nearest(to: "biweekly", in: ["weekly", "daily"]) == nil)
+    #expect(Suggestion.nearest(to: "trimonthly", in: ["monthly"]) == nil)
+    #expect(Suggestion.nearest(to: "weeklly", in: ["weekly"]) == "weekly")
+    #expect(Suggestion.nearest(to: "mondy", in: ["monday"]) == "monday")
+}

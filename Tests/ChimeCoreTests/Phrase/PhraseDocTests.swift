@@ -50,13 +50,16 @@ enum PhraseDoc {
             more = true
             items.removeLast()
         }
-        let rule: DateRule
-        do { rule = try PhraseParser.rule(phrase, now: now, systemTimeZone: zone) } catch {
+        let recurrence: Recurrence
+        do { recurrence = try PhraseParser.recurrence(phrase, now: now, systemTimeZone: zone) } catch {
             return "`\(phrase)`: \(error)"
         }
         let wanted = (total ?? items.count) + 1
-        let got = rule.occurrences(after: now, systemTimeZone: zone).prefix(wanted).map {
-            WallClock.iso8601($0, in: zone)
+        var got: [String] = []
+        var cursor = now
+        while got.count < wanted, let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: zone) {
+            got.append(WallClock.iso8601(next, in: zone))
+            cursor = next
         }
         if let total {
             guard got.count == total, Array(got.prefix(items.count)) == items, got.last == last else {

@@ -9,7 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import oracle_zones  # noqa: E402
-from dateutil.rrule import rrule, DAILY, WEEKLY, MONTHLY, YEARLY, MO, TU, WE, TH, FR, SA, SU
+from dateutil.rrule import rrule, rruleset, DAILY, WEEKLY, MONTHLY, YEARLY, MO, TU, WE, TH, FR, SA, SU
 
 ZONE = "Europe/Berlin"
 Z = ZoneInfo(ZONE)
@@ -133,3 +133,36 @@ line("every 24 december at 18:00", walls(rrule(YEARLY, bymonth=12, bymonthday=24
 line("every 4th thursday of november", walls(rrule(YEARLY, bymonth=11, byweekday=TH(4), dtstart=d(2026, 1, 1, 9))), False)
 line("every weekday at 9:00 in America/New_York", [instant(w, ny) for w in rrule(WEEKLY, byweekday=(MO, TU, WE, TH, FR), count=8, dtstart=d(2026, 11, 16, 9))], False)
 line("tomorrow evening", [instant(d(2026, 11, 23, 18))], True)
+
+# Phrasings as people type them.
+WD = (MO, TU, WE, TH, FR)
+H = dict(byminute=0, bysecond=0)
+line("every monday at 9", walls(rrule(WEEKLY, byweekday=MO, dtstart=d(2026, 11, 16, 9))), False)
+line("every evening at 7", walls(rrule(DAILY, dtstart=d(2026, 11, 22, 19))), False)
+line("every day at 7 in the morning", walls(rrule(DAILY, dtstart=d(2026, 11, 22, 7))), False)
+line("every day at 9am and 5pm", walls(rrule(DAILY, byhour=(9, 17), **H, dtstart=d(2026, 11, 22, 9))), False)
+line("twice a day at 9 and 21", walls(rrule(DAILY, byhour=(9, 21), **H, dtstart=d(2026, 11, 22, 9))), False)
+both = rruleset()
+both.rrule(rrule(DAILY, byhour=9, byminute=15, bysecond=0, dtstart=d(2026, 11, 22, 9, 15)))
+both.rrule(rrule(DAILY, byhour=17, byminute=40, bysecond=0, dtstart=d(2026, 11, 22, 9, 15)))
+line("every day at 9:15 and 17:40", walls(both), False)
+line("at 8am every day", walls(rrule(DAILY, dtstart=d(2026, 11, 22, 8))), False)
+line("weekdays at 7:15", walls(rrule(WEEKLY, byweekday=WD, dtstart=d(2026, 11, 16, 7, 15))), False)
+line("the first monday of every month", walls(rrule(MONTHLY, byweekday=MO(1), dtstart=d(2026, 11, 1, 9))), False)
+line("on the 1st of every month at 9", walls(rrule(MONTHLY, bymonthday=1, dtstart=d(2026, 11, 1, 9))), False)
+line("biweekly on thursday at 15:00", walls(rrule(WEEKLY, interval=2, byweekday=TH, dtstart=d(2026, 11, 16, 15))), False)
+line("every day until november 28", walls(rrule(DAILY, until=d(2026, 11, 28, 23, 59, 59), dtstart=d(2026, 11, 22, 9))), True)
+line("every monday starting dec 7", walls(rrule(WEEKLY, byweekday=MO, dtstart=d(2026, 12, 7, 9))), False)
+line("every 3 hrs", [NOW_T + 10800 * k for k in range(1, 10)], False)
+line("every half hour", [NOW_T + 1800 * k for k in range(1, 10)], False)
+line("every quarter on the 1st", walls(rrule(MONTHLY, interval=3, bymonthday=1, dtstart=d(2026, 11, 1, 9))), False)
+line("every 2nd day", walls(rrule(DAILY, interval=2, dtstart=d(2026, 11, 22, 9))), False)
+line("every mon-fri at 7:00", walls(rrule(WEEKLY, byweekday=WD, dtstart=d(2026, 11, 16, 7))), False)
+line("every monday to friday at 7:30", walls(rrule(WEEKLY, byweekday=WD, dtstart=d(2026, 11, 16, 7, 30))), False)
+line("every monday wednesday friday at 7am", walls(rrule(WEEKLY, byweekday=(MO, WE, FR), dtstart=d(2026, 11, 16, 7))), False)
+line("every weekday except friday at 8", walls(rrule(WEEKLY, byweekday=(MO, TU, WE, TH), dtstart=d(2026, 11, 16, 8))), False)
+line("every hour from 9am to 5pm", walls(rrule(DAILY, byhour=range(9, 18), **H, dtstart=d(2026, 11, 22, 9))), False)
+line("every last weekday of the month", walls(rrule(MONTHLY, byweekday=WD, bysetpos=-1, dtstart=d(2026, 11, 1, 9))), False)
+line("every first weekday of the month", walls(rrule(MONTHLY, byweekday=WD, bysetpos=1, dtstart=d(2026, 11, 1, 9))), False)
+line("every 3rd weekday", walls(rrule(MONTHLY, byweekday=WD, bysetpos=3, dtstart=d(2026, 11, 1, 9))), False)
+line("every month on the second to last day", walls(rrule(MONTHLY, bymonthday=-2, dtstart=d(2026, 11, 1, 9))), False)
