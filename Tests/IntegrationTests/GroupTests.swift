@@ -71,6 +71,40 @@ import Testing
         }
     }
 
+    /// Phrases as people type them mean the same to `chime next`, to `chime send --every` and in a group
+    /// file: the same next occurrences.
+    @Test func typedPhrasesMeanTheSameInNextSendAndAGroupFile() async throws {
+        let phrases = [
+            "every day at 9am and 5pm", "weekdays at 7:15", "every hour from 9am to 5pm",
+            "biweekly on thursday at 15:00", "every monday at 9", "the first monday of every month",
+        ]
+        var file = ""
+        for (index, phrase) in phrases.enumerated() {
+            file += "[[entry]]\nid = \"p\(index)\"\nevery = \"\(phrase)\"\nsummary = \"file \(index)\"\n\n"
+        }
+        try await Session.run(groups: ["typed.toml": file]) { s in
+            for (index, phrase) in phrases.enumerated() {
+                let sent = try await s.chime(["send", "--every", phrase, "--tz", "Europe/Berlin", "sent \(index)"])
+                #expect(sent.status == 0, "\(phrase): \(sent.stderr)")
+            }
+            let pending = try await s.chimeJSON(["pending", "--next", "4"])
+            for (index, phrase) in phrases.enumerated() {
+                let next = try await s.chime([
+                    "next", "--every", phrase, "--tz", "Europe/Berlin", "--count", "4", "--json",
+                ])
+                #expect(next.status == 0, "\(phrase): \(next.stderr)")
+                let preview = try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [String: Any]
+                let expected = (preview?["occurrences"] as? [String] ?? []).compactMap(Self.date)
+                #expect(expected.count == 4, "\(phrase)")
+                for summary in ["sent \(index)", "file \(index)"] {
+                    let item = pending.first { $0["summary"] as? String == summary }
+                    let listed = (item?["next"] as? [String] ?? []).compactMap(Self.date)
+                    #expect(listed == expected, "\(phrase) as \(summary)")
+                }
+            }
+        }
+    }
+
     @Test func groupFilesAreReloadedWhenTheyChangeAndABrokenOneKeepsTheOldVersion() async throws {
         try await Session.run { s in
             let calls = s.server!.notifyCalls
