@@ -35,7 +35,7 @@ options=(-detect_leaks=0 -print_final_stats=1)
 swiftc_targets=(
     "rrule Fuzz/RRuleFuzz.swift Shared WallClock SearchBudget.swift RRule"
     "oncalendar Fuzz/OnCalendarFuzz.swift Shared WallClock SearchBudget.swift OnCalendar"
-    "phrase Fuzz/PhraseFuzz.swift Shared WallClock SearchBudget.swift DateBuilder Phrase"
+    "phrase Fuzz/PhraseFuzz.swift Shared WallClock SearchBudget.swift OccurrenceOffset.swift TimeInput.swift RulePreview.swift DateBuilder Phrase RRule OnCalendar Explain Recurrence.swift"
     "ical Fuzz/ICalendarFuzz.swift Shared WallClock SearchBudget.swift RRule ICalendar"
 )
 # Seed folders of the swiftc targets that have some.
