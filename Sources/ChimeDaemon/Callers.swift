@@ -202,8 +202,9 @@ final class CallerDirectory: @unchecked Sendable {
     }
 
     /// Starts following which connection owns which well-known name (NameOwnerChanged, then the names the
-    /// bus has now), and takes calls on `connection` (`admit`). Before chimed owns its name: a caller's names are known before its first call,
-    /// since the bus announces a name to chimed before the owner's next message can reach chimed.
+    /// bus has now), and takes calls on `connection` (`admit`). Before chimed owns its name: a caller's
+    /// names are known before its first call, since the bus announces a name to chimed before the owner's
+    /// next message can reach chimed.
     func indexNames(on connection: DBusConnection) async throws {
         let subscription = try await connection.subscribe(
             DBusMatchRule(

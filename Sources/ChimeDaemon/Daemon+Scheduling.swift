@@ -27,12 +27,13 @@ extension Daemon {
         closePopups(step.closePopups)
         var entries: [UInt64: TimelineEntry] = [:]
         var unread: [ScheduledItem] = []
-        for item in step.due.map(\.item) + step.missed.map(\.item) where entries[item.id] == nil {
+        var looked: Set<UInt64> = []
+        for item in step.due.map(\.item) + step.missed.map(\.item) where looked.insert(item.id).inserted {
             if item.definition.isResident {
                 entries[item.id] = item.definition.entry
             } else if let read = preparedEntries[item.id], read.fingerprint == item.definition.fingerprint {
                 entries[item.id] = read.entry
-            } else if !unread.contains(where: { $0.id == item.id }) {
+            } else {
                 unread.append(item)
             }
         }
