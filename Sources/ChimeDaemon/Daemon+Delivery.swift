@@ -14,8 +14,9 @@ struct DeliveryState {
     var gateTimer: DispatchSourceTimer?
     /// The re-notifications of escalating occurrences, by the notification each waits to replace.
     var escalations: [UInt32: UInt64] = [:]
-    /// Fires when a Notify has gone unanswered for the server timeout (`answerOverdue`).
-    var overdueTimer: DispatchSourceTimer?
+    /// Fire when a Notify has gone unanswered for the server timeout (`answerOverdue`), by the number it
+    /// was sent under.
+    var overdueTimers: [UInt64: DispatchSourceTimer] = [:]
     /// Items whose `replacesID` is of an earlier server's popup: they show anew (`replacement`).
     var staleReplacing: Set<UInt64> = []
 }
@@ -61,10 +62,10 @@ extension Daemon {
                     daemon.logger.error("cannot mark a notification as being sent: \(error)")
                 }
             }
-        case .send(let notification):
-            send(notification)
-        case .answerSettled:
-            delivery.overdueTimer?.schedule(deadline: .distantFuture)
+        case .send(let notification, let sent):
+            send(notification, as: sent)
+        case .answerSettled(let sent):
+            delivery.overdueTimers.removeValue(forKey: sent)?.cancel()
         case .warnAnswerOverdue:
             warnAnswerOverdue()
         case .recordDelivered(let notification, let id, let shown):
@@ -130,17 +131,18 @@ extension Daemon {
         }
     }
 
-    /// One Notify; its answer or failure goes back to the core on the daemon's queue.
-    private func send(_ notification: DeliveryPipeline.Notification) {
+    /// One Notify, sent as number `sent`; its answer or failure goes back to the core on the daemon's
+    /// queue.
+    private func send(_ notification: DeliveryPipeline.Notification, as sent: UInt64) {
         // There is a server from `start()` on, before the first answer about its owner, which the pipeline
         // waits for.
         guard let server else { return }
-        armOverdue(after: server.callTimeout)
+        armOverdue(sent, after: server.callTimeout)
         let answered: @Sendable (Result<UInt32, DBusError>) -> Void = { [weak self] result in
             self?.onQueue { daemon in
                 switch result {
-                case .success(let id): daemon.handle(.notifyAnswered(notificationID: id))
-                case .failure(let error): daemon.handle(.notifyFailed(error))
+                case .success(let id): daemon.handle(.notifyAnswered(notificationID: id, sent: sent))
+                case .failure(let error): daemon.handle(.notifyFailed(error, sent: sent))
                 }
             }
         }
@@ -182,15 +184,18 @@ extension Daemon {
         }
     }
 
-    /// Arms the timer that says a Notify is late; the core's `answerSettled` disarms it.
-    private func armOverdue(after timeout: Duration) {
-        let timer = delivery.overdueTimer ?? DispatchSource.makeTimerSource(queue: queue)
-        if delivery.overdueTimer == nil {
-            timer.setEventHandler { [weak self] in self?.assumeIsolated { $0.handle(.answerOverdue) } }
-            timer.resume()
-            delivery.overdueTimer = timer
+    /// Arms the timer that says the Notify sent as `sent` is late; the core's `answerSettled` disarms it.
+    private func armOverdue(_ sent: UInt64, after timeout: Duration) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { [weak self] in
+            self?.assumeIsolated { daemon in
+                daemon.delivery.overdueTimers.removeValue(forKey: sent)?.cancel()
+                daemon.handle(.answerOverdue(sent: sent))
+            }
         }
         timer.schedule(deadline: .now() + timeout.dispatchInterval, leeway: .milliseconds(100))
+        timer.resume()
+        delivery.overdueTimers[sent] = timer
     }
 
     /// A Notify went unanswered for the server timeout. It is not sent again while the server may still

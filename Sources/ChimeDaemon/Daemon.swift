@@ -665,7 +665,10 @@ public actor Daemon {
 
     /// The scheduler's timers, the gate's and the reload's: nothing fires any more.
     private func stopTimers() {
-        for timer in [reloadTimer, delivery.gateTimer, delivery.overdueTimer] { timer?.cancel() }
+        for timer in [reloadTimer, delivery.gateTimer] + delivery.overdueTimers.values.map(Optional.some) {
+            timer?.cancel()
+        }
+        delivery.overdueTimers = [:]
         deadlineTimer?.cancel()
         deadlineTimer = nil
         reloadTimer = nil

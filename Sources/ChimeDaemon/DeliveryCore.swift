@@ -39,12 +39,12 @@ struct DeliveryCore {
         case contentResolved(seq: UInt64, NotificationContent)
         /// The app answered that this occurrence is not to be shown.
         case contentDeclined(seq: UInt64)
-        /// The server answered the Notify in flight with its id.
-        case notifyAnswered(notificationID: UInt32)
-        /// The Notify in flight failed.
-        case notifyFailed(DBusError)
-        /// The Notify in flight has gone unanswered for the server timeout.
-        case answerOverdue
+        /// The server answered the Notify sent as `sent` (nil: the oldest in flight) with its id.
+        case notifyAnswered(notificationID: UInt32, sent: UInt64? = nil)
+        /// The Notify sent as `sent` (nil: the oldest in flight) failed.
+        case notifyFailed(DBusError, sent: UInt64? = nil)
+        /// The Notify sent as `sent` has gone unanswered for the server timeout.
+        case answerOverdue(sent: UInt64)
         case gateDeadlineReached
         case retryDeadlineReached(Date)
         /// The wall clock was set.
@@ -95,11 +95,11 @@ struct DeliveryCore {
         case reportKept(OutboxRecord, reason: String, waiting: Int)
         /// Mark the rows as being sent (so the history can say a row sent again may show twice).
         case markSending([OutboxRecord])
-        /// Call Notify; its answer or failure comes back as `notifyAnswered` or `notifyFailed`. Arm the
-        /// timer that says it is late (`answerOverdue`).
-        case send(DeliveryPipeline.Notification)
-        /// The Notify's answer was acted on: disarm the timer that says it is late.
-        case answerSettled
+        /// Call Notify; its answer or failure comes back as `notifyAnswered` or `notifyFailed` naming
+        /// `sent`. Arm the timer that says it is late (`answerOverdue`).
+        case send(DeliveryPipeline.Notification, sent: UInt64)
+        /// The answer to the Notify sent as `sent` was acted on: disarm the timer that says it is late.
+        case answerSettled(sent: UInt64)
         /// Say that the server is late with its answer; nothing else is sent meanwhile.
         case warnAnswerOverdue
         /// Store the delivery: the server showed `notification` as `notificationID`; `shown` is what is
@@ -194,8 +194,9 @@ struct DeliveryCore {
     private(set) var shownServer: Int64?
     /// The bus's id (`busConnected`).
     private(set) var busID = ""
-    /// The owner the Notify in flight was sent to: what its failure means depends on it.
-    private var sentTo: String?
+    /// The server's owner each Notify in flight was sent to, by the number it was sent under: what its
+    /// failure means depends on it.
+    private var sentTo: [UInt64: String?] = [:]
     /// The present server is being asked again what it can (it did not say when it appeared).
     private var askingCapabilitiesAgain = false
 
@@ -233,9 +234,10 @@ struct DeliveryCore {
         case .rowsArrived(let rows): return deliver(.rowsArrived(rows), context)
         case .contentResolved(let seq, let content): return deliver(.contentResolved(seq: seq, content), context)
         case .contentDeclined(let seq): return deliver(.contentDeclined(seq: seq), context)
-        case .notifyAnswered(let id): return deliver(.notifyAnswered(notificationID: id), context)
-        case .notifyFailed(let error): return notifyFailed(error, context)
-        case .answerOverdue: return pipeline.inFlight == nil ? [] : [.warnAnswerOverdue]
+        case .notifyAnswered(let id, let sent): return deliver(.notifyAnswered(notificationID: id, sent: sent), context)
+        case .notifyFailed(let error, let sent): return notifyFailed(error, sent: sent, context)
+        case .answerOverdue(let sent):
+            return pipeline.inFlight.contains { $0.number == sent } ? [.warnAnswerOverdue] : []
         case .gateDeadlineReached: return deliver(.gateDeadlineReached, context)
         case .retryDeadlineReached(let deadline): return deliver(.retryDeadlineReached(deadline), context)
         case .clockChanged: return deliver(.clockChanged, context)
@@ -292,18 +294,22 @@ struct DeliveryCore {
             present(row, capabilities)
         }
         var actions: [Action] = []
+        // The number of the Notify the next `send` is: the pipeline says `notifySent` just before it.
+        var sending: UInt64 = 0
         for action in pipeline.handle(event, pipelineContext) {
             switch action {
             case .resolveContent(let row): actions.append(.resolveContent(row))
             case .reportKept(let row, let reason, let waiting):
                 actions.append(.reportKept(row, reason: reason, waiting: waiting))
-            case .notifySent:
+            case .notifySent(let sent):
                 router.notifySent()
-                sentTo = presence.owner
+                sentTo[sent] = presence.owner
+                sending = sent
             case .markSending(let rows): actions.append(.markSending(rows))
-            case .send(let notification): actions.append(.send(notification))
-            case .notifySettled:
-                actions.append(.answerSettled)
+            case .send(let notification): actions.append(.send(notification, sent: sending))
+            case .notifySettled(let sent):
+                sentTo.removeValue(forKey: sent)
+                actions.append(.answerSettled(sent: sent))
                 actions += follow(router.answerHandled(), context)
             case .recordDelivered(let notification, let id):
                 actions += delivered(notification, as: id, context)
@@ -346,10 +352,12 @@ struct DeliveryCore {
     }
 
     /// A Notify failed: the presence says what that means, and learns first when there is no server.
-    private mutating func notifyFailed(_ error: DBusError, _ context: Context) -> [Action] {
+    private mutating func notifyFailed(_ error: DBusError, sent: UInt64?, _ context: Context) -> [Action] {
         // Nothing was in flight (a late failure after a restart of the relay, say): nothing to classify.
-        guard pipeline.inFlight != nil else { return [] }
-        let failure = presence.classify(error, sentTo: sentTo)
+        guard
+            let sending = sent.map({ sent in pipeline.inFlight.first { $0.number == sent } }) ?? pipeline.inFlight.first
+        else { return [] }
+        let failure = presence.classify(error, sentTo: sentTo[sending.number] ?? nil)
         var actions: [Action] = []
         switch failure {
         case .noServer:
@@ -370,7 +378,7 @@ struct DeliveryCore {
         case .refused:
             actions.append(.log(.error, "the notification server refused a notification: \(error)"))
         }
-        return actions + deliver(.notifyFailed(failure), context)
+        return actions + deliver(.notifyFailed(failure, sent: sending.number), context)
     }
 
     // MARK: - The server

@@ -2,8 +2,8 @@ import ChimeCore
 import ChimeStore
 import Foundation
 
-/// Delivery: the outbox drained through the gate to the notification server, one Notify at a time, in
-/// order. Pure: no bus, no timers, no store, no clock (`now` comes with each event); a part of
+/// Delivery: the outbox drained through the gate to the notification server, in order, one Notify at a
+/// time for each app (several apps' may be in flight at once, up to `inFlightLimit`). Pure: no bus, no timers, no store, no clock (`now` comes with each event); a part of
 /// `DeliveryCore`, which feeds it events and passes its actions on, in their order.
 ///
 /// State: the outbox (due rows not yet shown, in arrival order), the rows whose content is being made,
@@ -11,9 +11,13 @@ import Foundation
 /// notification in flight, the gate's deadline, the retry deadline after a server that did not answer,
 /// and the server's readiness as `ServerPresence` gives it.
 ///
-/// Whether the next notification goes is one decision (`hold`): nothing goes while a Notify awaits its
-/// answer, while the server is not ready, or before the retry deadline; otherwise the plan's next one
-/// goes (a new plan is made when the last one is spent).
+/// Whether the next notification goes is one decision (`hold`): nothing goes while the server is not
+/// ready, before the retry deadline, or while `inFlightLimit` Notifies await their answers; otherwise the
+/// plan's next notification of an app that has none in flight goes (a new plan is made when the last
+/// one is spent). One app's Notify awaiting its answer therefore never holds another app's back: the
+/// server gets the other's at once, instead of after the first answer has come back through the bus
+/// and the relay. Each Notify is known by the number it was sent under (`Sending.number`); its answer
+/// or failure names it.
 ///
 /// Events: rows arrived; content resolved or declined (the app chose not to present it); Notify answered
 /// with an id; Notify failed (`SendFailure`: no server, the server changed, no reply, refused); the gate's
@@ -70,13 +74,26 @@ struct DeliveryPipeline {
         case refused(reason: String)
     }
 
+    /// How many Notifies may await their answers at once, of different apps. A server answers each in
+    /// turn; more in flight would only queue at the server.
+    static let inFlightLimit = 4
+
+    /// A Notify awaiting its answer.
+    struct Sending: Hashable, Sendable {
+        /// The number it was sent under (`notifySent`), counted from 1.
+        let number: UInt64
+        let notification: Notification
+    }
+
     enum Event: Sendable {
         case rowsArrived([OutboxRecord])
         case contentResolved(seq: UInt64, NotificationContent)
         /// The app answered that this occurrence is not to be shown.
         case contentDeclined(seq: UInt64)
-        case notifyAnswered(notificationID: UInt32)
-        case notifyFailed(SendFailure)
+        /// The server answered the Notify sent as `sent` (nil: the oldest in flight) with its id.
+        case notifyAnswered(notificationID: UInt32, sent: UInt64? = nil)
+        /// The Notify sent as `sent` (nil: the oldest in flight) failed.
+        case notifyFailed(SendFailure, sent: UInt64? = nil)
         case gateDeadlineReached
         case retryDeadlineReached(Date)
         /// The wall clock was set: the gate's deadline is armed again from the new clock.
@@ -94,13 +111,13 @@ struct DeliveryPipeline {
         case resolveContent(OutboxRecord)
         /// Say that `row` waits for a server; `waiting` rows are in the outbox.
         case reportKept(OutboxRecord, reason: String, waiting: Int)
-        /// A Notify goes out: its answer is due.
-        case notifySent
+        /// A Notify goes out as number `sent`: its answer is due.
+        case notifySent(UInt64)
         /// Mark the rows as being sent (so the history can say a row sent again may show twice).
         case markSending([OutboxRecord])
         case send(Notification)
-        /// The Notify's answer was acted on (its id is known, or the call failed).
-        case notifySettled
+        /// The answer to the Notify sent as this number was acted on (its id is known, or the call failed).
+        case notifySettled(UInt64)
         /// The server showed `notification` as `notificationID`; its rows left the outbox.
         case recordDelivered(Notification, notificationID: UInt32)
         /// The server refused these rows; they left the outbox.
@@ -114,7 +131,8 @@ struct DeliveryPipeline {
 
     /// Why the next notification does not go now.
     enum Hold: Hashable, Sendable {
-        /// A Notify awaits its answer: the server gets one at a time, in order.
+        /// Notifies await their answers: `inFlightLimit` of them, or one of each app whose notification
+        /// would go next (an app's go one at a time, in order).
         case answerAwaited
         /// The server is not ready (`ServerPresence.readiness`).
         case server(ServerPresence.Readiness)
@@ -156,14 +174,18 @@ struct DeliveryPipeline {
     private(set) var gate: DeliveryGate
     /// The notifications of the current plan still to send, the next one last.
     private var upcoming: [Notification] = []
-    /// The notification whose Notify awaits its answer.
-    private(set) var inFlight: Notification?
+    /// The Notifies awaiting their answers, in the order they were sent.
+    private(set) var inFlight: [Sending] = []
+    /// The number the last Notify was sent under.
+    private var sentCount: UInt64 = 0
     /// When the gate's timer fires (quiet hours end, or the flood-control bucket refills).
     private(set) var gateDeadline: Date?
     /// Set after the server did not answer: nothing is sent before then, unless a new server appears.
     private(set) var retryAt: Date?
     /// Whether the server may be sent to.
     private(set) var server: ServerPresence.Readiness = .waiting
+    /// Whether the outbox was reported kept since the server was last ready (a Notify found none).
+    private var keptReported = false
 
     init(quietHours: QuietHours?, flood: FloodControl, now: Date) {
         gate = DeliveryGate(quietHours: quietHours, flood: flood, now: now)
@@ -201,10 +223,31 @@ struct DeliveryPipeline {
 
     /// Why the next notification does not go now; nil: it goes.
     var hold: Hold? {
-        if inFlight != nil { return .answerAwaited }
+        if inFlight.count >= Self.inFlightLimit { return .answerAwaited }
         if server != .ready { return .server(server) }
         if let retryAt { return .retry(until: retryAt) }
+        if !inFlight.isEmpty {
+            let busy = busyOwners
+            if !upcoming.contains(where: { Self.isFree($0, busy) }) { return .answerAwaited }
+        }
         return nil
+    }
+
+    /// The apps with a Notify in flight.
+    private var busyOwners: Set<String> { Set(inFlight.flatMap { $0.notification.rows.map(\.owner) }) }
+
+    /// Whether `notification` may go now as far as its apps are concerned: none of them is `busy`.
+    private static func isFree(_ notification: Notification, _ busy: Set<String>) -> Bool {
+        busy.isEmpty || !notification.rows.contains { busy.contains($0.owner) }
+    }
+
+    /// Takes the Notify sent as `number` (nil: the oldest) out of flight.
+    private mutating func settle(_ number: UInt64?) -> (UInt64, Notification)? {
+        guard
+            let index = number.map({ number in inFlight.firstIndex { $0.number == number } }) ?? inFlight.indices.first
+        else { return nil }
+        let sending = inFlight.remove(at: index)
+        return (sending.number, sending.notification)
     }
 
     mutating func handle(_ event: Event, _ context: Context) -> [Action] {
@@ -233,22 +276,23 @@ struct DeliveryPipeline {
                 removeFromOutbox([seq])
                 actions.append(.recordSuppressed(row))
             }
-        case .notifyAnswered(let id):
-            guard let notification = inFlight else { return [] }
-            inFlight = nil
+        case .notifyAnswered(let id, let number):
+            guard let (sent, notification) = settle(number) else { return [] }
             // The server's id is recorded before anything else happens.
             actions.append(.recordDelivered(notification, notificationID: id))
             removeFromOutbox(Set(notification.rows.map(\.seq)))
-            actions += [.notifySettled, .statusChanged]
-        case .notifyFailed(let failure):
-            guard let notification = inFlight else { return [] }
-            inFlight = nil
-            actions.append(.notifySettled)
+            actions += [.notifySettled(sent), .statusChanged]
+        case .notifyFailed(let failure, let number):
+            guard let (sent, notification) = settle(number) else { return [] }
+            actions.append(.notifySettled(sent))
             switch failure {
             case .noServer(let reason):
                 // Keep everything, in order, until a server appears: nothing is lost.
                 upcoming = []
                 server = .missing
+                // Another Notify in flight found no server first: everything is reported already.
+                guard !keptReported else { return actions }
+                keptReported = true
                 for row in outbox { actions.append(.reportKept(row, reason: reason, waiting: outbox.count)) }
                 actions.append(.statusChanged)
                 return actions
@@ -256,6 +300,8 @@ struct DeliveryPipeline {
                 upcoming = []
             case .noReply:
                 upcoming = []
+                // Other Notifies in flight to the same server time out with it: one retry for all.
+                guard retryAt == nil else { return actions }
                 let deadline = context.now.addingTimeInterval(Self.retryDelay)
                 retryAt = deadline
                 actions.append(.armRetry(at: deadline))
@@ -274,6 +320,7 @@ struct DeliveryPipeline {
         case .serverReadiness(let readiness):
             // Content is asked for whatever the server's readiness; only sending waits for it.
             server = readiness
+            if readiness == .ready { keptReported = false }
         case .serverAppeared:
             retryAt = nil
             return []
@@ -297,19 +344,21 @@ struct DeliveryPipeline {
                 actions.append(.resolveContent(row))
             }
         }
-        switch hold {
-        case .answerAwaited?, .server?:
-            return actions
-        case .retry?:
-            // The plan is made (and the gate's timer armed) meanwhile; it goes when the retry is due.
-            actions += planIfSpent(context)
-            return actions
-        case nil:
-            actions += planIfSpent(context)
+        guard server == .ready, inFlight.count < Self.inFlightLimit else { return actions }
+        // During a retry the plan is made (and the gate's timer armed) meanwhile; it goes when the retry
+        // is due.
+        actions += planIfSpent(context)
+        guard retryAt == nil else { return actions }
+        // The plan's next notification of an app with nothing in flight: the plan is in order, the next
+        // last.
+        var busy = busyOwners
+        while inFlight.count < Self.inFlightLimit, let index = upcoming.lastIndex(where: { Self.isFree($0, busy) }) {
+            let next = upcoming.remove(at: index)
+            busy.formUnion(next.rows.map(\.owner))
+            sentCount += 1
+            inFlight.append(Sending(number: sentCount, notification: next))
+            actions += [.notifySent(sentCount), .markSending(next.rows), .send(next)]
         }
-        guard let next = upcoming.popLast() else { return actions }
-        inFlight = next
-        actions += [.notifySent, .markSending(next.rows), .send(next)]
         return actions
     }
 
@@ -325,11 +374,12 @@ struct DeliveryPipeline {
         upcoming = []
     }
 
-    /// A new plan from the gate when the last one is spent.
+    /// A new plan from the gate when the last one is spent, of the rows not in flight.
     private mutating func planIfSpent(_ context: Context) -> [Action] {
         guard upcoming.isEmpty else { return [] }
+        let sending = Set(inFlight.flatMap { $0.notification.rows.map(\.seq) })
         let ready = outbox.compactMap { row -> OutboxEntry? in
-            guard let content = row.content else { return nil }
+            guard let content = row.content, !sending.contains(row.seq) else { return nil }
             return OutboxEntry(
                 seq: row.seq, itemID: row.itemID, owner: row.owner, groupID: row.group?.id,
                 occurrence: row.occurrence, content: content)

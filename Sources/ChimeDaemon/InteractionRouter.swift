@@ -255,11 +255,13 @@ struct InteractionRouter: Sendable {
         answersDue += 1
     }
 
-    /// A Notify answer was acted on (its id is known, or the call failed): when no other is due, the
-    /// signals that arrived early are handled now, in the order they came.
+    /// A Notify answer was acted on (its id is known, or the call failed): the signals that arrived early
+    /// are handled again, in the order they came. Those about an id now known go on; while other answers
+    /// are due, those about an id still unknown wait again (several apps' Notifies may be in flight, so
+    /// waiting for none to be due could hold them for as long as the apps keep sending).
     mutating func answerHandled() -> [Action] {
         answersDue -= 1
-        guard answersDue == 0, !earlySignals.isEmpty else { return [] }
+        guard !earlySignals.isEmpty else { return [] }
         let early = earlySignals
         earlySignals = []
         return early.map { .handleAgain($0) }

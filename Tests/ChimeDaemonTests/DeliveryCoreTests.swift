@@ -74,7 +74,10 @@ import Testing
         server + [.rowsArrived(rows)] + rows.indices.map { .notifyAnswered(notificationID: UInt32($0 + 1)) }
     }
 
-    static func sent(_ row: OutboxRecord) -> [Action] { [.markSending([row]), .send(notification(row))] }
+    /// `row` sent as the Notify numbered `number` (counted from 1 in each case).
+    static func sent(_ row: OutboxRecord, as number: UInt64 = 1) -> [Action] {
+        [.markSending([row]), .send(notification(row), sent: number)]
+    }
 
     static func delivered(_ row: OutboxRecord, as id: UInt32) -> Action {
         .recordDelivered(notification(row), notificationID: id, shown: shown(row, as: id))
@@ -134,24 +137,24 @@ import Testing
             ],
             then: [
                 .announceProperties,
-                .answerSettled, .reportKept(r1, reason: noServer, waiting: 2),
+                .answerSettled(sent: 1), .reportKept(r1, reason: noServer, waiting: 2),
                 .reportKept(r2, reason: noServer, waiting: 2), .statusChanged,
                 .forgetPopups([], server: fingerprint(":1.6"), replacingItems: []), .askServer(owner: ":1.6"),
                 .useBodyFormat(.plain), .announceProperties,
-            ] + sent(r1)),
+            ] + sent(r1, as: 2)),
         Case(
             name: "a server that takes the name while a Notify is in flight gets the notification again",
             given: ready() + [.rowsArrived([r1])],
             when: [.serverOwnerChanged(":1.6"), info(":1.6"), .notifyFailed(DBusError(.serviceUnknown, "gone"))],
             then: [
                 .forgetPopups([], server: fingerprint(":1.6"), replacingItems: []), .askServer(owner: ":1.6"),
-                .useBodyFormat(.plain), .announceProperties, .answerSettled,
-            ] + sent(r1)),
+                .useBodyFormat(.plain), .announceProperties, .answerSettled(sent: 1),
+            ] + sent(r1, as: 2)),
         Case(
             name: "a server that does not answer gets the notification again a second later",
             given: ready() + [.rowsArrived([r1])],
             when: [.notifyFailed(DBusError(.noReply, "timeout")), .retryDeadlineReached(t0 + 1)],
-            then: [.answerSettled, .armRetry(at: t0 + 1)] + sent(r1)),
+            then: [.answerSettled(sent: 1), .armRetry(at: t0 + 1)] + sent(r1, as: 2)),
         Case(
             name: "a new server ends the retry at once",
             given: ready() + [.rowsArrived([r1]), .notifyFailed(DBusError(.noReply, "timeout"))],
@@ -159,7 +162,7 @@ import Testing
             then: [
                 .forgetPopups([], server: fingerprint(":1.6"), replacingItems: []), .askServer(owner: ":1.6"),
                 .useBodyFormat(.plain), .announceProperties,
-            ] + sent(r1)),
+            ] + sent(r1, as: 2)),
         Case(
             name: "the server before, answering late what it is, does not make the new one ready",
             given: ready() + [
@@ -186,12 +189,12 @@ import Testing
         Case(
             name: "a Notify late for its answer is said to be; nothing else is sent meanwhile",
             given: ready() + [.rowsArrived([r1, r2])],
-            when: [.answerOverdue, .rowsArrived([r3])],
+            when: [.answerOverdue(sent: 1), .rowsArrived([r3])],
             then: [.warnAnswerOverdue]),
         Case(
             name: "with nothing in flight, an overdue timer says nothing",
             given: shownRows([r1]),
-            when: [.answerOverdue],
+            when: [.answerOverdue(sent: 1)],
             then: []),
     ]
 
@@ -230,8 +233,8 @@ import Testing
             name: "a server that did not say what it can is asked again after its first answer, once",
             given: [.busConnected(id: busID), .serverOwnerChanged(":1.5"), info(":1.5", capabilities: nil)],
             when: [.rowsArrived([r1, r2]), .notifyAnswered(notificationID: 1), .notifyAnswered(notificationID: 2)],
-            then: sent(r1) + [delivered(r1, as: 1), .askServer(owner: ":1.5"), .answerSettled, .statusChanged]
-                + sent(r2) + [delivered(r2, as: 2), .answerSettled, .statusChanged]),
+            then: sent(r1) + [delivered(r1, as: 1), .askServer(owner: ":1.5"), .answerSettled(sent: 1), .statusChanged]
+                + sent(r2, as: 2) + [delivered(r2, as: 2), .answerSettled(sent: 2), .statusChanged]),
         Case(
             name: "bodies go escaped to a server that did not say what it can",
             given: [.busConnected(id: busID), .serverOwnerChanged(":1.5")],
@@ -250,9 +253,9 @@ import Testing
             given: ready() + [.rowsArrived([r1, r2])],
             when: [.serverSignal(.actionInvoked(1, key: "open")), .notifyAnswered(notificationID: 1)],
             then: [
-                delivered(r1, as: 1), .answerSettled, .forward(key: "open", s1, extra: [:], foreground: true),
+                delivered(r1, as: 1), .answerSettled(sent: 1), .forward(key: "open", s1, extra: [:], foreground: true),
                 .statusChanged,
-            ] + sent(r2)),
+            ] + sent(r2, as: 2)),
         Case(
             name: "a closing that came early closes the popup chimed just learnt of, which is forgotten",
             given: ready() + [.rowsArrived([r1])],
@@ -260,7 +263,7 @@ import Testing
                 .serverSignal(.closed(1, reason: 2)), .notifyAnswered(notificationID: 1),
                 .serverSignal(.actionInvoked(1, key: "open")),
             ],
-            then: [delivered(r1, as: 1), .answerSettled, .popupClosed(s1, reason: 2), .statusChanged]),
+            then: [delivered(r1, as: 1), .answerSettled(sent: 1), .popupClosed(s1, reason: 2), .statusChanged]),
         Case(
             name: "early signals are routed one after the other: a Dismiss, then the closing it caused",
             given: ready() + [.rowsArrived([r1])],
@@ -269,7 +272,7 @@ import Testing
                 .notifyAnswered(notificationID: 1),
             ],
             then: [
-                delivered(r1, as: 1), .answerSettled, .carryOut(.dismiss, key: "dismiss", s1), .closePopup(1),
+                delivered(r1, as: 1), .answerSettled(sent: 1), .carryOut(.dismiss, key: "dismiss", s1), .closePopup(1),
                 .popupClosed(s1, reason: 3), .statusChanged,
             ]),
         Case(
@@ -280,17 +283,22 @@ import Testing
                 .notifyAnswered(notificationID: 1),
             ],
             then: [
-                delivered(r1, as: 1), .answerSettled,
+                delivered(r1, as: 1), .answerSettled(sent: 1),
                 .forward(key: "open", s1, extra: ["activation-token": "xdg-1"], foreground: true), .statusChanged,
             ]),
         Case(
-            name: "a question's answer due holds early signals too, until its Notify fails",
+            name: "an early signal goes once the answer naming its id is handled, while another answer is still due",
             given: ready() + [.rowsArrived([r1]), .questionSent, .serverSignal(.actionInvoked(1, key: "open"))],
-            when: [.notifyAnswered(notificationID: 1), .questionNotShown],
+            when: [.notifyAnswered(notificationID: 1)],
             then: [
-                delivered(r1, as: 1), .answerSettled, .statusChanged,
-                .forward(key: "open", s1, extra: [:], foreground: true),
+                delivered(r1, as: 1), .answerSettled(sent: 1),
+                .forward(key: "open", s1, extra: [:], foreground: true), .statusChanged,
             ]),
+        Case(
+            name: "a question's answer due holds an early signal about an id still unknown past another answer",
+            given: ready() + [.questionSent, .serverSignal(.actionInvoked(9, key: "allow")), .rowsArrived([r1])],
+            when: [.notifyAnswered(notificationID: 1), .questionShown(9)],
+            then: [delivered(r1, as: 1), .answerSettled(sent: 1), .statusChanged, .answerQuestion(9, true)]),
         Case(
             name: "a signal before the answer that shows a question is the question's answer",
             given: ready() + [.questionSent, .serverSignal(.actionInvoked(9, key: "allow"))],
@@ -302,7 +310,7 @@ import Testing
             when: [
                 .serverSignal(.actionInvoked(1, key: "open")), .rowsArrived([r1]), .notifyAnswered(notificationID: 1),
             ],
-            then: sent(r1) + [delivered(r1, as: 1), .answerSettled, .statusChanged]),
+            then: sent(r1) + [delivered(r1, as: 1), .answerSettled(sent: 1), .statusChanged]),
     ]
 
     @Test(arguments: earlySignalCases)
@@ -318,7 +326,7 @@ import Testing
             name: "a question answered while a delivery waits for its answer is answered at once",
             given: ready() + [.questionSent, .questionShown(9), .rowsArrived([r1])],
             when: [.serverSignal(.actionInvoked(9, key: "allow")), .notifyAnswered(notificationID: 1)],
-            then: [.answerQuestion(9, true), delivered(r1, as: 1), .answerSettled, .statusChanged]),
+            then: [.answerQuestion(9, true), delivered(r1, as: 1), .answerSettled(sent: 1), .statusChanged]),
         Case(
             name: "a question closed while a delivery waits has no answer",
             given: ready() + [.questionSent, .questionShown(9), .rowsArrived([r1])],
@@ -403,8 +411,8 @@ import Testing
                 .settingsChanged(quietHours: quiet, flood: noFlood), .notifyAnswered(notificationID: 1),
                 .notifyAnswered(notificationID: 2), .rowsArrived([r3]),
             ],
-            then: [delivered(r1, as: 1), .answerSettled, .statusChanged] + sent(r2)
-                + [delivered(r2, as: 2), .answerSettled, .statusChanged, .armGate(at: t0 + 3600)]),
+            then: [delivered(r1, as: 1), .answerSettled(sent: 1), .statusChanged] + sent(r2, as: 2)
+                + [delivered(r2, as: 2), .answerSettled(sent: 2), .statusChanged, .armGate(at: t0 + 3600)]),
         Case(
             name: "settings that end quiet hours release what they held",
             given: ready() + [.settingsChanged(quietHours: quiet, flood: noFlood), .rowsArrived([r1])],
@@ -518,8 +526,8 @@ import Testing
         let sent = core.handle(.notifyFailed(DBusError(.serviceUnknown, "gone")), context: context)
         #expect(
             Self.effects(sent) == [
-                .answerSettled, .markSending([Self.r1]),
-                .send(.single(Self.r1, Self.r1.content!, note: "body body-markup")),
+                .answerSettled(sent: 1), .markSending([Self.r1]),
+                .send(.single(Self.r1, Self.r1.content!, note: "body body-markup"), sent: 2),
             ])
     }
 
@@ -531,20 +539,20 @@ import Testing
                 .log(
                     .error,
                     "the notification server refused a notification: org.freedesktop.DBus.Error.InvalidArgs: bad hint"),
-                .answerSettled,
+                .answerSettled(sent: 1),
                 .recordFailed([Self.r1], reason: "org.freedesktop.DBus.Error.InvalidArgs: bad hint"),
-            ] + Self.sent(Self.r2))
+            ] + Self.sent(Self.r2, as: 2))
         #expect(
             h.handle(.notifyFailed(DBusError(.noReply, "timeout"))) == [
                 .log(.warning, "the notification server did not answer (timeout); trying again in 1 s"),
-                .answerSettled, .armRetry(at: Self.t0 + 1),
+                .answerSettled(sent: 2), .armRetry(at: Self.t0 + 1),
             ])
         _ = h.handle(.retryDeadlineReached(Self.t0 + 1))
         _ = h.handle(.serverOwnerChanged(":1.6"))
         #expect(
             h.handle(.notifyFailed(DBusError(.noReply, "timeout"))) == [
                 .log(.warning, "the notification server went before it answered (timeout); keeping the notification"),
-                .answerSettled,
+                .answerSettled(sent: 3),
             ])
     }
 

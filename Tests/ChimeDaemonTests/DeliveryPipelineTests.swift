@@ -73,30 +73,87 @@ import Testing
         actions.compactMap { if case .resolveContent(let row) = $0 { row.seq } else { nil } }
     }
 
-    // MARK: - One at a time, in order
+    // MARK: - One at a time for each app, in order
 
-    /// One app's long plan (a burst) does not keep another app's notification waiting behind all of it: the
-    /// plan is made again when it comes, and the app served longest ago goes first, so the other app's goes
-    /// next; the burst goes on after, in order, and nothing is lost or sent twice.
-    @Test func anotherAppsNotificationGoesNextNotAfterOneAppsWholeBurst() {
+    static func row(_ seq: UInt64, of owner: String, _ summary: String) -> OutboxRecord {
+        OutboxRecord(
+            seq: seq, itemID: seq, owner: owner, group: nil, occurrence: t0, number: 1, late: false,
+            content: NotificationContent(summary: summary))
+    }
+
+    /// One app's long plan (a burst) does not keep another app's notification waiting behind it: the plan
+    /// is made again when it comes, and the other app's goes at once, while the burst's Notify in flight
+    /// still awaits its answer; the burst goes on after, in order, and nothing is lost or sent twice.
+    @Test func anotherAppsNotificationGoesAtOnceWhileOneAppsBurstIsInFlight() {
         var h = Harness()
-        let burst = (1...20).map { seq in
-            OutboxRecord(
-                seq: UInt64(seq), itemID: UInt64(seq), owner: "org.example.Loud", group: nil, occurrence: Self.t0,
-                number: 1, late: false, content: NotificationContent(summary: "burst \(seq)"))
-        }
+        let burst = (1...20).map { Self.row(UInt64($0), of: "org.example.Loud", "burst \($0)") }
         var sent = Self.sent(h.handle(.rowsArrived(burst)))
         sent += Self.sent(h.answer(1))
         sent += Self.sent(h.answer(2))
         #expect(sent == ["burst 1", "burst 2", "burst 3"])
-        let quiet = OutboxRecord(
-            seq: 21, itemID: 21, owner: "org.example.Quiet", group: nil, occurrence: Self.t0, number: 1, late: false,
-            content: NotificationContent(summary: "quiet"))
-        #expect(Self.sent(h.handle(.rowsArrived([quiet]))).isEmpty, "one Notify at a time")
-        #expect(Self.sent(h.answer(3)) == ["quiet"])
+        let quiet = Self.row(21, of: "org.example.Quiet", "quiet")
+        #expect(Self.sent(h.handle(.rowsArrived([quiet]))) == ["quiet"], "not after burst 3's answer")
+        #expect(h.pipeline.inFlight.map { $0.notification.content.summary } == ["burst 3", "quiet"])
         var rest: [String] = []
-        for id in 4...30 { rest += Self.sent(h.answer(UInt32(id))) }
+        for id in 3...30 { rest += Self.sent(h.answer(UInt32(id))) }
         #expect(rest == (4...20).map { "burst \($0)" })
+        #expect(h.pipeline.outbox.isEmpty && h.pipeline.inFlight.isEmpty)
+    }
+
+    /// Answers come back by the number each Notify was sent under, in any order: each is recorded for its
+    /// own rows, and the app whose answer came sends its next.
+    @Test func eachAnswerSettlesTheNotifyItNames() {
+        var h = Harness()
+        let rows = [
+            Self.row(1, of: "org.example.A", "a1"), Self.row(2, of: "org.example.B", "b1"),
+            Self.row(3, of: "org.example.A", "a2"), Self.row(4, of: "org.example.B", "b2"),
+        ]
+        let first = h.handle(.rowsArrived(rows))
+        #expect(Self.sent(first) == ["a1", "b1"])
+        #expect(first.filter { if case .notifySent = $0 { true } else { false } } == [.notifySent(1), .notifySent(2)])
+        let answered = h.handle(.notifyAnswered(notificationID: 20, sent: 2))
+        #expect(Self.delivered(answered).map(\.seqs) == [[2]])
+        #expect(answered.contains(.notifySettled(2)))
+        #expect(Self.sent(answered) == ["b2"])
+        #expect(h.handle(.notifyAnswered(notificationID: 21, sent: 2)).isEmpty, "answered already")
+        let failed = h.handle(.notifyFailed(.refused(reason: "bad"), sent: 1))
+        #expect(failed.contains(.recordFailed([rows[0]], reason: "bad")))
+        #expect(Self.sent(failed) == ["a2"])
+        #expect(h.pipeline.outbox.map(\.seq) == [3, 4])
+    }
+
+    /// However many apps have something due, no more than `inFlightLimit` Notifies await their answers.
+    @Test func noMoreThanTheLimitAreInFlight() {
+        var h = Harness()
+        let apps = DeliveryPipeline.inFlightLimit + 2
+        let rows = (1...apps).map { Self.row(UInt64($0), of: "org.example.App\($0)", "app \($0)") }
+        #expect(Self.sent(h.handle(.rowsArrived(rows))) == (1...DeliveryPipeline.inFlightLimit).map { "app \($0)" })
+        #expect(h.pipeline.hold == .answerAwaited)
+        #expect(Self.sent(h.answer(1)) == ["app \(DeliveryPipeline.inFlightLimit + 1)"])
+    }
+
+    /// A server that went with several apps' Notifies in flight: each fails, the outbox is reported kept
+    /// once, and everything goes in order to the next server.
+    @Test func severalNotifiesThatFindNoServerKeepEverythingOnce() {
+        var h = Harness()
+        let rows = [Self.row(1, of: "org.example.A", "a"), Self.row(2, of: "org.example.B", "b")]
+        #expect(Self.sent(h.handle(.rowsArrived(rows))) == ["a", "b"])
+        let first = h.handle(.notifyFailed(.noServer(reason: "gone"), sent: 1))
+        #expect(Self.kept(first).map(\.0) == [1, 2])
+        let second = h.handle(.notifyFailed(.noServer(reason: "gone"), sent: 2))
+        #expect(second == [.notifySettled(2)])
+        #expect(Self.sent(h.handle(.serverReadiness(.ready))) == ["a", "b"])
+    }
+
+    /// A server that stops answering: every Notify in flight times out, and one retry follows for all.
+    @Test func severalNotifiesUnansweredMakeOneRetry() {
+        var h = Harness()
+        let rows = [Self.row(1, of: "org.example.A", "a"), Self.row(2, of: "org.example.B", "b")]
+        h.handle(.rowsArrived(rows))
+        #expect(h.handle(.notifyFailed(.noReply, sent: 1)) == [.notifySettled(1), .armRetry(at: Self.t0 + 1)])
+        #expect(h.handle(.notifyFailed(.noReply, sent: 2)) == [.notifySettled(2)])
+        h.now = Self.t0 + 1
+        #expect(Self.sent(h.handle(.retryDeadlineReached(Self.t0 + 1))) == ["a", "b"])
     }
 
     /// Rows of an owner the plan holds already do not make it again (a burst's own rows keep their order).
@@ -136,7 +193,7 @@ import Testing
             Issue.record("nothing sent: \(actions)")
             return
         }
-        #expect(Array(actions.suffix(3).dropLast()) == [.notifySent, .markSending([row])])
+        #expect(Array(actions.suffix(3).dropLast()) == [.notifySent(1), .markSending([row])])
         #expect(notification.replacesID == 7)
         #expect(notification.content.summary == "a")
     }
@@ -150,7 +207,7 @@ import Testing
             return
         }
         #expect(notification.rows.map(\.seq) == [1] && id == 41)
-        #expect(Array(actions[1...2]) == [.notifySettled, .statusChanged])
+        #expect(Array(actions[1...2]) == [.notifySettled(1), .statusChanged])
         #expect(Self.sent(actions) == ["b"])
         #expect(h.pipeline.outbox.map(\.seq) == [2])
     }
@@ -206,7 +263,7 @@ import Testing
         h.handle(.rowsArrived([Self.row(1, "a"), Self.row(2, "b"), Self.row(3, "c")]))
         let reason = "no notification server on the bus (org.freedesktop.DBus.Error.ServiceUnknown)"
         let actions = h.handle(.notifyFailed(.noServer(reason: reason)))
-        #expect(actions.first == .notifySettled)
+        #expect(actions.first == .notifySettled(1))
         #expect(actions.last == .statusChanged)
         #expect(Self.sent(actions) == [])
         #expect(Self.kept(actions).map(\.0) == [1, 2, 3])
@@ -230,7 +287,7 @@ import Testing
         h.now = Self.t0 + 5
         h.handle(.rowsArrived([Self.row(1, "a"), Self.row(2, "b")]))
         let failed = h.handle(.notifyFailed(.noReply))
-        #expect(failed == [.notifySettled, .armRetry(at: Self.t0 + 6)])
+        #expect(failed == [.notifySettled(1), .armRetry(at: Self.t0 + 6)])
         #expect(h.pipeline.hold == .retry(until: Self.t0 + 6))
         #expect(h.pipeline.outbox.map(\.seq) == [1, 2])
         h.now = Self.t0 + 5.5
@@ -270,7 +327,7 @@ import Testing
         var h = Harness()
         h.handle(.rowsArrived([Self.row(1, "a"), Self.row(2, "b")]))
         let actions = h.handle(.notifyFailed(.serverChanged))
-        #expect(actions.first == .notifySettled)
+        #expect(actions.first == .notifySettled(1))
         #expect(Self.sent(actions) == ["a"])
         #expect(Self.kept(actions).isEmpty)
     }
@@ -284,7 +341,7 @@ import Testing
         let actions = h.handle(.notifyFailed(.refused(reason: "org.freedesktop.DBus.Error.InvalidArgs: bad")))
         #expect(
             Array(actions.prefix(2)) == [
-                .notifySettled, .recordFailed([a], reason: "org.freedesktop.DBus.Error.InvalidArgs: bad"),
+                .notifySettled(1), .recordFailed([a], reason: "org.freedesktop.DBus.Error.InvalidArgs: bad"),
             ])
         #expect(Self.sent(actions) == ["b"])
         #expect(h.pipeline.outbox.map(\.seq) == [2])
@@ -446,7 +503,7 @@ import Testing
             let context = DeliveryCore.Context(now: now, timeZone: DeliveryPipelineTests.utc)
             for action in core.handle(event, context: context) {
                 switch action {
-                case .send(let notification): sent.append(notification.content.summary)
+                case .send(let notification, _): sent.append(notification.content.summary)
                 case .askServer(let owner?): asked.append(owner)
                 default: break
                 }
