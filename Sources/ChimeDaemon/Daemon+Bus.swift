@@ -340,15 +340,13 @@ extension Daemon {
             properties: [
                 DBusProperty("Version", type: .string, emitsChangedSignal: false) { .string(ChimeBus.version) },
                 DBusProperty("NotificationServerPresent", type: .boolean, emitsChangedSignal: false) {
-                    [unowned self] in
-                    .boolean(await self.serverOwner != nil)
+                    [unowned self] in self.serverProperty("NotificationServerPresent")
                 },
                 DBusProperty("ServerInformation", type: WireRecord.type, emitsChangedSignal: false) {
-                    [unowned self] in
-                    await self.serverInformationRecord().value
+                    [unowned self] in self.serverProperty("ServerInformation")
                 },
                 DBusProperty("Paused", type: .boolean, emitsChangedSignal: false) { [unowned self] in
-                    .boolean(await self.pausedProperty)
+                    self.serverProperty("Paused")
                 },
             ])
     }

@@ -258,4 +258,6 @@ struct PublishedState: Sendable {
     var phraseDefaults = PhraseDefaults.standard
     /// What `Status` answers (`Daemon.publishStatus`).
     var status = StatusFigures()
+    /// The server properties as last announced (`Daemon.announce`), for `Get`.
+    var serverProperties = Daemon.initialServerProperties
 }

@@ -47,11 +47,32 @@ extension Daemon {
         ])
     }
 
-    /// Emits PropertiesChanged for the values in `values` that differ from what was last announced.
+    /// The server properties before anything is known of a server.
+    static let initialServerProperties: [String: DBusValue] = [
+        "NotificationServerPresent": .boolean(false),
+        "ServerInformation": { () -> WireRecord in
+            var r = WireRecord()
+            r.set("present", false)
+            return r
+        }().value,
+        "Paused": .boolean(false),
+    ]
+
+    /// A server property as last announced, read without visiting the daemon's queue (a `Get` from any
+    /// app is answered from what the daemon published, however busy it is).
+    nonisolated func serverProperty(_ name: String) -> DBusValue {
+        published.withLock { $0.serverProperties[name] } ?? Self.initialServerProperties[name]!
+    }
+
+    /// Publishes the values in `values` for `Get`, and emits PropertiesChanged for those that differ from
+    /// what was last announced.
     func announce(_ values: [String: DBusValue]) {
-        let changed = values.filter { announcedProperties[$0.key] != $0.value }
+        let changed: [String: DBusValue] = published.withLock { state in
+            let changed = values.filter { state.serverProperties[$0.key] != $0.value }
+            state.serverProperties.merge(changed) { $1 }
+            return changed
+        }
         guard !changed.isEmpty, let connection else { return }
-        announcedProperties.merge(changed) { $1 }
         do {
             try connection.emitPropertiesChanged(path: ChimeBus.path, interface: ChimeBus.interface, changed: changed)
         } catch {

@@ -135,8 +135,6 @@ public actor Daemon {
     /// The categories each group file declared when it was last read without error.
     var configCategories: [String: [ActionCategory]] = [:]
     var interaction = InteractionState()
-    /// The server properties as last announced with PropertiesChanged.
-    var announcedProperties: [String: DBusValue] = [:]
     let callers: CallerDirectory
     /// The signals chimed handles, trapped first of all (`trapSignals`), and the task that handles them.
     var signals: UnixSignalsSequence?

@@ -135,9 +135,9 @@ import Testing
         }
     }
 
-    /// The daemon's queue held (by a debug build's test hook, as a long job on it would hold it): `Status`
-    /// and `ListPending` are answered meanwhile, from what the daemon published and from the store, and
-    /// only what changes the daemon's state waits for it.
+    /// The daemon's queue held (by a debug build's test hook, as a long job on it would hold it): `Status`,
+    /// `ListPending` and the properties are answered meanwhile, from what the daemon published and from the
+    /// store, and only what changes the daemon's state waits for it.
     @Test func statusAndListingsAreAnsweredWhileTheDaemonIsBusy() async throws {
         try await Session.run(startChimed: false) { s in
             let fifo = s.bus.directory.appendingPathComponent("hold").path
@@ -176,6 +176,12 @@ import Testing
                 try await HostileAppTests.call(newcomer, "Status", timeout: .seconds(10)).first ?? Self.empty,
                 what: "status")
             #expect(try first.uint32("pending") == 1)
+            // The server's properties, from what the daemon published.
+            let present = try await reader.call(
+                destination: "io.chime.Chime1", path: "/io/chime/Chime1", interface: "org.freedesktop.DBus.Properties",
+                member: "Get", [.string("io.chime.Chime1"), .string("NotificationServerPresent")], timeout: .seconds(10)
+            )
+            #expect(present.first == .variant(.boolean(true)))
             // The Schedule sent meanwhile waits for the daemon.
             #expect(!scheduled.withLock { $0 }, "the daemon's queue was not held")
             close(writer)
