@@ -2,7 +2,7 @@ import ChimeCore
 import Foundation
 
 /// When a notification fires, in any form ChimeKit accepts: a DateBuilder expression
-/// (`Tomorrow().at(hour: 20, minute: 15)`, `EveryMonth(forMonths: 12).first(.friday).at(hour: 20, minute: 15)`,
+/// (`Tomorrow().at(hour: 20, minute: 15)`, `EveryMonth().first(.friday).at(hour: 20, minute: 15)`,
 /// `DateBuilder.Interval(everySeconds: 7200)`), a `CalendarNotificationTrigger` matching date components, or a
 /// `TimeIntervalNotificationTrigger`.
 public protocol NotificationTrigger: Sendable {
@@ -62,7 +62,7 @@ public struct ResolvedTrigger: Hashable, Sendable {
 extension DateBuilder.ResolvedDate: NotificationTrigger {
     /// One moment: `Tomorrow().at(hour: 20, minute: 15)`, `Today().at(hour: 9, minute: 0)`, `ExactlyAt(date)`.
     public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
-        guard let date = date(now: now, systemTimeZone: timeZone) else {
+        guard let date = date(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) else {
             throw ChimeError(.rejected, "the date does not exist (check the day, hour and minute)")
         }
         return ResolvedTrigger(.at(date))
@@ -72,11 +72,16 @@ extension DateBuilder.ResolvedDate: NotificationTrigger {
 extension DateBuilder.ResolvedDates: NotificationTrigger {
     /// A run of days at a time of day: `EveryDay(forDays: 50, starting: .today).at(hour: 9, minute: 0)`.
     public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
-        guard let rule = rule(now: now, systemTimeZone: timeZone) else {
+        guard let rule = rule(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) else {
             throw ChimeError(.rejected, "the rule does not resolve (check its days, time and count)")
         }
         return ResolvedTrigger(.rule(.dateRule(rule), timeZone: nil))
     }
+}
+
+extension DateBuilder {
+    /// Weeks of expressions that name no calendar or locale are laid out as `DateBuilder.calendar` lays them.
+    static var resolvingWeek: WeekStructure { WeekStructure(calendar: calendar) }
 }
 
 extension DateBuilder.Interval: NotificationTrigger {

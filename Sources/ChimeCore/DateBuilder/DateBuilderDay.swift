@@ -25,6 +25,12 @@ extension DateBuilder {
             self.context = context
         }
 
+        /// The local day number `day` as a calendar date.
+        init(localDay day: Int, context: Context) {
+            let local = LocalDateTime(daysSinceEpoch: day)
+            self.init(.exact(year: local.year, month: local.month, day: local.day), context: context)
+        }
+
         /// Today, as seen in the expression's zone at the `now` passed when resolving.
         public static var today: Day { Day(.today) }
         /// The day after today.
@@ -56,15 +62,20 @@ extension DateBuilder {
         }
 
         /// This day at a fixed time of day.
-        public func at(_ time: TimeOfDay) -> ResolvedDate { ResolvedDate(day: self, time: .fixed(time)) }
+        public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> ResolvedDate {
+            ResolvedDate(day: self, time: .fixed(timeOfDay()))
+        }
 
         /// This day at a random time in a range, reproducible from the seed the value carries.
         public func at(_ time: RandomTime) -> ResolvedDate { ResolvedDate(day: self, time: time.spec) }
 
         /// Year, month and day (no time), resolved against `now`; nil when the day does not exist
-        /// (`ExactDay(year: 2021, month: 2, day: 30)`, a fifth friday a month lacks).
-        public func dateComponents(now: Date, systemTimeZone: TimeZone = .current) -> DateComponents? {
-            guard let env = DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone),
+        /// (`ExactDay(year: 2021, month: 2, day: 30)`, a fifth friday a month lacks). Weeks are laid out
+        /// by `defaultWeek` unless the expression names a calendar or locale.
+        public func dateComponents(
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+        ) -> DateComponents? {
+            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let day = resolve(env)
             else { return nil }
             let local = LocalDateTime(daysSinceEpoch: day)

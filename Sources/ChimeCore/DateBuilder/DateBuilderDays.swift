@@ -38,9 +38,11 @@ extension DateBuilder {
 
         /// The days as year/month/day components, lazily, from the first day of the run.
         public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
         ) -> LazyMapSequence<DateRule.LocalOccurrences, DateComponents> {
-            let rule = at(hour: 0, minute: 0).rule(now: now, systemTimeZone: systemTimeZone) ?? DateRule.never
+            let rule =
+                at(hour: 0, minute: 0).rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
+                ?? DateRule.never
             return rule.localOccurrences().lazy.map { DateComponents(year: $0.year, month: $0.month, day: $0.day) }
         }
 

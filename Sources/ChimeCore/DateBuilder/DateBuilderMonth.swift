@@ -45,15 +45,33 @@ extension DateBuilder {
         /// The 28th…31st, whichever ends the month.
         public var lastDay: Day { pick(.lastDay) }
         /// The first `weekday` of the month.
-        public func first(_ weekday: Weekday) -> Day { pick(.weekday(.first, weekday)) }
+        public func first(_ weekday: Week.GregorianWeekday) -> Day { pick(.weekday(.first, weekday.isoWeekday)) }
         /// The last `weekday` of the month.
-        public func last(_ weekday: Weekday) -> Day { pick(.weekday(.last, weekday)) }
-        /// The n-th (or last) `weekday`; does not resolve in months without a fifth one.
-        public func weekday(_ ordinal: Ordinal, _ weekday: Weekday) -> Day { pick(.weekday(ordinal, weekday)) }
+        public func last(_ weekday: Week.GregorianWeekday) -> Day { pick(.weekday(.last, weekday.isoWeekday)) }
         /// Day `n` of the month; does not resolve in months without it.
         public func day(_ n: Int) -> Day { pick(.day(n)) }
-        /// Every day of the month.
-        public var allDays: Days { EveryMonth(forMonths: 1, starting: self).allDays }
+
+        /// The n-th (or, counted from the end, last) `weekday` of the month as it is at `now`, or nil when
+        /// that month has none (a fifth Friday); DateBuilder's `weekday(_:_:)`, with the clock passed in.
+        public func weekday(
+            _ ordinal: Ordinal, _ weekday: Week.GregorianWeekday, now: Date, systemTimeZone: TimeZone
+        ) -> Day? {
+            let day = pick(.weekday(ordinal, weekday.isoWeekday))
+            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: .iso),
+                let resolved = day.resolve(env)
+            else { return nil }
+            return Day(localDay: resolved, context: context)
+        }
+
+        /// Every day of the month as it is at `now`, from the 1st; DateBuilder's `allDays`, with the clock
+        /// passed in. Empty when the month does not resolve.
+        public func allDays(now: Date, systemTimeZone: TimeZone) -> [Day] {
+            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: .iso),
+                let index = resolve(env),
+                let first = DateBuilderMath.firstDay(ofMonth: index)
+            else { return [] }
+            return (0..<DateBuilderMath.daysIn(month: index)).map { Day(localDay: first + $0, context: context) }
+        }
 
         func pick(_ selector: MonthDaySelector) -> Day { Day(.inMonth(self, selector), context: context) }
 

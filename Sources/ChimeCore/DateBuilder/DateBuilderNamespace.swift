@@ -9,8 +9,9 @@ import Foundation
 /// lazily evaluated by `nextOccurrence(after:systemTimeZone:)`.
 ///
 /// Calendar arithmetic is proleptic Gregorian. A calendar or locale set with `.in(calendar:)` /
-/// `.in(locale:)` contributes the week structure (first weekday and weekend); the time zone is set
-/// separately with `.in(timeZone:)` (default: floating).
+/// `.in(locale:)` contributes the week structure (first weekday and weekend); without one, weeks are laid
+/// out as the resolving call says (`defaultWeek:`; ChimeKit's argument-less forms use `DateBuilder.calendar`).
+/// The time zone is set separately with `.in(timeZone:)` (default: floating).
 public enum DateBuilder {
     /// Safety limits on counts, strides and offsets: rules beyond them are rejected instead of risking
     /// integer overflow on values decoded from untrusted JSON.
@@ -27,11 +28,11 @@ extension DateBuilder {
         public var timeZone: RuleTimeZone
         /// Default `endOfGap` / `first`.
         public var dstPolicy: DSTPolicy
-        /// Default ISO 8601 (Monday first, Saturday–Sunday weekend).
-        public var week: WeekStructure
+        /// Default nil: the week structure of the resolving call (`defaultWeek:`, ISO 8601 unless given).
+        public var week: WeekStructure?
 
         public init(
-            timeZone: RuleTimeZone = .floating, dstPolicy: DSTPolicy = .default, week: WeekStructure = .iso
+            timeZone: RuleTimeZone = .floating, dstPolicy: DSTPolicy = .default, week: WeekStructure? = nil
         ) {
             self.timeZone = timeZone
             self.dstPolicy = dstPolicy
@@ -39,11 +40,31 @@ extension DateBuilder {
         }
     }
 
-    /// An ordinal for "the third friday of the month"; `.last` counts from the end.
-    public enum Ordinal: Int, Codable, Hashable, Sendable, CaseIterable {
-        case first = 1
-        case second, third, fourth, fifth
-        case last = -1
+    /// An ordinal for "the third friday of the month": 1…5 count from the start, -1 (`.last`) … -5 from the
+    /// end; other values pick no day. Encoded as its number.
+    public struct Ordinal: Codable, Hashable, Sendable, CaseIterable {
+        public var rawValue: Int
+
+        public static let first = Ordinal(rawValue: 1)
+        public static let second = Ordinal(rawValue: 2)
+        public static let third = Ordinal(rawValue: 3)
+        public static let fourth = Ordinal(rawValue: 4)
+        public static let fifth = Ordinal(rawValue: 5)
+        /// The last one in the month.
+        public static let last = Ordinal(rawValue: -1)
+
+        public static let allCases: [Ordinal] = [.first, .second, .third, .fourth, .fifth, .last]
+
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(Int.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
     }
 }
 
@@ -100,6 +121,15 @@ extension DateBuilderExpression {
     }
 }
 
+extension DateBuilderExpression {
+    /// What the expression resolves in at `now`; nil when its zone is unknown.
+    func environment(
+        now: Date, systemTimeZone: TimeZone, defaultWeek: DateBuilder.WeekStructure
+    ) -> DateBuilderEnvironment? {
+        DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
+    }
+}
+
 /// Everything an expression needs to resolve: the caller's `now`, the zone to read it in, and the
 /// week structure.
 struct DateBuilderEnvironment {
@@ -109,11 +139,13 @@ struct DateBuilderEnvironment {
     /// Today's local day number in `zone`.
     let today: Int
 
-    init?(context: DateBuilder.Context, now: Date, systemTimeZone: TimeZone) {
+    init?(
+        context: DateBuilder.Context, now: Date, systemTimeZone: TimeZone, defaultWeek: DateBuilder.WeekStructure
+    ) {
         guard let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone) else { return nil }
         self.now = now
         self.zone = zone
-        self.week = context.week
+        self.week = context.week ?? defaultWeek
         self.today = WallClock.localDateTime(for: now, in: zone).daysSinceEpoch
     }
 

@@ -9,6 +9,9 @@ extension DateBuilder {
             case instant(Date)
             /// The `now` passed when resolving ("in 10 minutes").
             case now
+            /// A wall-clock date and time in the expression's zone; fields left out start at their lowest
+            /// (month and day 1, time 00:00:00), a missing year does not resolve.
+            case components(DateComponents)
         }
 
         /// Shifts applied in order. Seconds are absolute time; days and months are wall-clock
@@ -37,6 +40,38 @@ extension DateBuilder {
         /// The `now` passed when resolving; `ResolvedDate.now.addingMinutes(10)` is "in 10 minutes".
         public static var now: ResolvedDate { ResolvedDate(base: .now) }
 
+        /// An exact instant, as DateBuilder's `.exact(date)` case.
+        public static func exact(_ date: Date) -> ResolvedDate { ResolvedDate(base: .instant(date)) }
+
+        /// A wall-clock date and time (year … second) in the expression's zone, as DateBuilder's
+        /// `.components(dateComponents)` case. A missing year, an impossible date or time does not resolve.
+        public static func components(_ components: DateComponents) -> ResolvedDate {
+            ResolvedDate(base: .components(components))
+        }
+
+        /// Shifted by every field of `dateComponents` that is set, the largest unit first, as Foundation's
+        /// `Calendar.date(byAdding:to:)`: years and months, then weeks and days, then hours, minutes and
+        /// seconds. Nil when a field cannot be added here (era, quarter, weekday, weekdayOrdinal,
+        /// yearForWeekOfYear).
+        public func adding(dateComponents: DateComponents) -> ResolvedDate? {
+            let c = dateComponents
+            guard c.era == nil, c.quarter == nil, c.weekday == nil, c.weekdayOrdinal == nil,
+                c.yearForWeekOfYear == nil
+            else { return nil }
+            var result = self
+            let months = DateBuilderMath.times(c.year ?? 0, 12).addingReportingOverflow(c.month ?? 0)
+            let weeks = DateBuilderMath.times((c.weekOfYear ?? 0) &+ (c.weekOfMonth ?? 0), 7)
+            let days = weeks.addingReportingOverflow(c.day ?? 0)
+            let seconds = [
+                DateBuilderMath.times(c.hour ?? 0, 3600), DateBuilderMath.times(c.minute ?? 0, 60), c.second ?? 0,
+            ].reduce(0, &+)
+            guard !months.overflow, !days.overflow else { return nil }
+            if months.partialValue != 0 { result = result.adjusted(.months(months.partialValue)) }
+            if days.partialValue != 0 { result = result.adjusted(.days(days.partialValue)) }
+            if seconds != 0 { result = result.adjusted(.seconds(seconds)) }
+            return result
+        }
+
         public func addingSeconds(_ seconds: Int) -> ResolvedDate { adjusted(.seconds(seconds)) }
         public func addingMinutes(_ minutes: Int) -> ResolvedDate {
             adjusted(.seconds(DateBuilderMath.times(minutes, 60)))
@@ -54,14 +89,18 @@ extension DateBuilder {
         }
 
         /// The instant, resolved against `now`; nil when the day does not exist, the time is invalid, or
-        /// the time falls in a DST gap under a `.skip` policy.
-        public func date(now: Date, systemTimeZone: TimeZone = .current) -> Date? {
-            rule(now: now, systemTimeZone: systemTimeZone)?.firstOccurrence(systemTimeZone: systemTimeZone)
+        /// the time falls in a DST gap under a `.skip` policy. Weeks are laid out by `defaultWeek` unless
+        /// the expression names a calendar or locale.
+        public func date(now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
+            rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)?
+                .firstOccurrence(systemTimeZone: systemTimeZone)
         }
 
         /// Year … second of the instant in the expression's zone.
-        public func dateComponents(now: Date, systemTimeZone: TimeZone = .current) -> DateComponents? {
-            guard let date = date(now: now, systemTimeZone: systemTimeZone),
+        public func dateComponents(
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+        ) -> DateComponents? {
+            guard let date = date(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone)
             else { return nil }
             return DateBuilder.components(of: date, in: zone)
@@ -70,8 +109,10 @@ extension DateBuilder {
         /// The schedulable rule (one occurrence). A day-and-time stays a wall-clock rule (a floating
         /// "tomorrow at 20:15" fires at 20:15 in whatever zone the user is in by then); an instant
         /// stays absolute.
-        public func rule(now: Date, systemTimeZone: TimeZone = .current) -> DateRule? {
-            guard let env = DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone),
+        public func rule(
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+        ) -> DateRule? {
+            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let moment = resolveMoment(env)
             else { return nil }
             switch moment {
@@ -102,6 +143,9 @@ extension DateBuilder {
                 moment = .instant(date)
             case .now:
                 moment = .instant(env.now)
+            case .components(let components):
+                guard let local = Self.local(components) else { return nil }
+                moment = .local(local)
             }
             for adjustment in adjustments {
                 switch adjustment {
@@ -127,6 +171,19 @@ extension DateBuilder {
                 }
             }
             return moment
+        }
+
+        /// The wall-clock date and time `components` name, or nil when it does not exist.
+        private static func local(_ c: DateComponents) -> LocalDateTime? {
+            guard let year = c.year, DateBuilder.yearRange.contains(year) else { return nil }
+            let month = c.month ?? 1
+            guard (1...12).contains(month) else { return nil }
+            let day = c.day ?? 1
+            guard (1...LocalDateTime.daysInMonth(year: year, month: month)).contains(day),
+                let seconds = TimeOfDay(hour: c.hour ?? 0, minute: c.minute ?? 0, second: c.second ?? 0).secondsIntoDay
+            else { return nil }
+            return LocalDateTime(
+                daysSinceEpoch: LocalDateTime.days(fromCivil: year, month, day), secondsIntoDay: seconds)
         }
 
         private func instant(of moment: Moment, _ env: DateBuilderEnvironment) -> Date? {

@@ -34,21 +34,29 @@ extension DateBuilder {
 
         /// The occurrences from the first day of the run (including ones before `now`, as DateBuilder
         /// does), lazily; unbounded runs never end, so take a `prefix`.
-        public func dates(now: Date, systemTimeZone: TimeZone = .current) -> DateRule.Occurrences {
-            (rule(now: now, systemTimeZone: systemTimeZone) ?? .never).occurrences(systemTimeZone: systemTimeZone)
+        public func dates(
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+        ) -> DateRule.Occurrences {
+            (rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek) ?? .never)
+                .occurrences(systemTimeZone: systemTimeZone)
         }
 
         /// `dates(now:)` as components in the expression's zone.
         public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
         ) -> LazyMapSequence<DateRule.Occurrences, DateComponents> {
             let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
-            return dates(now: now, systemTimeZone: systemTimeZone).lazy.map { DateBuilder.components(of: $0, in: zone) }
+            return dates(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek).lazy.map {
+                DateBuilder.components(of: $0, in: zone)
+            }
         }
 
         /// The schedulable rule; nil when the expression cannot resolve (an invalid exact date or time).
-        public func rule(now: Date, systemTimeZone: TimeZone = .current) -> DateRule? {
-            guard let env = DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone),
+        /// Weeks are laid out by `defaultWeek` unless the expression names a calendar or locale.
+        public func rule(
+            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+        ) -> DateRule? {
+            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let pattern = days.resolvePattern(env), time.isValid
             else { return nil }
             if let count = days.count, count < 0 { return nil }
@@ -96,7 +104,7 @@ extension DateBuilder {
 
         /// The schedulable rule.
         public func rule(now: Date, systemTimeZone: TimeZone = .current) -> DateRule? {
-            guard let env = DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone),
+            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: .iso),
                 seconds > 0, DateBuilderMath.isSafe(seconds / 3600)
             else { return nil }
             var until: LocalDateTime?

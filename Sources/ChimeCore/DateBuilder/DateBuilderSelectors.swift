@@ -58,10 +58,13 @@ extension DateBuilder {
             case .day(let n):
                 return (1...length).contains(n) ? first + n - 1 : nil
             case .weekday(let ordinal, let weekday):
-                if ordinal == .last {
+                guard Self.isValid(ordinal) else { return nil }
+                if ordinal.rawValue < 0 {
                     let last = first + length - 1
                     let lastWeekday = LocalDateTime(daysSinceEpoch: last).isoWeekday
-                    return last - DateBuilderMath.floorMod(lastWeekday - weekday.rawValue, 7)
+                    let day =
+                        last - DateBuilderMath.floorMod(lastWeekday - weekday.rawValue, 7) + (ordinal.rawValue + 1) * 7
+                    return day >= first ? day : nil
                 }
                 let firstWeekday = LocalDateTime(daysSinceEpoch: first).isoWeekday
                 let day =
@@ -82,8 +85,12 @@ extension DateBuilder {
             switch self {
             case .day(let n), .dayFromEnd(let n): return (1...31).contains(n)
             case .weekdayOfMonth(let n): return n != 0 && (-23...23).contains(n)
+            case .weekday(let ordinal, _): return Self.isValid(ordinal)
             default: return true
             }
         }
+
+        /// A month has at most five of each weekday, counted from either end.
+        static func isValid(_ ordinal: Ordinal) -> Bool { (1...5).contains(abs(ordinal.rawValue)) }
     }
 }

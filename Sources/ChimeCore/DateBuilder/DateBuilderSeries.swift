@@ -20,9 +20,11 @@ extension DateBuilder {
         /// The last day of each week.
         public var lastDay: Days { pick([.lastDay]) }
         /// The given weekday of each week.
-        public func weekday(_ weekday: Weekday) -> Days { pick([.weekday(weekday)]) }
+        public func weekday(_ weekday: Week.GregorianWeekday) -> Days { pick([.weekday(weekday.isoWeekday)]) }
         /// Several weekdays of each week, e.g. `[.monday, .wednesday]`.
-        public func weekdays(_ weekdays: [Weekday]) -> Days { pick(weekdays.map { .weekday($0) }) }
+        public func weekdays(_ weekdays: [Week.GregorianWeekday]) -> Days {
+            pick(weekdays.map { .weekday($0.isoWeekday) })
+        }
         /// The weekend start day of each week (see `Week.weekendStartDay`).
         public var weekendStartDay: Days { pick([.weekendStartDay]) }
         /// The weekend end day of each week (see `Week.weekendEndDay`).
@@ -56,11 +58,13 @@ extension DateBuilder {
         /// The last day of each month.
         public var lastDay: Days { pick([.lastDay]) }
         /// The first `weekday` of each month.
-        public func first(_ weekday: Weekday) -> Days { pick([.weekday(.first, weekday)]) }
+        public func first(_ weekday: Week.GregorianWeekday) -> Days { pick([.weekday(.first, weekday.isoWeekday)]) }
         /// The last `weekday` of each month.
-        public func last(_ weekday: Weekday) -> Days { pick([.weekday(.last, weekday)]) }
+        public func last(_ weekday: Week.GregorianWeekday) -> Days { pick([.weekday(.last, weekday.isoWeekday)]) }
         /// The n-th (or last) `weekday` of each month; months without one are skipped.
-        public func weekday(_ ordinal: Ordinal, _ weekday: Weekday) -> Days { pick([.weekday(ordinal, weekday)]) }
+        public func weekday(_ ordinal: Ordinal, _ weekday: Week.GregorianWeekday) -> Days {
+            pick([.weekday(ordinal, weekday.isoWeekday)])
+        }
         /// Day `n` of each month; months without it are skipped.
         public func day(_ n: Int) -> Days { pick([.day(n)]) }
         /// Several days of each month.

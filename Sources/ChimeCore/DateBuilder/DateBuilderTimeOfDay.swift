@@ -15,6 +15,16 @@ public struct TimeOfDay: Codable, Hashable, Sendable, Comparable, CustomStringCo
         TimeOfDay(hour: hour, minute: minute, second: second)
     }
 
+    /// A time drawn uniformly, to the second, from `[lower, upper)`, now, once (DateBuilder's form); `lower`
+    /// itself when `upper` is not after it or a bound is not a valid time. `Day.at(.randomTime(from:to:))`
+    /// takes `DateBuilder.RandomTime` instead, whose time is drawn again, reproducibly, for each occurrence.
+    @_disfavoredOverload
+    public static func randomTime(from lower: TimeOfDay, to upper: TimeOfDay) -> TimeOfDay {
+        guard let low = lower.secondsIntoDay, let high = upper.secondsIntoDay, high > low else { return lower }
+        let seconds = Int.random(in: low..<high)
+        return TimeOfDay(hour: seconds / 3600, minute: seconds / 60 % 60, second: seconds % 60)
+    }
+
     /// Seconds since midnight, or nil when a field is out of range (hour 0…23, minute and second 0…59).
     public var secondsIntoDay: Int? {
         guard (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }

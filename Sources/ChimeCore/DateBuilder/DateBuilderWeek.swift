@@ -40,7 +40,7 @@ extension DateBuilder {
         /// The seventh day of the week.
         public var lastDay: Day { pick(.lastDay) }
         /// The given weekday of this week.
-        public func weekday(_ weekday: Weekday) -> Day { pick(.weekday(weekday)) }
+        public func weekday(_ weekday: GregorianWeekday) -> Day { pick(.weekday(weekday.isoWeekday)) }
         /// The first day of the first weekend that starts after the week's first midnight (Friday for
         /// he_IL, Saturday for de_DE and en_US; for en_IN, whose single-day weekend is the week's first
         /// day, the next week's Sunday), matching Foundation's `nextWeekend(startingAfter:)`.
@@ -48,8 +48,36 @@ extension DateBuilder {
         /// The last day of that weekend; for en_US (Sunday-first weeks, Saturday–Sunday weekend) this is
         /// the Sunday that starts the next week, as in Foundation's `nextWeekend(startingAfter:)`.
         public var weekendEndDay: Day { pick(.weekendEndDay) }
-        /// The seven days of the week.
-        public var allDays: Days { EveryWeek(forWeeks: 1, starting: self).allDays }
+        /// The seven days of the week, from its first day.
+        public var allDays: [Day] { (0..<7).map { pick(.index($0)) } }
+
+        /// A weekday as Foundation's Gregorian calendar numbers it: 1 is Sunday … 7 is Saturday. Numbers
+        /// outside 1…7 count on around the week (8 is Sunday again, 0 is Saturday).
+        public struct GregorianWeekday: ExpressibleByIntegerLiteral, Codable, Hashable, Sendable {
+            public var rawValue: Int
+
+            public static let sunday: GregorianWeekday = 1
+            public static let monday: GregorianWeekday = 2
+            public static let tuesday: GregorianWeekday = 3
+            public static let wednesday: GregorianWeekday = 4
+            public static let thursday: GregorianWeekday = 5
+            public static let friday: GregorianWeekday = 6
+            public static let saturday: GregorianWeekday = 7
+
+            public typealias IntegerLiteralType = Int
+
+            public init(rawValue: Int) { self.rawValue = rawValue }
+
+            public init(integerLiteral value: Int) { self.rawValue = value }
+
+            /// The same day of the ISO week.
+            public init(_ weekday: Weekday) { self.rawValue = weekday.rawValue % 7 + 1 }
+
+            /// The same day as ISO numbers it (1 is Monday … 7 is Sunday).
+            public var isoWeekday: Weekday {
+                Weekday(rawValue: DateBuilderMath.floorMod(rawValue - 2, 7) + 1) ?? .monday
+            }
+        }
 
         func pick(_ selector: WeekDaySelector) -> Day { Day(.inWeek(self, selector), context: context) }
 

@@ -47,8 +47,8 @@ extension DateBuilder {
         public var lastMonth: Month { month(12) }
         /// Month `n` (1…12) of this year.
         public func month(_ n: Int) -> Month { Month(.inYear(self, n), context: context) }
-        /// The twelve months.
-        public var allMonths: Months { EveryYear(forYears: 1, starting: self).allMonths }
+        /// The twelve months, from January.
+        public var allMonths: [Month] { (1...12).map { month($0) } }
 
         func resolve(_ env: DateBuilderEnvironment) -> Int? {
             guard DateBuilderMath.isSafe(offset) else { return nil }

@@ -68,7 +68,7 @@ private func makeOracleCases(count: Int) -> [DateBuilderOracleCase] {
             var days = EveryWeek(
                 forWeeks: periods, starting: WeekOf(ExactDay(year: year, month: month, day: day)), stride: stride
             )
-            .weekdays(weekdays)
+            .weekdays(weekdays.map(DateBuilder.Week.GregorianWeekday.init))
             if american { days = days.in(locale: Locale(identifier: "en_US")) }
             expression = days.at(time)
             let weekday = LocalDateTime(daysSinceEpoch: startDay).isoWeekday
@@ -99,10 +99,10 @@ private func makeOracleCases(count: Int) -> [DateBuilderOracleCase] {
                 byRule = "BYMONTHDAY=\(n)"
             case 3:
                 let ordinal = DateBuilder.Ordinal.allCases.filter { $0 != .last }[Int.random(in: 0...4, using: &random)]
-                selector = { $0.weekday(ordinal, wd) }
+                selector = { $0.weekday(ordinal, .init(wd)) }
                 byRule = "BYDAY=+\(ordinal.rawValue)\(rruleDays[wd.rawValue - 1])"
             default:
-                selector = { $0.last(wd) }
+                selector = { $0.last(.init(wd)) }
                 byRule = "BYDAY=-1\(rruleDays[wd.rawValue - 1])"
             }
             if yearly {

@@ -140,21 +140,21 @@ let dateBuilderReadmeExamples: [DateBuilderExample] = [
         F.ymd(ThisMonth().addingMonths(5).firstDay)
     },
     DateBuilderExample("ThisMonth().allDays", F.foundationDays(from: "2021-01-01", count: 31)) {
-        F.ymd(ThisMonth().allDays)
+        F.ymd(ThisMonth().allDays(now: F.now, systemTimeZone: F.berlin))
     },
     DateBuilderExample("NextMonth().allDays (28 days)", F.foundationDays(from: "2021-02-01", count: 28)) {
-        F.ymd(NextMonth().allDays)
+        F.ymd(NextMonth().allDays(now: F.now, systemTimeZone: F.berlin))
     },
     DateBuilderExample("ThisMonth().first(.saturday)", ["2021-01-02"]) { F.ymd(ThisMonth().first(.saturday)) },
     DateBuilderExample("ThisMonth().weekday(.third, .friday)", ["2021-01-15"]) {
-        F.ymd(ThisMonth().weekday(.third, .friday))
+        F.ymd(ThisMonth().weekday(.third, .friday, now: F.now, systemTimeZone: F.berlin))
     },
     DateBuilderExample("ThisMonth().last(.friday)", ["2021-01-29"]) { F.ymd(ThisMonth().last(.friday)) },
     DateBuilderExample("ThisMonth().weekday(.fifth, .sunday)", ["2021-01-31"]) {
-        F.ymd(ThisMonth().weekday(.fifth, .sunday))
+        F.ymd(ThisMonth().weekday(.fifth, .sunday, now: F.now, systemTimeZone: F.berlin))
     },
     DateBuilderExample("NextMonth().weekday(.fifth, .sunday) does not exist", ["nil"]) {
-        F.ymd(NextMonth().weekday(.fifth, .sunday))
+        F.ymd(NextMonth().weekday(.fifth, .sunday, now: F.now, systemTimeZone: F.berlin))
     },
     // Year.
     DateBuilderExample("ThisYear().firstMonth.firstDay", ["2021-01-01"]) { F.ymd(ThisYear().firstMonth.firstDay) },

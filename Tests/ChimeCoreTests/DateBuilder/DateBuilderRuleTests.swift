@@ -222,7 +222,7 @@ func dateBuilderRuleNeverFiresQuickly(_ c: DateBuilderNeverCase) throws {
         EveryWeek(starting: .nextWeek).weekendStartDay.at(hour: 9, minute: 0).in(locale: Locale(identifier: "he_IL")),
         EveryYear().lastMonth.lastDay.addingDays(-1).at(hour: 23, minute: 50).in(timeZone: F.berlin)
             .dstPolicy(DSTPolicy(gap: .skip, overlap: .both)),
-        WeekOf(Today()).allDays.at(hour: 7, minute: 0).until(.tomorrow),
+        EveryWeek(forWeeks: 1, starting: WeekOf(Today()), stride: 1).allDays.at(hour: 7, minute: 0).until(.tomorrow),
     ]
     for expression in expressions {
         let data = try JSONEncoder().encode(expression)

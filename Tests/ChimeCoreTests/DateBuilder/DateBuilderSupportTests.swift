@@ -27,6 +27,16 @@ enum DateBuilderFixture {
         [components(value.dateComponents(now: now, systemTimeZone: zone))]
     }
 
+    /// A day that may not exist ("nil" when it does not).
+    static func ymd(_ value: DateBuilder.Day?, zone: TimeZone = berlin) -> [String] {
+        value.map { ymd($0, zone: zone) } ?? ["nil"]
+    }
+
+    /// DateBuilder's lists of days, each resolved.
+    static func ymd(_ value: [DateBuilder.Day], zone: TimeZone = berlin) -> [String] {
+        value.flatMap { ymd($0, zone: zone) }
+    }
+
     static func ymd(_ value: DateBuilder.Days, limit: Int = 400, zone: TimeZone = berlin) -> [String] {
         value.dateComponents(now: now, systemTimeZone: zone).prefix(limit).map(components)
     }

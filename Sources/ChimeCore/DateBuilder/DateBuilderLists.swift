@@ -1,0 +1,142 @@
+import Foundation
+
+// DateBuilder's list forms: a counted `Every…` run is an array of days, weeks, months or years, and each
+// step of a chain maps over it. They are plain values, resolved later like the single forms; the runs that
+// repeat forever or by a stride (`EveryDay().at(…)`) are the lazy `Days`, `Weeks`, `Months` and `Years`.
+
+/// How the members of a counted run are spaced: the n-th of `totalCount` members (from 0) lies
+/// `delayForNumber(n, totalCount)` units (days, weeks, months or years) after the start.
+public struct DelayDistribution: Sendable {
+    public init(delayForNumber: @escaping @Sendable (_ number: Int, _ totalCount: Int) -> Int) {
+        self.delayForNumber = delayForNumber
+    }
+
+    public let delayForNumber: @Sendable (_ number: Int, _ totalCount: Int) -> Int
+
+    /// One unit apart: 0, 1, 2, 3, …
+    public static let normal = DelayDistribution(delayForNumber: { number, _ in number })
+
+    /// One unit apart for the first half, then further and further apart (the gap grows with the square of
+    /// the distance past the half), so a long run reaches further with the same number of members.
+    public static let optimized = DelayDistribution { number, totalCount in
+        let half = totalCount / 2
+        guard number > half else { return number }
+        let shift = number - half
+        return number + shift * shift
+    }
+
+    /// `count` members, the n-th being `addDelay(start, delayForNumber(n, count))`; none when `count` is
+    /// not positive.
+    public func generate<Unit>(count: Int, start: Unit, addDelay: (Unit, Int) -> Unit) -> [Unit] {
+        guard count > 0 else { return [] }
+        return (0..<count).map { addDelay(start, delayForNumber($0, count)) }
+    }
+}
+
+/// `forDays` days from `starting`, spaced by `distribution`.
+public func EveryDay(
+    forDays nextDays: Int, starting startDay: DateBuilder.Day, distribution: DelayDistribution = .normal
+) -> [DateBuilder.Day] {
+    distribution.generate(count: nextDays, start: startDay) { $0.addingDays($1) }
+}
+
+/// `forDays` consecutive days from `starting`, each at `timeOfDay`.
+public func EveryDay(
+    starting day: DateBuilder.Day, forDays days: Int, at timeOfDay: @autoclosure () -> TimeOfDay
+) -> [DateBuilder.ResolvedDate] {
+    EveryDay(forDays: days, starting: day).at(timeOfDay())
+}
+
+/// `forWeeks` weeks from `starting`, spaced by `distribution`.
+public func EveryWeek(
+    forWeeks nextWeeks: Int, starting startWeek: DateBuilder.Week, distribution: DelayDistribution = .normal
+) -> [DateBuilder.Week] {
+    distribution.generate(count: nextWeeks, start: startWeek) { $0.addingWeeks($1) }
+}
+
+/// `forMonths` months from `starting`, spaced by `distribution`.
+public func EveryMonth(
+    forMonths nextMonths: Int, starting startMonth: DateBuilder.Month, distribution: DelayDistribution = .normal
+) -> [DateBuilder.Month] {
+    distribution.generate(count: nextMonths, start: startMonth) { $0.addingMonths($1) }
+}
+
+/// `forYears` years from `starting`, spaced by `distribution`.
+public func EveryYear(
+    forYears nextYears: Int, starting startYear: DateBuilder.Year, distribution: DelayDistribution = .normal
+) -> [DateBuilder.Year] {
+    distribution.generate(count: nextYears, start: startYear) { $0.addingYears($1) }
+}
+
+/// The day `date` falls on, at `timeOfDay`.
+public func DayOf(_ date: Date, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { DayOf(date).at(timeOfDay) }
+
+/// Today at `timeOfDay`.
+public func Today(at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { Today().at(timeOfDay) }
+
+/// Tomorrow at `timeOfDay`.
+public func Tomorrow(at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { AfterToday(days: 1, at: timeOfDay) }
+
+/// `days` days after today, at `timeOfDay`.
+public func AfterToday(days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate {
+    Today().addingDays(days).at(timeOfDay)
+}
+
+/// `days` days after the day `date` falls on, at `timeOfDay`.
+public func After(dayOf date: Date, days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate {
+    AddingDays(days, to: .dayOf(date)).at(timeOfDay)
+}
+
+extension Sequence where Element == DateBuilder.Day {
+    /// Each day shifted by `days`.
+    public func addingDays(_ days: Int) -> [DateBuilder.Day] { map { $0.addingDays(days) } }
+
+    /// Each day at `timeOfDay`, evaluated once per day (so `.randomTime(from:to:)` differs from day to day).
+    public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> [DateBuilder.ResolvedDate] {
+        map { $0.at(timeOfDay()) }
+    }
+
+    /// Each day at a fixed time of day.
+    public func at(hour: Int, minute: Int, second: Int = 0) -> [DateBuilder.ResolvedDate] {
+        at(TimeOfDay(hour: hour, minute: minute, second: second))
+    }
+}
+
+extension Sequence where Element == DateBuilder.Week {
+    /// Each week shifted by `weeks`.
+    public func addingWeeks(_ weeks: Int) -> [DateBuilder.Week] { map { $0.addingWeeks(weeks) } }
+    /// The first day of each week.
+    public var firstDay: [DateBuilder.Day] { map(\.firstDay) }
+    /// The last day of each week.
+    public var lastDay: [DateBuilder.Day] { map(\.lastDay) }
+    /// The given weekday of each week.
+    public func weekday(_ weekday: DateBuilder.Week.GregorianWeekday) -> [DateBuilder.Day] {
+        map { $0.weekday(weekday) }
+    }
+    /// The weekend start day of each week (see `Week.weekendStartDay`).
+    public var weekendStartDay: [DateBuilder.Day] { map(\.weekendStartDay) }
+    /// The weekend end day of each week (see `Week.weekendEndDay`).
+    public var weekendEndDay: [DateBuilder.Day] { map(\.weekendEndDay) }
+}
+
+extension Sequence where Element == DateBuilder.Month {
+    /// Each month shifted by `months`.
+    public func addingMonths(_ months: Int) -> [DateBuilder.Month] { map { $0.addingMonths(months) } }
+    /// The 1st of each month.
+    public var firstDay: [DateBuilder.Day] { map(\.firstDay) }
+    /// The last day of each month.
+    public var lastDay: [DateBuilder.Day] { map(\.lastDay) }
+    /// The first `weekday` of each month.
+    public func first(_ weekday: DateBuilder.Week.GregorianWeekday) -> [DateBuilder.Day] {
+        map { $0.first(weekday) }
+    }
+}
+
+extension Sequence where Element == DateBuilder.Year {
+    /// Each year shifted by `years`.
+    public func addingYears(_ years: Int) -> [DateBuilder.Year] { map { $0.addingYears(years) } }
+    /// January of each year.
+    public var firstMonth: [DateBuilder.Month] { map(\.firstMonth) }
+    /// December of each year.
+    public var lastMonth: [DateBuilder.Month] { map(\.lastMonth) }
+}
