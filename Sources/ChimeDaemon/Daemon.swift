@@ -195,7 +195,7 @@ public actor Daemon {
                 failureTerminationBehavior: .gracefullyShutdownGroup)
         }
         return [
-            part(.store, start: { await self.trapSignals() }, stop: { self.drainStore() }),
+            part(.store, start: { await self.trapSignals() }, stop: { await self.drainStore() }),
             part(.relay, start: { try await self.startRelay() }, stop: { await self.finishRelay() }),
             part(.scheduler, start: { try await self.startScheduler() }, stop: { await self.stopTimers() }),
             part(
@@ -685,10 +685,10 @@ public actor Daemon {
 
     /// Waits for every write asked for so far (the store queue runs them in order), then checkpoints the
     /// database so that its file alone holds everything (a copy of it is a complete backup).
-    private nonisolated func drainStore() {
-        let store = self.store
-        let outcome = storeQueue.sync { Result { try store.checkpoint() } }
-        if case .failure(let error) = outcome {
+    private nonisolated func drainStore() async {
+        do {
+            try await persisted { try $0.checkpoint() }
+        } catch {
             logger.warning("cannot checkpoint the database at stop (\(error)); its -wal file holds the latest changes")
         }
     }

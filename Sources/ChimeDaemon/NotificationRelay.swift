@@ -620,18 +620,21 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
     /// reaps it, for at most the relay's linger limit and a second: a relay left to outlive chimed would
     /// stay a defunct process until the system's init collects it.
     func finish() async {
-        let pid: pid_t = queue.sync {
-            reader?.cancel()
-            reader = nil
-            let (socket, pid) = state.withLock { state in
-                let taken = (state.socket, state.pid)
-                state.socket = -1
-                state.pid = 0
-                state.finished = true
-                return taken
+        // On `queue`, which owns the reader; without blocking the calling thread meanwhile.
+        let pid: pid_t = await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                reader?.cancel()
+                reader = nil
+                let (socket, pid) = state.withLock { state in
+                    let taken = (state.socket, state.pid)
+                    state.socket = -1
+                    state.pid = 0
+                    state.finished = true
+                    return taken
+                }
+                if socket >= 0 { shutdown(socket, Int32(SHUT_WR)) }
+                continuation.resume(returning: socket >= 0 ? pid : 0)
             }
-            if socket >= 0 { shutdown(socket, Int32(SHUT_WR)) }
-            return socket >= 0 ? pid : 0
         }
         guard pid > 0 else { return }
         let status = await Self.reap(pid, waitingAtMost: NotificationRelay.lingerLimit + .seconds(1))
