@@ -158,9 +158,12 @@ extension Daemon {
                 let running = groupSources[GroupKey(owner: "", id: id)] != nil
                 logger.error(
                     "\(error)\(running ? "; group \(id) keeps running as it was" : "; group \(id) not loaded")")
-            case .success(let group):
+            case .success(var group):
                 fileCategories[file] = group.categories
                 let key = GroupKey(owner: group.owner, id: group.id)
+                // The user's switch (`chime group disable`) is kept over the file's edits: the group runs when
+                // its file does not say `enabled = false` and the user has not turned it off.
+                if interaction.groupAuthorizations[key] == .denied { group.settings.enabled = false }
                 if groupSources[key] == .api {
                     logger.error(
                         """

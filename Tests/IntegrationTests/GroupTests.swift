@@ -133,6 +133,25 @@ import Testing
         }
     }
 
+    /// `chime group disable` on a group file's group is the user's switch: an edit of the file changes the
+    /// entries, not the switch; `chime group enable` turns the group on again.
+    @Test func theUsersOffForAGroupFileStaysOffWhenTheFileChanges() async throws {
+        try await Session.run { s in
+            try s.writeGroup(
+                "plants.toml", "[[entry]]\nid = \"water\"\nevery = \"every day at 9:00\"\nsummary = \"A\"\n")
+            try await s.chimed!.waitForStderr(containing: "rescheduled group plants: 1 added")
+            #expect(try await s.chime(["group", "disable", "plants"]).status == 0)
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            try s.writeGroup(
+                "plants.toml", "[[entry]]\nid = \"water\"\nevery = \"every day at 9:00\"\nsummary = \"B\"\n")
+            try await s.chimed!.waitForStderr(containing: "rescheduled group plants: 0 added, 1 changed")
+            #expect(try await s.chimeJSON(["groups"]).first?["enabled"] as? Bool == false)
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            #expect(try await s.chime(["group", "enable", "plants"]).status == 0)
+            #expect(try await s.chimeJSON(["pending"]).map { $0["summary"] as? String } == ["B"])
+        }
+    }
+
     @Test func rescheduleFromTheCommandLineWithADryRunFirst() async throws {
         try await Session.run { s in
             let file = s.bus.directory.appendingPathComponent("standup.toml").path
