@@ -82,8 +82,9 @@ extension Daemon {
     /// Takes the actions kept for `owner` (TakeActions): they are handed over once, and their bytes are
     /// the app's again.
     func takeActions(owner: String) async throws -> (actions: [PendingAction], more: Bool) {
+        let now = clock.now()
         let taken = try await persisted {
-            try $0.takeActions(owner: owner, maximumBytes: ChimeBus.maximumReplyBytes / 2)
+            try $0.takeActions(owner: owner, maximumBytes: ChimeBus.maximumReplyBytes / 2, now: now)
         }
         interaction.storage.keptActionBytes[owner] = taken.keptBytes == 0 ? nil : taken.keptBytes
         return (taken.actions, taken.more)

@@ -26,6 +26,9 @@ public final class ScheduleStore: Sendable {
     public static let shownLimit = 10_000
     /// At most this many actions are kept for one app that is not there to take them; the oldest go.
     public static let keptActionsLimit = 1000
+    /// How long an action is kept for an app that is not there to take it: a response a week old is no
+    /// longer the user's answer to anything, so it is not handed over.
+    public static let keptActionLifetime: TimeInterval = 7 * 86_400
     /// How long a write waits for another process that holds the database locked, in seconds.
     public static let busyTimeout: TimeInterval = 5
     /// How much history is kept: older entries, and the oldest beyond the count, are pruned at open and
@@ -796,9 +799,11 @@ public final class ScheduleStore: Sendable {
 
     /// Keeps an action for an app that is not there, keeping at most `keptActionsLimit` of the app's
     /// actions and at most `maximumBytes` of them (`keptActionSize`): the oldest go first, the newest
-    /// stays. Returns it with its sequence number, and the bytes the app's kept actions take now.
+    /// stays. Any app's actions older than `keptActionLifetime` (from the new one's date) go too. Returns it
+    /// with its sequence number, and the bytes the app's kept actions take now.
     public func queue(_ action: PendingAction, maximumBytes: Int) throws -> (action: PendingAction, keptBytes: Int) {
         try write { db in
+            try Self.forgetExpiredActions(db, owner: nil, now: action.date)
             try db.execute(
                 sql: """
                     INSERT INTO pendingAction (owner, itemID, groupID, entryID, key, userInfo, atUsec)
@@ -836,14 +841,15 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// The actions kept for `owner`, oldest first; they are handed over once and then forgotten. One
-    /// that cannot be read is set aside (see `load()`).
     /// Hands over `owner`'s kept actions, oldest first, as many as fit in `maximumBytes` (one at least), and
     /// forgets them; `more` says whether others wait, and `keptBytes` what those take (`keptActionSize`).
-    public func takeActions(owner: String, maximumBytes: Int = .max) throws -> (
+    /// Those older than `keptActionLifetime` at `now` are forgotten without being handed over. One that
+    /// cannot be read is set aside (see `load()`).
+    public func takeActions(owner: String, maximumBytes: Int = .max, now: Date) throws -> (
         actions: [PendingAction], more: Bool, keptBytes: Int
     ) {
         try write { db in
+            try Self.forgetExpiredActions(db, owner: owner, now: now)
             // The oldest first, as many as fit in `maximumBytes` (one at least); the rest wait for the next call.
             var taken = 0
             var bytes = 0
@@ -892,6 +898,17 @@ public final class ScheduleStore: Sendable {
 
     /// What a kept action takes in a reply besides its user info and names: its item, time and keys.
     static let actionOverheadBytes = 200
+
+    /// Forgets the kept actions (of `owner`, or of every app) older than `keptActionLifetime` at `now`.
+    private static func forgetExpiredActions(_ db: Database, owner: String?, now: Date) throws {
+        let oldest = Time.usec(now.addingTimeInterval(-keptActionLifetime))
+        if let owner {
+            try db.cachedStatement(sql: "DELETE FROM pendingAction WHERE owner = ? AND atUsec < ?")
+                .execute(arguments: [owner, oldest])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM pendingAction WHERE atUsec < ?").execute(arguments: [oldest])
+        }
+    }
 
     // MARK: - Groups
 

@@ -474,9 +474,28 @@ import Testing
             PendingAction(owner: "other", itemID: 4, group: nil, entryID: nil, key: "x", userInfo: [:], date: t0))
         let second = try store.queue(
             PendingAction(owner: "app", itemID: 5, group: nil, entryID: nil, key: "later", userInfo: [:], date: t0 + 1))
-        #expect(try store.takeActions(owner: "app").actions == [first, second])
-        #expect(try store.takeActions(owner: "app").actions.isEmpty)
-        #expect(try store.takeActions(owner: "other").actions.map(\.key) == ["x"])
+        #expect(try store.takeActions(owner: "app", now: t0 + 10).actions == [first, second])
+        #expect(try store.takeActions(owner: "app", now: t0 + 10).actions.isEmpty)
+        #expect(try store.takeActions(owner: "other", now: t0 + 10).actions.map(\.key) == ["x"])
+    }
+
+    /// A kept action older than `keptActionLifetime` is not handed over: a week later it answers nothing. An
+    /// app that never asks loses its old ones when any app's action is kept.
+    @Test func keptActionsExpire() throws {
+        let store = try ScheduleStore()
+        let lifetime = ScheduleStore.keptActionLifetime
+        _ = try store.queue(
+            PendingAction(owner: "app", itemID: 1, group: nil, entryID: nil, key: "old", userInfo: [:], date: t0))
+        let recent = try store.queue(
+            PendingAction(
+                owner: "app", itemID: 2, group: nil, entryID: nil, key: "recent", userInfo: [:], date: t0 + lifetime))
+        #expect(try store.takeActions(owner: "app", now: t0 + lifetime + 1).actions == [recent])
+        _ = try store.queue(
+            PendingAction(owner: "away", itemID: 3, group: nil, entryID: nil, key: "old", userInfo: [:], date: t0))
+        _ = try store.queue(
+            PendingAction(
+                owner: "app", itemID: 4, group: nil, entryID: nil, key: "new", userInfo: [:], date: t0 + lifetime + 1))
+        #expect(try store.takeActions(owner: "away", now: t0).actions.isEmpty, "forgotten when the later one was kept")
     }
 
     /// Actions are handed over in bounded batches, oldest first, so that one reply stays small: what does not
@@ -490,13 +509,13 @@ import Testing
                     owner: "app", itemID: UInt64(index + 1), group: nil, entryID: nil, key: "k\(index)",
                     userInfo: ["text": .string(big)], date: t0 + Double(index)))
         }
-        let first = try store.takeActions(owner: "app", maximumBytes: 2600)
+        let first = try store.takeActions(owner: "app", maximumBytes: 2600, now: t0 + 10)
         #expect(first.actions == Array(queued.prefix(2)))
         #expect(first.more)
-        let second = try store.takeActions(owner: "app", maximumBytes: 10)
+        let second = try store.takeActions(owner: "app", maximumBytes: 10, now: t0 + 10)
         #expect(second.actions == [queued[2]], "one at least, however small the batch")
         #expect(!second.more)
-        #expect(try store.takeActions(owner: "app").actions.isEmpty)
+        #expect(try store.takeActions(owner: "app", now: t0 + 10).actions.isEmpty)
     }
 
     @Test func theDatabaseKeepsEverythingAcrossReopening() throws {

@@ -281,10 +281,10 @@ extension ScheduleStoreTests {
         }
         _ = try store.queue(
             PendingAction(owner: "other", itemID: 1, group: nil, entryID: nil, key: "k", userInfo: [:], date: t0))
-        let kept = try store.takeActions(owner: "app").actions
+        let kept = try store.takeActions(owner: "app", now: t0).actions
         #expect(kept.count == ScheduleStore.keptActionsLimit)
         #expect(kept.first?.itemID == 6)
         #expect(kept.last?.itemID == 1005)
-        #expect(try store.takeActions(owner: "other").actions.count == 1)
+        #expect(try store.takeActions(owner: "other", now: t0).actions.count == 1)
     }
 }
