@@ -229,9 +229,35 @@ extension Daemon {
             }
         } else {
             outcome = "kept for \(shown.owner) until it asks"
+            // Kept first: the store's queue runs in order, so the app that starts finds it.
             keep(key: key, shown: shown, userInfo: userInfo, now: now)
+            startApp(shown.owner, for: key, itemID: shown.itemID)
         }
         persist({ try $0.recordAction(itemID: shown.itemID, key: key, outcome: outcome, now: now) }) { _, _ in }
+    }
+
+    /// Asks the bus to start the app `owner` (D-Bus activation of its name, which its `.service` file,
+    /// or Flatpak's export of it, starts), so that it takes the action kept for it, as an iOS app is
+    /// launched to handle a response. An owner that is no bus name, or a name nothing starts, is left
+    /// alone: the action waits until the app runs.
+    private func startApp(_ owner: String, for key: String, itemID: UInt64) {
+        guard !owner.isEmpty, !owner.hasPrefix(":"), DBusNames.isValidBusName(owner), let connection else { return }
+        let logger = self.logger
+        Task {
+            do {
+                let reply = try await connection.call(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                    interface: "org.freedesktop.DBus", member: "StartServiceByName", [.string(owner), .uint32(0)])
+                // 1: started; 2: it runs already (it takes the action when it asks).
+                if reply.first == .uint32(1) {
+                    logger.info("started \(owner) for its action \(key)", metadata: ["item": "\(itemID)"])
+                }
+            } catch {
+                logger.debug(
+                    "\(owner) cannot be started for its action \(key) (\(error)); it gets it when it runs",
+                    metadata: ["item": "\(itemID)"])
+            }
+        }
     }
 
     /// Keeps an action for an app that is away, within its byte quota: the oldest kept actions go when

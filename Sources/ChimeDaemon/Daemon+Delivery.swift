@@ -368,14 +368,20 @@ extension Daemon {
     ) async -> NotificationContent? {
         guard let connection else { return callback.fallback }
         do {
-            let reply = try await connection.call(
+            var message = DBusMessage.methodCall(
                 destination: callback.busName, path: ContentProviderBus.path, interface: ContentProviderBus.interface,
                 member: ContentProviderBus.makeContent,
-                [
+                body: [
                     .string(row.group?.id ?? ""), .string(entryID), .int64(WireTime.microseconds(row.occurrence)),
                     .uint32(UInt32(clamping: row.number)),
-                ], timeout: .milliseconds(Int64(callback.timeout * 1000)),
-                maximumReplyBytes: ChimeBus.maximumContentReplyBytes)
+                ])
+            // Asked only of an app that runs: the bus is not to start it for each occurrence (an app that is
+            // not running gets the fallback shown, as iOS does not launch an app to ask `willPresent`).
+            message.autoStart = false
+            let reply = try await connection.call(
+                message, timeout: .milliseconds(Int64(callback.timeout * 1000)),
+                maximumReplyBytes: ChimeBus.maximumContentReplyBytes
+            ).body
             guard var value = reply.first else { return callback.fallback }
             if case .dictionary(let key, let type, var entries) = value,
                 let index = entries.firstIndex(where: { $0.key == .string("present") })
@@ -391,6 +397,11 @@ extension Daemon {
             var content = try ContentWire.decode(value, what: "content from \(callback.busName)")
             if content.appName.isEmpty { content.appName = callback.fallback.appName }
             return content
+        } catch let error as DBusError where error.is(.nameHasNoOwner) || error.is(.serviceUnknown) {
+            logger.debug(
+                "\(callback.busName) is not running to make the content; showing the fallback",
+                metadata: ["item": "\(row.itemID)"])
+            return callback.fallback
         } catch {
             logger.warning(
                 "\(callback.busName) did not make the content (\(error)); showing the fallback",

@@ -4,6 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The seeds' two UserNotifications apps as Examples/, run as processes against chimed on a private bus with
 /// python-dbusmock as the server (which the tests make invoke actions): seed 004's repeating "Pizza Time"
 /// with "Stop Repeat" and its end date, and seed 003's notification manager with its two snoozes.
@@ -78,6 +82,51 @@ import Testing
             }
             #expect(app.stdout.contains("Did recieve response: clear.repeat.action on pizza.reminder"), "\(app.stdout)")
             #expect(app.stdout.contains("stopped pizza.reminder"), "\(app.stdout)")
+        }
+    }
+
+    /// An app that has exited is started by an action chosen on its popup, as iOS launches an app to handle
+    /// a response: chimed keeps the action and asks the bus to start the app (D-Bus activation of its name,
+    /// from its `.service` file), and the app's delegate gets the response as it starts.
+    @Test func anExitedAppIsStartedByItsActionAndItsDelegateGetsTheResponse() async throws {
+        try await Session.run { s in
+            let log = s.bus.directory.appendingPathComponent("pizza-started.log")
+            try Data().write(to: log)
+            let executable = Binaries.directory.appendingPathComponent("PizzaTime").path
+            try """
+            [D-BUS Service]
+            Name=\(Self.pizza)
+            Exec=/bin/sh -c 'exec \(executable) --listen 30 --app-id \(Self.pizza) >> \(log.path) 2>&1'
+            """.write(
+                to: s.bus.directory.appendingPathComponent("services/\(Self.pizza).service"), atomically: true,
+                encoding: .utf8)
+            let scheduled = try await Self.run(
+                s, "PizzaTime", appID: Self.pizza,
+                ["--schedule", "--second", String(Self.soonSecond()), "--end-after", "600"])
+            #expect(scheduled.status == 0, "\(scheduled.stdout)")
+            try await s.awaitDelivered(notification: 1)
+            try await s.choose("clear.repeat.action", on: 1)
+            try await Await.condition("the started app stopped the reminder", timeout: .seconds(30), watching: log) {
+                ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("stopped pizza.reminder")
+            }
+            let output = try String(contentsOf: log, encoding: .utf8)
+            #expect(output.contains("Did recieve response: clear.repeat.action on pizza.reminder"), "\(output)")
+            try await InteractionTests.awaitListing(s, ["pending"], "the reminder removed by the started app") {
+                !$0.contains { ($0["group"] as? String) == "request.pizza.reminder" }
+            }
+            try await s.chimed!.waitForStderr(containing: "started \(Self.pizza) for its action clear.repeat.action")
+            // Only the action started it: the occurrence's content was not asked of an app that was not running.
+            #expect(!s.chimed!.stderr.contains("did not make the content"), "\(s.chimed!.stderr)")
+            // The bus started it, so the test stops it, by the process id the bus knows.
+            let bus = try await s.bus.connect()
+            let reply = try await bus.call(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetConnectionUnixProcessID", [.string(Self.pizza)])
+            guard case .uint32(let pid)? = reply.first else { throw TestFailure("no process id for \(Self.pizza)") }
+            #expect(kill(pid_t(pid), SIGTERM) == 0)
+            try await Await.polling("the started app exited") {
+                !FileManager.default.fileExists(atPath: "/proc/\(pid)")
+            }
         }
     }
 
