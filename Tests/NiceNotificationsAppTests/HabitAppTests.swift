@@ -126,8 +126,12 @@ import Testing
             HabitNotifications.describe(LocalNotifications.PermissionResult.allowed.asSchedulingResult) == "scheduled")
     }
 
+    @Test func archivedContentIsNotReadHere() {
+        #expect(NotificationContent(coder: NSKeyedUnarchiver(forReadingWith: Data())) == nil)
+    }
+
     @Test func theAppRunsAgainstChimed() async throws {
-        try await ChimedOnABus.run(appID: Self.appID) { chimed in
+        try await ChimedOnABus.run(appID: Self.appID) { _, _ in
             let log = Recorder<String>()
             HabitNotifications.enableLogging(into: { log.append($0) })
             defer { LocalNotifications.Log.info = { _ in } }
@@ -173,7 +177,31 @@ import Testing
             defer { LocalNotifications.SystemAuthorization.Env.requestAuthorization = saved }
             HabitNotifications.installStubs(added: { _ in }, systemAllows: false)
             #expect(await callBack(HabitNotifications.askTheSystem) == .deniedNow)
-            _ = chimed
+        }
+    }
+
+    @Test func aRescheduleClosesTheNotificationsTheGroupCallsStale() async throws {
+        try await ChimedOnABus.run(appID: Self.appID) { chimed, server in
+            let soon = NotificationsTimeline {
+                UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false).schedule(title: "Stretch")
+                UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false).schedule(title: "Drink water")
+            }
+            let scheduled = await callBack {
+                LocalNotifications.schedule(
+                    timeline: soon, group: "morningRoutine", permissionStrategy: .scheduleIfSystemAllowed,
+                    completion: $0)
+            }
+            #expect(scheduled.isSuccess)
+            try await chimed.waitForStderr(containing: "delivered \"Stretch\"")
+            try await chimed.waitForStderr(containing: "delivered \"Drink water\"")
+            let shown = try await LocalNotifications.client().delivered()
+            let stretch = try #require(shown.first { $0.content.summary == "Stretch" }).notificationID
+            let water = try #require(shown.first { $0.content.summary == "Drink water" }).notificationID
+
+            // The routine says a stretch reminder still shown is stale once it is rescheduled.
+            #expect(await callBack(HabitNotifications.scheduleRoutine))
+            try await server.closeCalls.wait("the stretch reminder closed") { $0.contains(stretch) }
+            #expect(!server.closeCalls.elements.contains(water))
         }
     }
 }
@@ -186,23 +214,29 @@ func callBack<T>(_ call: (@escaping (T) -> Void) -> Void) async -> T {
 /// A private bus with chimed on it and the app allowed by the user; LocalNotifications talks to it as the app
 /// while `body` runs. Both processes are stopped afterwards.
 enum ChimedOnABus {
-    static func run(appID: String, _ body: (ManagedProcess) async throws -> Void) async throws {
+    static func run(appID: String, _ body: (ManagedProcess, MockNotificationServer) async throws -> Void)
+        async throws
+    {
         let bus = try await TestBus.start()
         var chimed: ManagedProcess?
+        var server: MockNotificationServer?
         do {
             let directory = bus.directory
             var environment = bus.environment
             // No sound server is reached from a test.
             environment["PULSE_SERVER"] = "unix:" + directory.appendingPathComponent("no-sound-server").path
+            let observer = try await bus.connect()
+            let mock = try await MockNotificationServer.start(on: bus, observer: observer)
+            server = mock
             let started = try ManagedProcess(
                 binary("chimed"),
                 [
+                    "--log-level", "debug",
                     "--state-dir", directory.appendingPathComponent("state").path, "--config",
                     directory.appendingPathComponent("chime.toml").path, "--groups-dir",
                     directory.appendingPathComponent("groups").path,
                 ], environment: environment, directory: directory)
             chimed = started
-            let observer = try await bus.connect()
             try await bus.waitForName("io.chime.Chime1", using: observer)
             let allow = try ManagedProcess(
                 binary("chime"), ["app", "allow", appID], environment: bus.environment, directory: directory)
@@ -210,15 +244,18 @@ enum ChimedOnABus {
                 throw ChimeError(.rejected, "chime app allow failed: \(allow.stderr)")
             }
             await LocalNotifications.configure(.init(bus: .bus(bus.address), appID: appID))
-            try await body(started)
+            try await body(started, mock)
         } catch {
-            await LocalNotifications.configure(.init())
-            _ = await chimed?.stop()
-            await bus.stop()
+            await stop(chimed, server, bus)
             throw error
         }
+        await stop(chimed, server, bus)
+    }
+
+    static func stop(_ chimed: ManagedProcess?, _ server: MockNotificationServer?, _ bus: TestBus) async {
         await LocalNotifications.configure(.init())
         _ = await chimed?.stop()
+        await server?.stop()
         await bus.stop()
     }
 
