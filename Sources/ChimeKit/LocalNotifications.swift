@@ -144,7 +144,7 @@ public enum LocalNotifications {
     public static func schedule(
         permissionStrategy: PermissionStrategy, group: String? = nil,
         @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry],
-        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         let group = ScheduledGroup(
             groupIdentifier: group ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
@@ -178,7 +178,7 @@ public enum LocalNotifications {
     @discardableResult
     public static func schedule(
         content: UNNotificationContent, at trigger: some NotificationTrigger, permissionStrategy: PermissionStrategy,
-        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         let snapshot = content.mutableCopy() as? UNMutableNotificationContent
         return schedule(
@@ -243,7 +243,7 @@ public enum LocalNotifications {
     /// Replaces the group's whole timeline; `completion(true)` when it was scheduled.
     public static func reschedule(
         group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy,
-        completion: (@Sendable (Bool) -> Void)? = nil
+        completion: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         rescheduleLater(UncheckedBox(group), permissionStrategy, completion)
     }
@@ -276,7 +276,7 @@ public enum LocalNotifications {
     /// Schedules a UserNotifications request as it is; reports the outcome to `completion`.
     public static func directSchedule(
         request: UNNotificationRequest, permissionStrategy: PermissionStrategy,
-        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
     ) {
         submit(completion) { () async throws(ChimeError) in
             try await directSchedule(request: request, permissionStrategy: permissionStrategy)

@@ -190,6 +190,14 @@ enum HabitNotifications {
             request: request, permissionStrategy: .scheduleIfSystemAllowed, completion: completion)
     }
 
+    static func cancel(_ group: LocalNotificationsGroup) {
+        LocalNotifications.remove(group: group)
+    }
+
+    static func refresh(_ group: LocalNotificationsGroup) {
+        LocalNotifications.reschedule(group: group, permissionStrategy: .scheduleIfSystemAllowed)
+    }
+
     static func stopRoutine() {
         LocalNotifications.disable(group: MorningRoutineGroup())
     }
