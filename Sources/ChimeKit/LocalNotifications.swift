@@ -218,6 +218,8 @@ public enum LocalNotifications {
 
     /// Asks the group about each of its notifications still shown, and closes those it says to.
     private static func closeDelivered(of group: some LocalNotificationsGroup) async {
+        // A group made by `schedule { … }` never closes any (the default answer), so nothing is listed for it.
+        if group is ScheduledGroup { return }
         let id = group.groupIdentifier
         guard let client = try? await client(), let shown = try? await client.delivered() else { return }
         let box = UncheckedBox(group)
@@ -338,15 +340,18 @@ public enum LocalNotifications {
         Task { completion((try? await requestPermission(strategy: strategy).isAllowed) ?? false) }
     }
 
-    /// Runs `strategy` for `group` (a fresh one when nil), then `perform` if it allowed, then `completion` with
-    /// the result; chimed not answering counts as `.deniedOnSystemLevel`.
+    /// Runs `strategy` for `group` (a fresh one when nil, forgotten afterwards), then `perform` if it allowed, then
+    /// `completion` with the result; chimed not answering counts as `.deniedOnSystemLevel`.
     public static func withPermission(
         strategy: PermissionStrategy, group: String? = nil, perform: @escaping @Sendable () -> Void,
         completion: @escaping @Sendable (_ isAllowed: PermissionResult) -> Void = { _ in }
     ) {
-        let group = group ?? "permission-\(UUID().uuidString.lowercased())"
         Task {
-            let result = (try? await requestPermission(strategy: strategy, group: group)) ?? .deniedOnSystemLevel
+            let fresh = group == nil ? "permission-\(UUID().uuidString.lowercased())" : nil
+            let result =
+                (try? await requestPermission(strategy: strategy, group: group ?? fresh)) ?? .deniedOnSystemLevel
+            // A fresh group's decision is of no use later; forgetting it keeps the app's stored decisions bounded.
+            if let fresh { try? await center.remove(fresh) }
             if result.isAllowed { perform() }
             completion(result)
         }

@@ -180,6 +180,13 @@ enum HabitNotifications {
         }
     }
 
+    /// Onboarding asks once, for no group in particular.
+    static func onboarding(completion: @escaping (Bool) -> Void) {
+        LocalNotifications.withPermission(strategy: routineStrategy, perform: {}) { result in
+            completion(result.isAllowed)
+        }
+    }
+
     static func sendNow(completion: @escaping (LocalNotifications.SchedulingResult) -> Void) {
         let content = UNMutableNotificationContent()
         content.title = "Nice work"

@@ -159,6 +159,7 @@ import Testing
             #expect(HabitNotifications.describe(tips) == "scheduled" && ran.elements == [true])
 
             #expect(await callBack(HabitNotifications.askTheSystem) == .allowed)
+            #expect(await callBack(HabitNotifications.onboarding))
 
             // Turning the routine off: its decision is stored in chimed, its notifications go.
             HabitNotifications.setRoutineAllowed(false)
