@@ -161,6 +161,12 @@ let package = Package(
         .testTarget(
             name: "SeedSnippetTests", dependencies: ["ChimeKit"], exclude: ["README.md"],
             swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
+        // App code written against NiceNotifications' API, compiled as it was written (Swift 5 mode; no warnings
+        // shown: its non-Sendable completion handlers are passed on to ChimeKit's @Sendable ones) and run against
+        // chimed on a private bus.
+        .testTarget(
+            name: "NiceNotificationsAppTests", dependencies: ["ChimeKit", "TestSupport", "chimed", "chime"],
+            swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
         // DateBuilder's own XCTest file, run against ChimeKit in three zones by scripts/test.sh; Swift 5 mode and
         // no warnings shown, as it was written (its calls discard their results).
         .testTarget(

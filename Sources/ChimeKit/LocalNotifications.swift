@@ -38,12 +38,20 @@ public protocol LocalNotificationsGroup {
     /// Policies for occurrences missed for one cause (`.machineOff`, `.suspended`, `.notRunning`), before
     /// `missedPolicy`; empty by default.
     var missedPolicyByCause: [MissedCause: MissedPolicy] { get }
+    /// Asked, after each successful reschedule, for every notification of the group still shown: `true`
+    /// closes it. Never by default.
+    func __shouldRemoveDeliveredNotification(notification: UNNotification, completion: @escaping (Bool) -> Void)
 }
 
 extension LocalNotificationsGroup {
     public var preferredExecutionContext: LocalNotificationsGroupContextPreference { .mainQueueOnly }
     public var missedPolicy: MissedPolicy? { nil }
     public var missedPolicyByCause: [MissedCause: MissedPolicy] { [:] }
+    public func __shouldRemoveDeliveredNotification(
+        notification: UNNotification, completion: @escaping (Bool) -> Void
+    ) {
+        completion(false)
+    }
 }
 
 /// A group whose timeline is made by async code, for apps written with Swift concurrency.
@@ -136,7 +144,7 @@ public enum LocalNotifications {
     public static func schedule(
         permissionStrategy: PermissionStrategy, group: String? = nil,
         @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry],
-        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         let group = ScheduledGroup(
             groupIdentifier: group ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
@@ -144,6 +152,16 @@ public enum LocalNotifications {
             _ = try await reschedule(group: group, permissionStrategy: permissionStrategy)
         }
         return group
+    }
+
+    /// Schedules a timeline built elsewhere (`NotificationsTimeline(combining: …)`) as a new group; returns the
+    /// group at once and reports the outcome to `completion`.
+    @discardableResult
+    public static func schedule(
+        timeline: NotificationsTimeline, group: String? = nil, permissionStrategy: PermissionStrategy,
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
+    ) -> ScheduledGroup {
+        schedule(permissionStrategy: permissionStrategy, group: group, { timeline.entries }, completion: completion)
     }
 
     /// Schedules one notification at `trigger` (`Tomorrow().at(hour: 20, minute: 15)`).
@@ -160,7 +178,7 @@ public enum LocalNotifications {
     @discardableResult
     public static func schedule(
         content: UNNotificationContent, at trigger: some NotificationTrigger, permissionStrategy: PermissionStrategy,
-        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         let snapshot = content.mutableCopy() as? UNMutableNotificationContent
         return schedule(
@@ -174,22 +192,60 @@ public enum LocalNotifications {
         group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
     ) async throws(ChimeError) -> [EntryChange] {
         let id = group.groupIdentifier
+        Log.info("rescheduling group \(id)")
         guard let strategy = try await permissionStrategy.resolve(group: id) else {
+            Log.info("group \(id): denied on the group level")
             throw ChimeError(
                 .rejected, "deniedOnGroupLevel: the app's asker did not allow group \(id)",
                 dbusName: ChimeBus.ErrorName.permissionDenied)
         }
         let timeline = await timeline(of: group)
-        return try await center.reschedule(
-            id: id, timeline: timeline,
-            settings: GroupSettings(missedPolicy: group.missedPolicy, missedPolicyByCause: group.missedPolicyByCause),
-            strategy: strategy)
+        let changes: [EntryChange]
+        do {
+            changes = try await center.reschedule(
+                id: id, timeline: timeline,
+                settings: GroupSettings(
+                    missedPolicy: group.missedPolicy, missedPolicyByCause: group.missedPolicyByCause),
+                strategy: strategy)
+        } catch {
+            Log.info("group \(id): not scheduled: \(error.message)")
+            throw error
+        }
+        Log.info("group \(id): scheduled \(timeline.entries.count) lines")
+        await closeDelivered(of: group)
+        return changes
+    }
+
+    /// Asks the group about each of its notifications still shown, and closes those it says to.
+    private static func closeDelivered(of group: some LocalNotificationsGroup) async {
+        // A group made by `schedule { … }` never closes any (the default answer), so nothing is listed for it.
+        if group is ScheduledGroup { return }
+        let id = group.groupIdentifier
+        guard let client = try? await client(), let shown = try? await client.delivered() else { return }
+        let box = UncheckedBox(group)
+        var close: [UInt32] = []
+        for notification in shown where notification.group == id {
+            let request = UNNotificationRequest(
+                identifier: UNUserNotificationCenter.identifier(
+                    group: notification.group, entry: notification.entry, item: notification.itemID),
+                content: UNNotificationContent.from(notification.content), trigger: nil)
+            let delivered = UNNotification(
+                date: notification.deliveredAt, request: request, notificationID: notification.notificationID)
+            let yes = await withCheckedContinuation { continuation in
+                let once = OnceFlag()
+                box.value.__shouldRemoveDeliveredNotification(notification: delivered) { yes in
+                    if once.claim() { continuation.resume(returning: yes) }
+                }
+            }
+            if yes { close.append(notification.notificationID) }
+        }
+        if !close.isEmpty { try? await client.closeDelivered(close) }
     }
 
     /// Replaces the group's whole timeline; `completion(true)` when it was scheduled.
     public static func reschedule(
         group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy,
-        completion: (@Sendable (Bool) -> Void)? = nil
+        completion: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         rescheduleLater(UncheckedBox(group), permissionStrategy, completion)
     }
@@ -222,7 +278,7 @@ public enum LocalNotifications {
     /// Schedules a UserNotifications request as it is; reports the outcome to `completion`.
     public static func directSchedule(
         request: UNNotificationRequest, permissionStrategy: PermissionStrategy,
-        completion: (@Sendable (SchedulingResult) -> Void)? = nil
+        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
     ) {
         submit(completion) { () async throws(ChimeError) in
             try await directSchedule(request: request, permissionStrategy: permissionStrategy)
@@ -284,6 +340,23 @@ public enum LocalNotifications {
         Task { completion((try? await requestPermission(strategy: strategy).isAllowed) ?? false) }
     }
 
+    /// Runs `strategy` for `group` (a fresh one when nil, forgotten afterwards), then `perform` if it allowed, then
+    /// `completion` with the result; chimed not answering counts as `.deniedOnSystemLevel`.
+    public static func withPermission(
+        strategy: PermissionStrategy, group: String? = nil, perform: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable (_ isAllowed: PermissionResult) -> Void = { _ in }
+    ) {
+        Task {
+            let fresh = group == nil ? "permission-\(UUID().uuidString.lowercased())" : nil
+            let result =
+                (try? await requestPermission(strategy: strategy, group: group ?? fresh)) ?? .deniedOnSystemLevel
+            // A fresh group's decision is of no use later; forgetting it keeps the app's stored decisions bounded.
+            if let fresh { try? await center.remove(fresh) }
+            if result.isAllowed { perform() }
+            completion(result)
+        }
+    }
+
     /// Whether the group's notifications would be shown now: allowed by the user at both levels.
     public static func currentAuthorizationStatus(
         forGroup group: some LocalNotificationsGroup,
@@ -315,9 +388,55 @@ public enum LocalNotifications {
         public static func getCurrent(_ completion: @escaping @Sendable (Status) -> Void) {
             Task { completion((try? await current()) ?? .undetermined) }
         }
+
+        /// Asks the user for the app's consent unless they said no before (`.deniedPreviously`, not asked
+        /// again): `.allowed` or `.deniedNow`. Goes through `Env`, as NiceNotifications does; `options` are
+        /// passed on (the desktop asks one question for all of them).
+        public static func authorizeWithSystem(
+            options: UNAuthorizationOptions = [.alert, .badge, .sound],
+            _ completion: @escaping @Sendable (Result<Status, any Error>) -> Void
+        ) {
+            Env.getNotificationSettings { settings in
+                switch settings.authorizationStatus {
+                case .authorized, .notDetermined:
+                    Env.requestAuthorization(options) { isAllowed, error in
+                        if let error { return completion(.failure(error)) }
+                        completion(.success(isAllowed ? .allowed : .deniedNow))
+                    }
+                case .denied: completion(.success(.deniedPreviously))
+                default: completion(.success(.undetermined))
+                }
+            }
+        }
+
+        /// The UserNotifications calls `authorizeWithSystem` makes; replaceable (in tests).
+        public enum Env {
+            private static let settings = Replaceable<(@escaping (UNNotificationSettings) -> Void) -> Void> {
+                completion in
+                let box = UncheckedBox(completion)
+                UNUserNotificationCenter.current().getNotificationSettings { box.value($0) }
+            }
+            private static let authorization = Replaceable<
+                (UNAuthorizationOptions, @escaping (Bool, (any Error)?) -> Void) -> Void
+            > { options, completion in
+                let box = UncheckedBox(completion)
+                UNUserNotificationCenter.current().requestAuthorization(options: options) { box.value($0, $1) }
+            }
+
+            public static var getNotificationSettings: (@escaping (UNNotificationSettings) -> Void) -> Void {
+                get { settings.value }
+                set { settings.value = newValue }
+            }
+            public static var requestAuthorization:
+                (UNAuthorizationOptions, @escaping (Bool, (any Error)?) -> Void) -> Void
+            {
+                get { authorization.value }
+                set { authorization.value = newValue }
+            }
+        }
     }
 
-    /// A group's permission: whether it is enabled.
+    /// A group's permission: whether it is enabled. Kept in chimed, not in `UserDefaults` (see `Env`).
     public enum GroupLevelAuthorization {
         public typealias Status = GroupAuthorization
 
@@ -339,6 +458,43 @@ public enum LocalNotifications {
         /// The status, or `.notAsked` when chimed cannot be asked.
         public static func getCurrent(forGroup group: String, completion: @escaping @Sendable (Status) -> Void) {
             Task { completion((try? await current(forGroup: group)) ?? .notAsked) }
+        }
+
+        /// Stores the group's decision in chimed, after the calls made before it. chimed keeps one switch per
+        /// group: disallowing turns the group off as `disable(group:)` does (nothing of it stays pending);
+        /// allowing turns it on, except a group the user turned off.
+        public static func setIsAllowed(_ isAllowed: Bool, forGroup groupIdentifier: String) {
+            Log.info("group \(groupIdentifier): auth updated to isAllowed - \(isAllowed)")
+            submit(nil) { () async throws(ChimeError) in
+                try await center.setEnabled(groupIdentifier, isAllowed)
+            }
+        }
+
+        /// The key NiceNotifications stores a group's decision under in `UserDefaults`; chimed keeps the
+        /// decision here, so nothing is stored under it.
+        public static func _userDefaultsKey(forGroup groupIdentifier: String) -> String {
+            "___np_local_notifications_app_permission_group:\(groupIdentifier)"
+        }
+
+        /// NiceNotifications' `UserDefaults` access for group decisions. chimed keeps the decisions here, so
+        /// ChimeKit never calls these; they are kept so code that replaces them compiles.
+        public enum Env {
+            private static let read = Replaceable<(String) -> Any?> { UserDefaults.standard.object(forKey: $0) }
+            private static let write = Replaceable<(Any?, String) -> Void> { UserDefaults.standard.set($0, forKey: $1) }
+
+            public static var valueForKey: (String) -> Any? {
+                get { read.value }
+                set { read.value = newValue }
+            }
+            public static var setValue: (Any?, String) -> Void {
+                get { write.value }
+                set { write.value = newValue }
+            }
+
+            public static func setUserDefaults(_ userDefaults: UserDefaults) {
+                valueForKey = { userDefaults.object(forKey: $0) }
+                setValue = { userDefaults.set($0, forKey: $1) }
+            }
         }
     }
 
@@ -384,6 +540,15 @@ extension LocalNotifications {
 
         public var isAllowed: Bool { self == .allowed }
         public var isDenied: Bool { !isAllowed }
+
+        /// The scheduling result a scheduling call reports for it.
+        public var asSchedulingResult: SchedulingResult {
+            switch self {
+            case .allowed: .scheduledSuccesfully
+            case .deniedOnGroupLevel: .deniedOnGroupLevel
+            case .deniedOnSystemLevel: .deniedOnSystemLevel
+            }
+        }
     }
 
     /// Both levels at once, for a group.
@@ -431,25 +596,32 @@ extension LocalNotifications {
             case ifAlreadyAllowed
         }
 
-        /// The group level.
-        public enum GroupLevel: Sendable {
+        /// The group level. (`@unchecked Sendable`: of the group in `.ifAllowed(other:)` only its identifier is
+        /// read, once, when the strategy is resolved.)
+        public enum GroupLevel: @unchecked Sendable {
             /// Store the group as allowed (overwriting a denial), then go on.
             case allowAutomatically
             /// Go on if the group is allowed; otherwise ask (as the mode permits), store the answer, go on if yes.
             case askPermission(AskPermissionMode, ApplicationLevelPermissionAsker)
             /// Go on only if the group was allowed before.
             case ifAlreadyAllowed
-            /// Go on only if the other group (by identifier) is allowed.
-            case ifAllowedGroup(String)
+            /// Go on only if the other group is allowed.
+            case ifAllowed(other: any LocalNotificationsGroup)
             /// Skip the group level, leaving its stored decision alone.
             case bypass
 
             public typealias AskPermissionMode = ChimeCore.AskPermissionMode
 
-            /// Go on only if the other group is allowed.
-            public static func ifAllowed(other: some LocalNotificationsGroup) -> GroupLevel {
-                .ifAllowedGroup(other.groupIdentifier)
+            /// Go on only if the group with this identifier is allowed.
+            public static func ifAllowedGroup(_ groupIdentifier: String) -> GroupLevel {
+                .ifAllowed(other: NamedGroup(groupIdentifier: groupIdentifier))
             }
+        }
+
+        /// A group known by its identifier only, for `ifAllowedGroup(_:)`.
+        struct NamedGroup: LocalNotificationsGroup {
+            let groupIdentifier: String
+            func getTimeline(completion: @escaping (NotificationsTimeline) -> Void) { completion(.empty) }
         }
 
         /// The strategy as chimed evaluates it, or nil when an app-side asker said no. An asker with a
@@ -460,7 +632,7 @@ extension LocalNotifications {
             switch groupLevel {
             case .allowAutomatically: level = .allowAutomatically
             case .ifAlreadyAllowed: level = .ifAlreadyAllowed
-            case .ifAllowedGroup(let other): level = .ifAllowed(otherGroup: other)
+            case .ifAllowed(let other): level = .ifAllowed(otherGroup: other.groupIdentifier)
             case .bypass: level = .bypass
             case .askPermission(let mode, let asker):
                 switch asker.kind {
@@ -524,6 +696,19 @@ extension LocalNotifications {
                     title: title, message: message, allowLabel: yesActionTitle, denyLabel: noActionTitle))
         }
 
+        /// chimed's question with these texts. There is no view controller to present an alert on here;
+        /// `vc` is not used.
+        public static func alert(
+            on vc: Any, title: String?, message: String?, noActionTitle: String, yesActionTitle: String
+        ) -> ApplicationLevelPermissionAsker {
+            alert(
+                title: title ?? PermissionPrompt.defaultTitle, message: message ?? PermissionPrompt.defaultMessage,
+                noActionTitle: noActionTitle, yesActionTitle: yesActionTitle)
+        }
+
+        /// chimed's question in English; `vc` is not used.
+        public static func defaultAlert(on vc: Any) -> ApplicationLevelPermissionAsker { defaultAlert }
+
         /// Asks (for a custom asker: runs it).
         public func askPermission(completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
             switch kind {
@@ -531,6 +716,79 @@ extension LocalNotifications {
             case .prompt: completion(.failure(ChimeError(.rejected, "chimed asks this question itself")))
             }
         }
+    }
+}
+
+// MARK: - Log and Env
+
+extension LocalNotifications {
+    /// Where ChimeKit reports what it does with groups (rescheduling, denials, results); silent by default.
+    public enum Log {
+        private static let sink = Replaceable<(Any) -> Void> { _ in }
+
+        public static var info: (Any) -> Void {
+            get { sink.value }
+            set { sink.value = newValue }
+        }
+    }
+
+    /// The UserNotifications calls NiceNotifications routes through, replaceable (in tests); by default the
+    /// `UNUserNotificationCenter.current()` methods. ChimeKit sends a group's timeline to chimed whole, so its own
+    /// calls do not go through them.
+    public enum Env {
+        private static let add = Replaceable<(UNNotificationRequest, (((any Error)?) -> Void)?) -> Void> {
+            request, completion in
+            let box = UncheckedBox(completion)
+            UNUserNotificationCenter.current().add(request) { box.value?($0) }
+        }
+        private static let removeDelivered = Replaceable<([String]) -> Void>(
+            UNUserNotificationCenter.current().removeDeliveredNotifications(withIdentifiers:))
+        private static let removePending = Replaceable<([String]) -> Void>(
+            UNUserNotificationCenter.current().removePendingNotificationRequests(withIdentifiers:))
+        private static let pending = Replaceable<(@escaping ([UNNotificationRequest]) -> Void) -> Void> {
+            completion in
+            let box = UncheckedBox(completion)
+            UNUserNotificationCenter.current().getPendingNotificationRequests { box.value($0) }
+        }
+        private static let delivered = Replaceable<(@escaping ([UNNotification]) -> Void) -> Void> { completion in
+            let box = UncheckedBox(completion)
+            UNUserNotificationCenter.current().getDeliveredNotifications { box.value($0) }
+        }
+
+        public static var addNotificationRequest: (UNNotificationRequest, (((any Error)?) -> Void)?) -> Void {
+            get { add.value }
+            set { add.value = newValue }
+        }
+        public static var removeDeliveredNotifications: ([String]) -> Void {
+            get { removeDelivered.value }
+            set { removeDelivered.value = newValue }
+        }
+        public static var removePendingNotificationRequests: ([String]) -> Void {
+            get { removePending.value }
+            set { removePending.value = newValue }
+        }
+        public static var getPendingNotificationRequests: (@escaping ([UNNotificationRequest]) -> Void) -> Void {
+            get { pending.value }
+            set { pending.value = newValue }
+        }
+        public static var getDeliveredNotifications: (@escaping ([UNNotification]) -> Void) -> Void {
+            get { delivered.value }
+            set { delivered.value = newValue }
+        }
+    }
+}
+
+/// A value any thread may read or replace (`Log.info`, the `Env` calls).
+final class Replaceable<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 
@@ -712,4 +970,9 @@ final class CallOrder: @unchecked Sendable {
 final class UncheckedBox<T>: @unchecked Sendable {
     var value: T
     init(_ value: T) { self.value = value }
+}
+
+extension GroupAuthorization {
+    /// Whether the group is allowed.
+    public var isAllowed: Bool { self == .allowed }
 }

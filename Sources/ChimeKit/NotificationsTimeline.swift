@@ -23,6 +23,24 @@ public struct NotificationsTimeline: Sendable {
 
     public init(@NotificationsTimelineBuilder _ build: () -> [Entry]) { self.entries = build() }
 
+    /// The lines, as NiceNotifications names them (the same as `entries`).
+    public var requests: [LocalNotifications.NotificationRequest] {
+        get { entries }
+        set { entries = newValue }
+    }
+
+    /// A timeline of these lines, as NiceNotifications names it.
+    public init(requests: [LocalNotifications.NotificationRequest]) { self.entries = requests }
+
+    /// The lines of every timeline, in order (timelines built from parts).
+    public init(combining timelines: NotificationsTimeline...) { self.init(combining: timelines) }
+
+    /// The lines of every timeline, in order.
+    public init(combining timelines: [NotificationsTimeline]) { self.entries = timelines.flatMap(\.entries) }
+
+    /// No lines: rescheduling a group with it leaves nothing of the group pending.
+    public static var empty: NotificationsTimeline { NotificationsTimeline(entries: []) }
+
     /// One line of a timeline: a trigger and its content; what `.schedule(...)` returns.
     public struct Entry: Sendable {
         /// The entry's id in its group (`entry-N` by position when not given). Keep ids stable: an entry
@@ -34,13 +52,15 @@ public struct NotificationsTimeline: Sendable {
         public var category: String?
         /// Each occurrence shown again while nobody reacts to it (`escalate(every:times:)`).
         public var escalation: Escalation?
+        /// The content's `targetContentIdentifier` (`withTargetContentIdentifier(_:)`), over the content's own.
+        public var targetContentIdentifier: String?
 
         enum Content: Sendable {
             case fixed(ChimeCore.NotificationContent)
             /// The same, as UserNotifications content: sent to chimed as it is when the timeline is scheduled.
             case fixedContent(UNNotificationContent)
-            /// Made per occurrence, from its fire date; nil means no notification that time.
-            case made(@Sendable (Date) async -> UNMutableNotificationContent?)
+            /// Made per occurrence; nil means no notification that time.
+            case made(@Sendable (LocalNotifications.Trigger) async -> UNMutableNotificationContent?)
         }
 
         init(trigger: any NotificationTrigger, content: Content) {
@@ -74,6 +94,48 @@ public struct NotificationsTimeline: Sendable {
 
         /// The same entry showing the actions of `categoryIdentifier`, as NiceNotifications names it.
         public func withCategory(_ categoryIdentifier: String) -> Entry { category(categoryIdentifier) }
+
+        /// The same entry whose content has this `targetContentIdentifier` (handed back with its responses;
+        /// desktops have no windows of an app to bring forward by it).
+        public func withTargetContentIdentifier(_ targetContentIdentifier: String) -> Entry {
+            var copy = self
+            copy.targetContentIdentifier = targetContentIdentifier
+            return copy
+        }
+
+        /// The line's trigger as the parts scheduled: itself, or each member of a trigger set (with its
+        /// identifier). The parts' triggers are what content makers are asked for.
+        func parts(now: Date, timeZone: TimeZone) throws(ChimeError) -> [(
+            suffix: String?, resolved: ResolvedTrigger, occurrence: @Sendable (Date) -> LocalNotifications.Trigger
+        )] {
+            guard let set = trigger as? LocalNotifications.NotificationTriggerSet else {
+                let line = trigger
+                return [
+                    (
+                        nil, try line.resolve(now: now, timeZone: timeZone),
+                        { LocalNotifications.Trigger($0, line: line, timeZone: timeZone) }
+                    )
+                ]
+            }
+            var seen: Set<String> = []
+            var parts: [(String?, ResolvedTrigger, @Sendable (Date) -> LocalNotifications.Trigger)] = []
+            for member in set.triggers where seen.insert(member.identifier.rawValue).inserted {
+                // A one-off member already past schedules nothing, as in NiceNotifications.
+                if !member.rawTrigger.repeats, member.nextTriggerDate <= now { continue }
+                let resolved = try LocalNotifications.NotificationTriggerSet.resolve(
+                    member, now: now, timeZone: timeZone)
+                parts.append(
+                    (
+                        member.identifier.rawValue, resolved,
+                        { date in
+                            var occurrence = member
+                            occurrence.nextTriggerDate = date
+                            return occurrence
+                        }
+                    ))
+            }
+            return parts
+        }
     }
 
     /// The timeline as chimed's entries, evaluated at `now`: closures are called for each occurrence up to
@@ -86,51 +148,89 @@ public struct NotificationsTimeline: Sendable {
         var refreshBy: Date?
         var seen: Set<String> = []
         for (index, entry) in entries.enumerated() {
-            let id = entry.identifier ?? "entry-\(index + 1)"
-            guard seen.insert(id).inserted else {
-                throw ChimeError(.rejected, "two timeline entries have the id \"\(id)\"; ids must be unique in a group")
+            let lineID = entry.identifier ?? "entry-\(index + 1)"
+            guard seen.insert(lineID).inserted else {
+                throw ChimeError(
+                    .rejected, "two timeline entries have the id \"\(lineID)\"; ids must be unique in a group")
             }
-            let resolved = try entry.trigger.resolve(now: now, timeZone: timeZone)
             var fixed: ChimeCore.NotificationContent?
             switch entry.content {
             case .fixed(let content): fixed = content
             case .fixedContent(let content): fixed = try LocalNotifications.fixedContent(content)
             case .made: break
             }
-            switch entry.content {
-            case .fixed, .fixedContent:
-                guard let content = fixed else { continue }
-                result.append(
-                    TimelineEntry(
-                        id: id, trigger: resolved.trigger, content: .fixed(content),
-                        category: entry.category ?? content.category,
-                        endDate: resolved.endDate, maximumOccurrences: resolved.count, escalation: entry.escalation))
-            case .made(let make):
-                let end = now.addingTimeInterval(horizon)
-                let dates = try resolved.occurrences(after: now, until: end, limit: limit, timeZone: timeZone)
-                for date in dates {
-                    guard let made = await make(date) else { continue }
-                    let content = try LocalNotifications.fixedContent(made)
+            for part in try entry.parts(now: now, timeZone: timeZone) {
+                let id = part.suffix.map { "\(lineID).\($0)" } ?? lineID
+                let resolved = part.resolved
+                switch entry.content {
+                case .fixed, .fixedContent:
+                    guard let content = fixed.map({ entry.targeted($0) }) else { continue }
                     result.append(
                         TimelineEntry(
-                            id: "\(id).\(Int64(date.timeIntervalSince1970))", trigger: .at(date),
-                            content: .fixed(content), category: entry.category ?? content.category,
+                            id: id, trigger: resolved.trigger, content: .fixed(content),
+                            category: entry.category ?? content.category,
+                            endDate: resolved.endDate, maximumOccurrences: resolved.count,
                             escalation: entry.escalation))
-                }
-                // Refresh when the horizon ends or the last materialised occurrence is near, whichever is first.
-                if case .rule = resolved.trigger {
-                    let until = dates.count == limit ? dates.last ?? end : end
-                    refreshBy = min(refreshBy ?? until, until)
+                case .made(let make):
+                    let end = now.addingTimeInterval(horizon)
+                    let dates = try resolved.occurrences(after: now, until: end, limit: limit, timeZone: timeZone)
+                    for date in dates {
+                        guard let made = await make(part.occurrence(date)) else { continue }
+                        let content = entry.targeted(try LocalNotifications.fixedContent(made))
+                        // A one-off set member keeps its own id; a line's occurrences are named by their date.
+                        let occurrenceID =
+                            part.suffix != nil && dates.count == 1 && !isRule(resolved)
+                            ? id : "\(id).\(Int64(date.timeIntervalSince1970))"
+                        result.append(
+                            TimelineEntry(
+                                id: occurrenceID, trigger: .at(date),
+                                content: .fixed(content), category: entry.category ?? content.category,
+                                escalation: entry.escalation))
+                    }
+                    // A one-off beyond the horizon is made when a refresh brings it within.
+                    if case .at(let date) = resolved.trigger, date > end { refreshBy = min(refreshBy ?? end, end) }
+                    // Refresh when the horizon ends or the last materialised occurrence is near, whichever is first.
+                    if isRule(resolved) {
+                        let until = dates.count == limit ? dates.last ?? end : end
+                        refreshBy = min(refreshBy ?? until, until)
+                    }
                 }
             }
         }
         return (result, refreshBy)
     }
+
+    private func isRule(_ resolved: ResolvedTrigger) -> Bool {
+        if case .rule = resolved.trigger { return true }
+        return false
+    }
 }
+
+extension NotificationsTimeline.Entry {
+    /// The content with the line's `targetContentIdentifier`, when it has one.
+    func targeted(_ content: ChimeCore.NotificationContent) -> ChimeCore.NotificationContent {
+        guard let targetContentIdentifier else { return content }
+        var copy = content
+        copy.hints[UNNotificationContent.targetHint] = .string(targetContentIdentifier)
+        return copy
+    }
+}
+
+/// NiceNotifications' name for the timeline builder (`@TimelineBuilder`).
+public typealias TimelineBuilder = NotificationsTimelineBuilder
 
 /// Builds a timeline from `.schedule(...)` lines, with `if`, `if`/`else` and `for` allowed.
 @resultBuilder
 public enum NotificationsTimelineBuilder {
+    /// A line, as NiceNotifications' `TimelineBuilder` names it.
+    public typealias Expression = LocalNotifications.NotificationRequest
+    /// Lines, as NiceNotifications' `TimelineBuilder` names them.
+    public typealias Component = [LocalNotifications.NotificationRequest]
+
+    /// A line that may be nil (`optionalLine`), which adds nothing when it is.
+    public static func buildExpression(_ entry: NotificationsTimeline.Entry?) -> [NotificationsTimeline.Entry] {
+        entry.map { [$0] } ?? []
+    }
     public static func buildExpression(_ entry: NotificationsTimeline.Entry) -> [NotificationsTimeline.Entry] {
         [entry]
     }
@@ -145,6 +245,9 @@ public enum NotificationsTimelineBuilder {
     }
     public static func buildEither(first: [NotificationsTimeline.Entry]) -> [NotificationsTimeline.Entry] { first }
     public static func buildEither(second: [NotificationsTimeline.Entry]) -> [NotificationsTimeline.Entry] { second }
+    public static func buildBlock(_ component: [NotificationsTimeline.Entry]) -> [NotificationsTimeline.Entry] {
+        component
+    }
     public static func buildArray(_ parts: [[NotificationsTimeline.Entry]]) -> [NotificationsTimeline.Entry] {
         parts.flatMap { $0 }
     }
@@ -189,14 +292,14 @@ extension NotificationTrigger {
     public func schedule(with maker: @escaping @Sendable (LocalNotifications.Trigger) -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { date in maker(LocalNotifications.Trigger(date)) })
+        NotificationsTimeline.Entry(trigger: self, content: .made { trigger in maker(trigger) })
     }
 
     /// Content made for each occurrence from its fire date; nil skips that occurrence.
     public func schedule(with maker: @escaping @Sendable (_ nextTriggerDate: Date) -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { date in maker(date) })
+        NotificationsTimeline.Entry(trigger: self, content: .made { trigger in maker(trigger.nextTriggerDate) })
     }
 
     /// Content made asynchronously for each occurrence; nil skips that occurrence.
@@ -210,7 +313,7 @@ extension NotificationTrigger {
     public func schedule(with maker: @escaping @Sendable (Date) async -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made(maker))
+        NotificationsTimeline.Entry(trigger: self, content: .made { trigger in await maker(trigger.nextTriggerDate) })
     }
 
     /// Content made by a maker that calls back with it, from the occurrence's trigger; only the first call
@@ -224,7 +327,7 @@ extension NotificationTrigger {
     ) -> NotificationsTimeline.Entry {
         NotificationsTimeline.Entry(
             trigger: self,
-            content: .made { date in await Self.callBack { asyncMaker(LocalNotifications.Trigger(date), $0) } })
+            content: .made { trigger in await Self.callBack { asyncMaker(trigger, $0) } })
     }
 
     /// Content made by a maker that calls back with it, from the occurrence's fire date.
@@ -235,7 +338,8 @@ extension NotificationTrigger {
             ) -> Void
     ) -> NotificationsTimeline.Entry {
         NotificationsTimeline.Entry(
-            trigger: self, content: .made { date in await Self.callBack { asyncMaker(date, $0) } })
+            trigger: self, content: .made { trigger in await Self.callBack { asyncMaker(trigger.nextTriggerDate, $0) } }
+        )
     }
 
     /// Content made by a maker that calls back with it, as `makeRandomQuote(completion:)` does.
@@ -258,19 +362,6 @@ extension NotificationTrigger {
 }
 
 extension LocalNotifications {
-    /// One occurrence a content maker is asked for.
-    public struct Trigger: Sendable {
-        /// When it fires.
-        public var nextTriggerDate: Date
-        /// An identifier of the occurrence, unique in its entry.
-        public var identifier: String
-
-        init(_ date: Date) {
-            nextTriggerDate = date
-            identifier = String(Int64(date.timeIntervalSince1970))
-        }
-    }
-
     /// A line of a timeline, as NiceNotifications names it.
     public typealias NotificationRequest = NotificationsTimeline.Entry
 }

@@ -237,6 +237,9 @@ public final class NotificationContent: UNMutableNotificationContent, @unchecked
     {
         NotificationContent(title: title, subtitle: subtitle, body: body, sound: nil)
     }
+
+    /// NiceNotifications' archive initialiser; content is not archived here, so it always fails.
+    public required init?(coder: NSCoder) { return nil }
 }
 
 /// How much a notification may interrupt: mapped to the freedesktop urgency.

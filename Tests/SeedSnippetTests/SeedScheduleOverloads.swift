@@ -15,7 +15,7 @@ func overloads() -> [LocalNotifications.NotificationRequest] {
     }
     func asyncByTrigger(
         _ trigger: LocalNotifications.Trigger, _ completion: @escaping (UNMutableNotificationContent?) -> Void
-    ) { completion(NotificationContent(title: trigger.identifier)) }
+    ) { completion(NotificationContent(title: trigger.identifier.rawValue)) }
     func asyncByDate(_ nextTriggerDate: Date, _ completion: @escaping (UNMutableNotificationContent?) -> Void) {
         completion(NotificationContent(title: "\(nextTriggerDate)"))
     }
