@@ -8,6 +8,8 @@ extension UNNotificationContent {
     static let threadHint = "x-chime-thread-id"
     /// The hint that carries `targetContentIdentifier`.
     static let targetHint = "x-chime-target-content-id"
+    /// The hint that carries `filterCriteria`.
+    static let filterHint = "x-chime-filter-criteria"
 
     /// The content as chimed takes it. An empty title makes the body the summary, as a server has no
     /// notification without one.
@@ -45,6 +47,7 @@ extension UNNotificationContent {
         if !f.categoryIdentifier.isEmpty { content.category = f.categoryIdentifier }
         if !f.threadIdentifier.isEmpty { content.hints[Self.threadHint] = .string(f.threadIdentifier) }
         if let target = f.targetContentIdentifier { content.hints[Self.targetHint] = .string(target) }
+        if let criteria = f.filterCriteria { content.hints[Self.filterHint] = .string(criteria) }
         if let image = f.attachments.first(where: \.isImage) {
             content.hints["image-path"] = .string(image.url.absoluteString)
         }
@@ -74,6 +77,7 @@ extension UNNotificationContent {
         f.categoryIdentifier = content.category ?? ""
         if case .string(let thread)? = content.hints[threadHint] { f.threadIdentifier = thread }
         if case .string(let target)? = content.hints[targetHint] { f.targetContentIdentifier = target }
+        if case .string(let criteria)? = content.hints[filterHint] { f.filterCriteria = criteria }
         if case .string(let image)? = content.hints["image-path"], let url = URL(string: image), url.isFileURL {
             f.attachments = [UNNotificationAttachment(restoring: "image", url: url)]
         }
