@@ -1,0 +1,142 @@
+import ChimeKit
+import DBusKit
+import Foundation
+import TestSupport
+import Testing
+
+/// UserNotifications' calls beyond adding and listing requests, against chimed on a private bus: the
+/// badge, errors matched by code, the settings, critical sounds, attachment options and `filterCriteria`.
+@Suite(.serialized) struct UserNotificationsAPITests {
+    @Test func setBadgeCountSetsTheCountOnTheAppsLauncherIcon() async throws {
+        try await Session.run { s in
+            let (updates, subscription) = try await LauncherEntryTests.listen(s)
+            defer { subscription.cancel() }
+            try await ChimeKitTests.withKit(s) {
+                let center = UNUserNotificationCenter.current()
+                try await center.setBadgeCount(4)
+                try await updates.wait("the badge of 4") { $0.count == 1 }
+                #expect(
+                    updates.elements[0]
+                        == LauncherEntryTests.Update(
+                            path: "/io/chime/LauncherEntry", appURI: "application://\(ChimeKitTests.appID).desktop",
+                            count: 4, visible: true))
+
+                // The completion-handler form; 0 clears the count.
+                let error = await withCheckedContinuation { (done: CheckedContinuation<String?, Never>) in
+                    center.setBadgeCount(0) { done.resume(returning: $0.map { "\($0)" }) }
+                }
+                #expect(error == nil)
+                try await updates.wait("the cleared badge") { $0.count == 2 }
+                #expect(updates.elements[1].count == 0 && updates.elements[1].visible == false)
+
+                do {
+                    try await center.setBadgeCount(-1)
+                    Issue.record("a negative badge count was taken")
+                } catch UNError.badgeInputInvalid {
+                } catch {
+                    Issue.record("a negative badge count failed otherwise: \(error)")
+                }
+                #expect(updates.elements.count == 2)
+            }
+        }
+    }
+
+    @Test func anAppTheUserDeniedCatchesNotificationsNotAllowed() async throws {
+        try await Session.run { s in
+            let denied = try await s.chime(["app", "deny", "org.example.Denied"])
+            #expect(denied.status == 0, "\(denied)")
+            try await ChimeKitTests.withKit(s, appID: "org.example.Denied", allowed: false) {
+                let center = UNUserNotificationCenter.current()
+                var caught: UNError?
+                do {
+                    try await center.add(
+                        UNNotificationRequest(identifier: "x", content: NotificationContent(title: "X"), trigger: nil))
+                } catch UNError.notificationsNotAllowed {
+                    caught = UNError(.notificationsNotAllowed)
+                } catch {
+                    Issue.record("add failed otherwise: \(error)")
+                }
+                #expect(caught != nil)
+                do {
+                    try await center.setBadgeCount(1)
+                    Issue.record("a denied app set its badge")
+                } catch UNError.notificationsNotAllowed {}
+                let settings = await center.notificationSettings()
+                #expect(settings.authorizationStatus == .denied)
+                #expect(settings.alertStyle == UNAlertStyle.none && settings.alertSetting == .disabled)
+                #expect(await center.pendingNotificationRequests().isEmpty)
+            }
+        }
+    }
+
+    @Test func settingsSayWhatTheDesktopOffers() async throws {
+        try await Session.run { s in
+            try await ChimeKitTests.withKit(s) {
+                let center = UNUserNotificationCenter.current()
+                let granted = try await center.requestAuthorization(options: [.alert, .providesAppNotificationSettings])
+                #expect(granted)
+                let settings = await center.notificationSettings()
+                #expect(settings.authorizationStatus == .authorized)
+                #expect(settings.alertStyle == .banner && settings.showPreviewsSetting == .always)
+                #expect(settings.soundSetting == .enabled && settings.badgeSetting == .enabled)
+                #expect(settings.criticalAlertSetting == .enabled)
+                #expect(settings.timeSensitiveSetting == .disabled && settings.scheduledDeliverySetting == .disabled)
+                #expect(settings.carPlaySetting == .notSupported && settings.announcementSetting == .notSupported)
+                #expect(settings.directMessagesSetting == .notSupported)
+                #expect(settings.providesAppNotificationSettings)
+                #expect(!center.supportsContentExtensions)
+            }
+        }
+    }
+
+    @Test func aCriticalSoundFilterCriteriaAndAHintedAttachmentReachTheServer() async throws {
+        try await Session.run { s in
+            let picture = s.bus.directory.appendingPathComponent("picture")
+            try Data([0x89, 0x50, 0x4E, 0x47]).write(to: picture)
+            try await ChimeKitTests.withKit(s) {
+                let center = UNUserNotificationCenter.current()
+                // A file whose name does not say its type is refused unless the type is hinted, as on iOS.
+                do {
+                    _ = try UNNotificationAttachment(identifier: "p", url: picture)
+                    Issue.record("an attachment of unknown type was taken")
+                } catch UNError.attachmentUnrecognizedType {}
+                let content = UNMutableNotificationContent()
+                content.title = "Wake up"
+                content.sound = .defaultCriticalSound(withAudioVolume: 0.5)
+                content.filterCriteria = "work"
+                content.attachments = [
+                    try UNNotificationAttachment(
+                        identifier: "p", url: picture,
+                        options: [UNNotificationAttachmentOptionsTypeHintKey: "public.png"])
+                ]
+                try await center.add(UNNotificationRequest(identifier: "alarm", content: content, trigger: nil))
+                try await s.server!.notifyCalls.wait("the alarm's Notify") { $0.contains { $0.summary == "Wake up" } }
+                let call = try #require(s.server!.notifyCalls.elements.first { $0.summary == "Wake up" })
+                #expect(call.hints["urgency"] == .byte(2))
+                #expect(call.hints["sound-name"] == .string("alarm-clock-elapsed"))
+                #expect(call.hints["image-path"] == .string(picture.absoluteString))
+                #expect(call.hints["x-chime-filter-criteria"] == .string("work"))
+
+                // A hidden thumbnail sends no image; the volume is kept with the sound, not sent.
+                let quiet = UNMutableNotificationContent()
+                quiet.title = "Later"
+                quiet.attachments = [
+                    try UNNotificationAttachment(
+                        identifier: "p", url: picture,
+                        options: [
+                            UNNotificationAttachmentOptionsTypeHintKey: "public.png",
+                            UNNotificationAttachmentOptionsThumbnailHiddenKey: true,
+                        ])
+                ]
+                quiet.filterCriteria = "home"
+                try await center.add(
+                    UNNotificationRequest(
+                        identifier: "later", content: quiet,
+                        trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+                let pending = try #require(try await LocalNotifications.client().pending(content: true).first)
+                #expect(pending.content?.hints["image-path"] == nil)
+                #expect(pending.content?.hints["x-chime-filter-criteria"] == .string("home"))
+            }
+        }
+    }
+}
