@@ -238,7 +238,7 @@ open class UNNotificationAction: NSObject, @unchecked Sendable {
         if options.contains(.authenticationRequired) { set.insert(.authenticationRequired) }
         if options.contains(.destructive) { set.insert(.destructive) }
         if options.contains(.foreground) { set.insert(.foreground) }
-        return CategoryAction(id: identifier, title: title, options: set)
+        return CategoryAction(id: identifier, title: title, options: set, icon: icon?.iconName)
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
@@ -339,7 +339,15 @@ public final class UNNotificationCategory: NSObject, @unchecked Sendable {
     /// The category as chimed registers it: a click on the notification (the specification's `default`
     /// action, which chimed adds) is reported to the delegate as `UNNotificationDefaultActionIdentifier`.
     var actionCategory: ActionCategory {
-        ActionCategory(id: identifier, actions: actions.map(\.categoryAction), defaultAction: "default")
+        let category = ActionCategory(
+            id: identifier, actions: actions.map(\.categoryAction), defaultAction: "default")
+        guard category.actions.contains(where: { $0.icon != nil }), (try? category.validate()) == nil else {
+            return category
+        }
+        // Icons chimed cannot use (not icon names, or two actions alike) are left out rather than the category.
+        var plain = category
+        for i in plain.actions.indices { plain.actions[i].icon = nil }
+        return (try? plain.validate()) == nil ? category : plain
     }
 
     public override func isEqual(_ object: Any?) -> Bool {

@@ -139,4 +139,62 @@ import Testing
             }
         }
     }
+
+    /// A category whose actions all have icons, shown by a server with and without `action-icons`.
+    static func showIconedCategory(_ s: Session) async throws -> (
+        call: MockNotificationServer.Call, responder: ChimeKitTests.Responder
+    ) {
+        let center = UNUserNotificationCenter.current()
+        let responder = ChimeKitTests.Responder()
+        center.delegate = responder
+        center.setNotificationCategories([
+            UNNotificationCategory(
+                identifier: "mail",
+                actions: [
+                    UNNotificationAction(
+                        identifier: "archive", title: "Archive",
+                        icon: UNNotificationActionIcon(templateImageName: "mail-archive")),
+                    UNNotificationAction(
+                        identifier: "delete", title: "Delete", options: .destructive,
+                        icon: UNNotificationActionIcon(systemImageName: "trash")),
+                ], intentIdentifiers: [])
+        ])
+        let content = UNMutableNotificationContent()
+        content.title = "New mail"
+        content.categoryIdentifier = "mail"
+        try await center.add(UNNotificationRequest(identifier: "mail", content: content, trigger: nil))
+        try await s.server!.notifyCalls.wait("the mail's Notify") { $0.contains { $0.summary == "New mail" } }
+        return (try #require(s.server!.notifyCalls.elements.first { $0.summary == "New mail" }), responder)
+    }
+
+    @Test func actionIconsAreShownAsIconsWhereTheServerHasThemAndComeBackAsTheActions() async throws {
+        try await Session.run(capabilities: "actions action-icons body persistence") { s in
+            try await ChimeKitTests.withKit(s) {
+                defer { UNUserNotificationCenter.current().delegate = nil }
+                let (call, responder) = try await Self.showIconedCategory(s)
+                // Keys and labels alternate; with `action-icons` the keys are the icons' names.
+                #expect(call.actions == ["default", "Open", "mail-archive", "Archive", "user-trash", "Delete"])
+                #expect(call.hints["action-icons"] == .boolean(true))
+                try await s.awaitDelivered(notification: 1)
+                try await s.choose("user-trash", on: 1)
+                try await responder.responses.wait(forCount: 1, timeout: .seconds(10))
+                #expect(responder.responses.elements[0].actionIdentifier == "delete")
+            }
+        }
+    }
+
+    @Test func actionIconsAreTitlesWhereTheServerHasNone() async throws {
+        try await Session.run(capabilities: "actions body persistence") { s in
+            try await ChimeKitTests.withKit(s) {
+                defer { UNUserNotificationCenter.current().delegate = nil }
+                let (call, responder) = try await Self.showIconedCategory(s)
+                #expect(call.actions == ["default", "Open", "archive", "Archive", "delete", "Delete"])
+                #expect(call.hints["action-icons"] == nil)
+                try await s.awaitDelivered(notification: 1)
+                try await s.choose("archive", on: 1)
+                try await responder.responses.wait(forCount: 1, timeout: .seconds(10))
+                #expect(responder.responses.elements[0].actionIdentifier == "archive")
+            }
+        }
+    }
 }
