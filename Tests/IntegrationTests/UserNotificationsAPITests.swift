@@ -57,6 +57,14 @@ import Testing
                     Issue.record("add failed otherwise: \(error)")
                 }
                 #expect(caught != nil)
+                // As with Apple's bridged errors, it is an NSError of UNErrorDomain with Apple's code.
+                do {
+                    try await center.add(
+                        UNNotificationRequest(identifier: "y", content: NotificationContent(title: "Y"), trigger: nil))
+                } catch {
+                    let ns = error as NSError
+                    #expect(ns.domain == UNErrorDomain && ns.code == 1, "\(ns)")
+                }
                 do {
                     try await center.setBadgeCount(1)
                     Issue.record("a denied app set its badge")
