@@ -8,6 +8,8 @@ extension UNNotificationContent {
     static let threadHint = "x-chime-thread-id"
     /// The hint that carries `targetContentIdentifier`.
     static let targetHint = "x-chime-target-content-id"
+    /// The hint that carries a critical sound's volume (chimed plays the sound at it).
+    static let volumeHint = "x-chime-sound-volume"
     /// The hint that carries `filterCriteria`.
     static let filterHint = "x-chime-filter-criteria"
 
@@ -30,6 +32,7 @@ extension UNNotificationContent {
                 content.sound = sound.name.rawValue
             }
             if sound.isCritical { content.urgency = .critical }
+            if let volume = sound.audioVolume { content.hints[Self.volumeHint] = .double(Double(volume)) }
         } else {
             content.hints["suppress-sound"] = .boolean(true)
         }
@@ -63,13 +66,17 @@ extension UNNotificationContent {
         f.body = content.body
         f.appName = content.appName
         f.icon = content.icon
+        var volume: Float?
+        if case .double(let asked)? = content.hints[volumeHint] { volume = Float(asked) }
         if case .string(let file)? = content.hints["sound-file"] {
-            f.sound = UNNotificationSound(name: UNNotificationSoundName(file), isCritical: content.urgency == .critical)
+            f.sound = UNNotificationSound(
+                name: UNNotificationSoundName(file), isCritical: content.urgency == .critical, audioVolume: volume)
         } else if let name = content.sound {
             f.sound =
                 name == UNNotificationSound.default.name.rawValue && content.urgency != .critical
                 ? .default
-                : UNNotificationSound(name: UNNotificationSoundName(name), isCritical: content.urgency == .critical)
+                : UNNotificationSound(
+                    name: UNNotificationSoundName(name), isCritical: content.urgency == .critical, audioVolume: volume)
         }
         if content.urgency == .low { f.interruptionLevel = .passive }
         if content.urgency == .critical { f.interruptionLevel = .critical }

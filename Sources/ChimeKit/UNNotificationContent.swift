@@ -12,8 +12,9 @@ public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable
     /// True for the critical sounds, which also make the notification critical (it stays until dismissed,
     /// and its sound is heard while the server's do-not-disturb is on). A desktop addition.
     public let isCritical: Bool
-    /// The volume a critical sound was asked for, 0 to 1 (a desktop addition). The desktop plays every
-    /// notification sound at the sound server's volume for event sounds, so it is kept, not applied.
+    /// The volume a critical sound was asked for, 0 to 1 (a desktop addition): chimed plays the sound that
+    /// much quieter than the sound server's volume for event sounds (0: no sound); a server that plays sounds
+    /// itself plays it at its own volume.
     public let audioVolume: Float?
 
     init(name: UNNotificationSoundName, isCritical: Bool = false, audioVolume: Float? = nil) {
@@ -33,7 +34,7 @@ public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable
     public static let defaultCritical = UNNotificationSound(
         name: UNNotificationSoundName("alarm-clock-elapsed"), isCritical: true)
 
-    /// The theme's alarm for a critical notification, asked for at `volume` (0 to 1; see `audioVolume`).
+    /// The theme's alarm for a critical notification, played at `volume` (0 to 1; see `audioVolume`).
     public static func defaultCriticalSound(withAudioVolume volume: Float) -> UNNotificationSound {
         UNNotificationSound(name: defaultCritical.name, isCritical: true, audioVolume: volume)
     }
@@ -43,7 +44,7 @@ public final class UNNotificationSound: NSObject, NSCopying, @unchecked Sendable
         UNNotificationSound(name: name, isCritical: true)
     }
 
-    /// A critical notification with a named sound, asked for at `volume` (0 to 1; see `audioVolume`).
+    /// A critical notification with a named sound, played at `volume` (0 to 1; see `audioVolume`).
     public static func criticalSoundNamed(_ name: UNNotificationSoundName, withAudioVolume volume: Float)
         -> UNNotificationSound
     {

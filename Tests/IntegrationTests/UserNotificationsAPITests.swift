@@ -124,8 +124,9 @@ import Testing
                 #expect(call.hints["sound-name"] == .string("alarm-clock-elapsed"))
                 #expect(call.hints["image-path"] == .string(picture.absoluteString))
                 #expect(call.hints["x-chime-filter-criteria"] == .string("work"))
+                #expect(call.hints["x-chime-sound-volume"] == .double(0.5))
 
-                // A hidden thumbnail sends no image; the volume is kept with the sound, not sent.
+                // A hidden thumbnail sends no image.
                 let quiet = UNMutableNotificationContent()
                 quiet.title = "Later"
                 quiet.attachments = [
@@ -204,5 +205,33 @@ import Testing
                 #expect(responder.responses.elements[0].actionIdentifier == "archive")
             }
         }
+    }
+
+    /// The loudest sample of the bell chimed plays for `chime send` with `hints`, over its first 300 ms, on a
+    /// PulseAudio of the test's own.
+    static func bellPeak(_ hints: [String]) async throws -> Int {
+        var peak = 0
+        try await SoundTests.withSound { s, _, recording in
+            let sent = try await s.chime(["send", "-u", "critical", "-h", "string:sound-name:bell"] + hints + ["Bell"])
+            #expect(sent.status == 0, "chime send failed: \(sent.stderr)")
+            // A quiet bell is still far above the silence of the null sink (0).
+            try await recording.waitForSound(threshold: 100)
+            let start = try #require(recording.samples.firstIndex { abs(Int($0)) > 100 })
+            let end = start + PulseAudioServer.sampleRate * 3 / 10
+            try await Await.condition(
+                "300 ms of the bell are recorded", timeout: .seconds(20), watching: recording.process.stdoutURL
+            ) {
+                recording.samples.count >= end
+            }
+            peak = recording.samples[start..<end].reduce(0) { max($0, abs(Int($1))) }
+        }
+        return peak
+    }
+
+    @Test func aCriticalSoundAtAQuarterVolumeIsPlayedAQuarterAsLoud() async throws {
+        let full = try await Self.bellPeak([])
+        let quarter = try await Self.bellPeak(["-h", "double:x-chime-sound-volume:0.25"])
+        // -12 dB is a quarter of the amplitude; the sound server's resampling blurs it a little.
+        #expect(Double(quarter) > Double(full) * 0.15 && Double(quarter) < Double(full) * 0.35, "\(quarter) of \(full)")
     }
 }
