@@ -159,7 +159,8 @@ let package = Package(
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote", "FirstFriday"]
         ),
         .testTarget(
-            name: "SeedSnippetTests", dependencies: ["ChimeKit"], exclude: ["README.md"],
+            name: "SeedSnippetTests", dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"],
+            exclude: ["README.md"],
             swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
         // DateBuilder's own XCTest file, run against ChimeKit in three zones by scripts/test.sh; Swift 5 mode and
         // no warnings shown, as it was written (its calls discard their results).
