@@ -394,6 +394,8 @@ public struct UNError: CustomNSError, LocalizedError, Hashable, Sendable, Custom
     public static var errorDomain: String { UNErrorDomain }
     public var errorCode: Int { code.rawValue }
     public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+    /// The `NSError` user info, as Apple's bridged errors have it.
+    public var userInfo: [String: Any] { errorUserInfo }
     public var errorDescription: String? { message }
     public var description: String { message }
 }
