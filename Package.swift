@@ -159,7 +159,8 @@ let package = Package(
             dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote", "FirstFriday"]
         ),
         .testTarget(
-            name: "SeedSnippetTests", dependencies: ["ChimeKit"], exclude: ["README.md"],
+            name: "SeedSnippetTests", dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"],
+            exclude: ["README.md"],
             swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
         // App code written against NiceNotifications' API, compiled as it was written (Swift 5 mode; no warnings
         // shown: its non-Sendable completion handlers are passed on to ChimeKit's @Sendable ones) and run against

@@ -482,6 +482,11 @@ extension Daemon {
             let shown = category.shownActions(fewButtons: settings.maximumActions.map { $0 <= 2 } ?? false)
             let ordered =
                 shown.filter { !$0.options.contains(.destructive) } + shown.filter { $0.options.contains(.destructive) }
+            // Icons in place of titles only where every button has one: a row of icons and words is no row.
+            let buttons = ordered.filter { !present.contains($0.id) && !$0.options.contains(.textInput) }
+            let icons =
+                capabilities.contains("action-icons") && !buttons.isEmpty && buttons.allSatisfy { $0.icon != nil }
+            if icons { content.hints["action-icons"] = .boolean(true) }
             for action in ordered where !present.contains(action.id) {
                 if action.options.contains(.textInput) {
                     if known, !capabilities.contains("inline-reply") {
@@ -492,7 +497,9 @@ extension Daemon {
                     content.hints["x-kde-reply-placeholder-text"] = .string(action.title)
                     continue
                 }
-                content.actions.append(NotificationAction(key: action.id, label: action.title))
+                // With `action-icons` the server reads the key as the icon's name; the router maps it back.
+                let key = icons ? action.icon ?? action.id : action.id
+                content.actions.append(NotificationAction(key: key, label: action.title))
             }
             // The specification's "default" action is a click on the notification itself; chimed maps it
             // to the category's default action when one comes in.

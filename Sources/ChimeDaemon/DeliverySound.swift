@@ -1,4 +1,5 @@
 import ChimeCore
+import Foundation
 
 /// The sound chimed plays itself for a notification the server showed, when the server plays none.
 /// Pure: the decision is `DeliverySound.for(_:serverCapabilities:serverPaused:)`; `SoundPlayer` plays it.
@@ -17,6 +18,12 @@ struct DeliverySound: Hashable, Sendable {
     var source: Source
     /// A critical notification's sound: it plays while the server is paused, and stops a lesser one.
     var critical: Bool
+    /// The loudness asked for, 0 < volume < 1, from the `x-chime-sound-volume` hint (ChimeKit's
+    /// `criticalSoundNamed(_:withAudioVolume:)`); nil: as loud as the sound server plays event sounds.
+    var volume: Double? = nil
+
+    /// The hint an app asks for a quieter sound with: a double from 0 (no sound) to 1.
+    static let volumeHint = "x-chime-sound-volume"
 
     /// The theme's sound for a new message: ChimeKit's `.default`, and what a theme name the theme lacks
     /// falls back to.
@@ -30,7 +37,7 @@ struct DeliverySound: Hashable, Sendable {
     var fallback: DeliverySound? {
         let name = critical ? Self.defaultCriticalName : Self.defaultName
         guard source != .themed(name) else { return nil }
-        return DeliverySound(source: .themed(name), critical: critical)
+        return DeliverySound(source: .themed(name), critical: critical, volume: volume)
     }
 
     /// What chimed plays for `content` as shown by a server of `serverCapabilities` that said it is paused
@@ -48,13 +55,25 @@ struct DeliverySound: Hashable, Sendable {
         if case .boolean(true)? = content.hints["suppress-sound"] { return nil }
         let critical = content.urgency == .critical
         if serverPaused == true, !critical { return nil }
+        var volume: Double?
+        if case .double(let asked)? = content.hints[volumeHint] {
+            // Not a number, or 1 and more: the full volume; 0 and less: no sound.
+            if asked <= 0 { return nil }
+            if asked.isFinite, asked < 1 { volume = asked }
+        }
         if case .string(let path)? = content.hints["sound-file"], isFilePath(path) {
-            return DeliverySound(source: .file(path), critical: critical)
+            return DeliverySound(source: .file(path), critical: critical, volume: volume)
         }
         if let name = content.sound, isThemeName(name) {
-            return DeliverySound(source: .themed(name), critical: critical)
+            return DeliverySound(source: .themed(name), critical: critical, volume: volume)
         }
         return nil
+    }
+
+    /// libcanberra's `canberra.volume` for `volume`: decibels, 20 log10 of the amplitude; nil at full volume.
+    static func decibels(_ volume: Double?) -> String? {
+        guard let volume, volume > 0, volume < 1 else { return nil }
+        return String((20 * log10(volume) * 100).rounded() / 100)
     }
 
     /// A theme sound's name: letters, digits, `-`, `_` and `.`, not starting with a dot. libcanberra makes

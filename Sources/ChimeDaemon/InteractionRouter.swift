@@ -224,6 +224,12 @@ struct InteractionRouter: Sendable {
         if key == "inline-reply", let textInput = category?.actions.first(where: { $0.options.contains(.textInput) }) {
             chosen = textInput.id
         }
+        // An action shown as its icon comes back by the icon's name (an action's own id comes first).
+        if let category, !category.actions.contains(where: { $0.id == chosen }),
+            let iconed = category.actions.first(where: { $0.icon == key })
+        {
+            chosen = iconed.id
+        }
         let definition = category?.actions.first { $0.id == chosen }
         if definition?.options.contains(.authenticationRequired) == true, sessionLocked {
             waitingForUnlock.append(choice)

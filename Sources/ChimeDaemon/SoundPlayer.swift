@@ -139,6 +139,7 @@ final class SoundPlayer: @unchecked Sendable {
         var properties = [
             CA_PROP_MEDIA_ROLE: "event", CA_PROP_EVENT_DESCRIPTION: "Notification",
         ]
+        if let decibels = DeliverySound.decibels(sound.volume) { properties[CA_PROP_CANBERRA_VOLUME] = decibels }
         switch sound.source {
         case .themed(let name):
             properties[CA_PROP_EVENT_ID] = name

@@ -8,6 +8,10 @@ extension UNNotificationContent {
     static let threadHint = "x-chime-thread-id"
     /// The hint that carries `targetContentIdentifier`.
     static let targetHint = "x-chime-target-content-id"
+    /// The hint that carries a critical sound's volume (chimed plays the sound at it).
+    static let volumeHint = "x-chime-sound-volume"
+    /// The hint that carries `filterCriteria`.
+    static let filterHint = "x-chime-filter-criteria"
 
     /// The content as chimed takes it. An empty title makes the body the summary, as a server has no
     /// notification without one.
@@ -28,6 +32,7 @@ extension UNNotificationContent {
                 content.sound = sound.name.rawValue
             }
             if sound.isCritical { content.urgency = .critical }
+            if let volume = sound.audioVolume { content.hints[Self.volumeHint] = .double(Double(volume)) }
         } else {
             content.hints["suppress-sound"] = .boolean(true)
         }
@@ -45,6 +50,7 @@ extension UNNotificationContent {
         if !f.categoryIdentifier.isEmpty { content.category = f.categoryIdentifier }
         if !f.threadIdentifier.isEmpty { content.hints[Self.threadHint] = .string(f.threadIdentifier) }
         if let target = f.targetContentIdentifier { content.hints[Self.targetHint] = .string(target) }
+        if let criteria = f.filterCriteria { content.hints[Self.filterHint] = .string(criteria) }
         if let image = f.attachments.first(where: \.isImage) {
             content.hints["image-path"] = .string(image.url.absoluteString)
         }
@@ -60,13 +66,17 @@ extension UNNotificationContent {
         f.body = content.body
         f.appName = content.appName
         f.icon = content.icon
+        var volume: Float?
+        if case .double(let asked)? = content.hints[volumeHint] { volume = Float(asked) }
         if case .string(let file)? = content.hints["sound-file"] {
-            f.sound = UNNotificationSound(name: UNNotificationSoundName(file), isCritical: content.urgency == .critical)
+            f.sound = UNNotificationSound(
+                name: UNNotificationSoundName(file), isCritical: content.urgency == .critical, audioVolume: volume)
         } else if let name = content.sound {
             f.sound =
                 name == UNNotificationSound.default.name.rawValue && content.urgency != .critical
                 ? .default
-                : UNNotificationSound(name: UNNotificationSoundName(name), isCritical: content.urgency == .critical)
+                : UNNotificationSound(
+                    name: UNNotificationSoundName(name), isCritical: content.urgency == .critical, audioVolume: volume)
         }
         if content.urgency == .low { f.interruptionLevel = .passive }
         if content.urgency == .critical { f.interruptionLevel = .critical }
@@ -74,6 +84,7 @@ extension UNNotificationContent {
         f.categoryIdentifier = content.category ?? ""
         if case .string(let thread)? = content.hints[threadHint] { f.threadIdentifier = thread }
         if case .string(let target)? = content.hints[targetHint] { f.targetContentIdentifier = target }
+        if case .string(let criteria)? = content.hints[filterHint] { f.filterCriteria = criteria }
         if case .string(let image)? = content.hints["image-path"], let url = URL(string: image), url.isFileURL {
             f.attachments = [UNNotificationAttachment(restoring: "image", url: url)]
         }

@@ -98,6 +98,10 @@ public final class UNChimeNotificationTrigger: UNNotificationTrigger, @unchecked
     public func nextTriggerDate() -> Date? { date }
 }
 
+/// A remote (push) notification's trigger. The desktop has no push service, so none is ever made: a
+/// response's `trigger is UNPushNotificationTrigger` is always false.
+public final class UNPushNotificationTrigger: UNNotificationTrigger, @unchecked Sendable {}
+
 /// One notification to show: an identifier of the app's choosing (adding another with the same one replaces
 /// it), the content, and when (nil: now).
 public final class UNNotificationRequest: NSObject, @unchecked Sendable {
@@ -166,16 +170,67 @@ public struct UNNotificationActionOptions: OptionSet, Hashable, Sendable {
     public static let foreground = UNNotificationActionOptions(rawValue: 1 << 2)
 }
 
+/// An action's icon. On a server with the `action-icons` capability a category whose actions all have icons
+/// is shown as icons; elsewhere the titles are shown. A template image name is a freedesktop icon name
+/// (`mail-reply-sender`); an SF Symbol name is mapped to the icon of the same meaning where one is known
+/// (`trash` → `user-trash`), else used as it is.
+public final class UNNotificationActionIcon: NSObject, @unchecked Sendable {
+    /// The freedesktop icon name the server is asked to show (a desktop addition).
+    public let iconName: String
+
+    init(iconName: String) {
+        self.iconName = iconName
+        super.init()
+    }
+
+    /// An icon from the app's images: on the desktop, an icon name of the icon theme.
+    public convenience init(templateImageName: String) { self.init(iconName: templateImageName) }
+
+    /// An SF Symbol: its freedesktop counterpart where known.
+    public convenience init(systemImageName: String) {
+        self.init(iconName: Self.symbols[systemImageName] ?? systemImageName)
+    }
+
+    /// SF Symbols and the Icon Naming Specification's names of the same meaning.
+    static let symbols: [String: String] = [
+        "trash": "user-trash", "trash.fill": "user-trash", "xmark": "window-close", "xmark.circle": "window-close",
+        "checkmark": "object-select", "checkmark.circle": "object-select", "bell": "preferences-system-notifications",
+        "bell.slash": "notifications-disabled", "clock": "appointment-soon", "alarm": "alarm",
+        "arrowshape.turn.up.left": "mail-reply-sender", "envelope": "mail-message-new", "star": "starred",
+        "star.fill": "starred", "heart": "emblem-favorite", "heart.fill": "emblem-favorite",
+        "square.and.arrow.up": "document-send", "gear": "preferences-system", "magnifyingglass": "edit-find",
+        "phone": "call-start", "phone.down": "call-stop", "play": "media-playback-start",
+        "pause": "media-playback-pause", "stop": "media-playback-stop", "info.circle": "dialog-information",
+        "exclamationmark.triangle": "dialog-warning", "calendar": "x-office-calendar",
+        "pencil": "document-edit", "square.and.pencil": "document-edit", "plus": "list-add", "minus": "list-remove",
+    ]
+
+    public override func isEqual(_ object: Any?) -> Bool { (object as? UNNotificationActionIcon)?.iconName == iconName }
+    public override var hash: Int { iconName.hashValue }
+}
+
 /// A button on a notification.
 open class UNNotificationAction: NSObject, @unchecked Sendable {
     public let identifier: String
     public let title: String
     public let options: UNNotificationActionOptions
+    /// The icon shown instead of the title on servers with the `action-icons` capability.
+    public let icon: UNNotificationActionIcon?
 
     public init(identifier: String, title: String, options: UNNotificationActionOptions = []) {
         self.identifier = identifier
         self.title = title
         self.options = options
+        self.icon = nil
+    }
+
+    public init(
+        identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?
+    ) {
+        self.identifier = identifier
+        self.title = title
+        self.options = options
+        self.icon = icon
     }
 
     var categoryAction: CategoryAction {
@@ -183,12 +238,13 @@ open class UNNotificationAction: NSObject, @unchecked Sendable {
         if options.contains(.authenticationRequired) { set.insert(.authenticationRequired) }
         if options.contains(.destructive) { set.insert(.destructive) }
         if options.contains(.foreground) { set.insert(.foreground) }
-        return CategoryAction(id: identifier, title: title, options: set)
+        return CategoryAction(id: identifier, title: title, options: set, icon: icon?.iconName)
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationAction else { return false }
         return identifier == other.identifier && title == other.title && options == other.options
+            && icon == other.icon
     }
 
     open override var hash: Int { identifier.hashValue }
@@ -205,7 +261,16 @@ public final class UNTextInputNotificationAction: UNNotificationAction, @uncheck
     ) {
         self.textInputButtonTitle = textInputButtonTitle
         self.textInputPlaceholder = textInputPlaceholder
-        super.init(identifier: identifier, title: title, options: options)
+        super.init(identifier: identifier, title: title, options: options, icon: nil)
+    }
+
+    public init(
+        identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?,
+        textInputButtonTitle: String, textInputPlaceholder: String
+    ) {
+        self.textInputButtonTitle = textInputButtonTitle
+        self.textInputPlaceholder = textInputPlaceholder
+        super.init(identifier: identifier, title: title, options: options, icon: icon)
     }
 
     override var categoryAction: CategoryAction {
@@ -234,34 +299,55 @@ public final class UNNotificationCategory: NSObject, @unchecked Sendable {
     public let actions: [UNNotificationAction]
     public let intentIdentifiers: [String]
     public let options: UNNotificationCategoryOptions
+    /// Accepted; the desktop shows previews always (`UNNotificationSettings.showPreviewsSetting`).
     public let hiddenPreviewsBodyPlaceholder: String
+    /// Accepted; servers that stack notifications word their summaries themselves.
+    public let categorySummaryFormat: String
+
+    public convenience init(
+        identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+        options: UNNotificationCategoryOptions = []
+    ) {
+        self.init(
+            identifier: identifier, actions: actions, intentIdentifiers: intentIdentifiers,
+            hiddenPreviewsBodyPlaceholder: nil, categorySummaryFormat: nil, options: options)
+    }
+
+    public convenience init(
+        identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+        hiddenPreviewsBodyPlaceholder: String, options: UNNotificationCategoryOptions = []
+    ) {
+        self.init(
+            identifier: identifier, actions: actions, intentIdentifiers: intentIdentifiers,
+            hiddenPreviewsBodyPlaceholder: .some(hiddenPreviewsBodyPlaceholder), categorySummaryFormat: nil,
+            options: options)
+    }
 
     public init(
         identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
+        hiddenPreviewsBodyPlaceholder: String?, categorySummaryFormat: String?,
         options: UNNotificationCategoryOptions = []
     ) {
         self.identifier = identifier
         self.actions = actions
         self.intentIdentifiers = intentIdentifiers
         self.options = options
-        self.hiddenPreviewsBodyPlaceholder = ""
-    }
-
-    public init(
-        identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
-        hiddenPreviewsBodyPlaceholder: String, options: UNNotificationCategoryOptions = []
-    ) {
-        self.identifier = identifier
-        self.actions = actions
-        self.intentIdentifiers = intentIdentifiers
-        self.options = options
-        self.hiddenPreviewsBodyPlaceholder = hiddenPreviewsBodyPlaceholder
+        self.hiddenPreviewsBodyPlaceholder = hiddenPreviewsBodyPlaceholder ?? ""
+        self.categorySummaryFormat = categorySummaryFormat ?? ""
     }
 
     /// The category as chimed registers it: a click on the notification (the specification's `default`
     /// action, which chimed adds) is reported to the delegate as `UNNotificationDefaultActionIdentifier`.
     var actionCategory: ActionCategory {
-        ActionCategory(id: identifier, actions: actions.map(\.categoryAction), defaultAction: "default")
+        let category = ActionCategory(
+            id: identifier, actions: actions.map(\.categoryAction), defaultAction: "default")
+        guard category.actions.contains(where: { $0.icon != nil }), (try? category.validate()) == nil else {
+            return category
+        }
+        // Icons chimed cannot use (not icon names, or two actions alike) are left out rather than the category.
+        var plain = category
+        for i in plain.actions.indices { plain.actions[i].icon = nil }
+        return (try? plain.validate()) == nil ? category : plain
     }
 
     public override func isEqual(_ object: Any?) -> Bool {
@@ -284,6 +370,10 @@ public struct UNAuthorizationOptions: OptionSet, Hashable, Sendable {
     public static let criticalAlert = UNAuthorizationOptions(rawValue: 1 << 4)
     public static let providesAppNotificationSettings = UNAuthorizationOptions(rawValue: 1 << 5)
     public static let provisional = UNAuthorizationOptions(rawValue: 1 << 6)
+    @available(*, deprecated, message: "announcement is always included on iOS 15 and later")
+    public static let announcement = UNAuthorizationOptions(rawValue: 1 << 7)
+    @available(*, deprecated, message: "time-sensitive notifications need no authorization on iOS 15 and later")
+    public static let timeSensitive = UNAuthorizationOptions(rawValue: 1 << 8)
 }
 
 /// Whether the app may notify: chimed's consent for the app.
@@ -302,7 +392,23 @@ public enum UNNotificationSetting: Int, Sendable {
     case enabled = 2
 }
 
-/// The app's notification settings.
+/// How the app's notifications appear: the desktop's popups are banners (they go away by themselves unless
+/// critical).
+public enum UNAlertStyle: Int, Sendable {
+    case none = 0
+    case banner = 1
+    case alert = 2
+}
+
+/// When a notification's text is shown.
+public enum UNShowPreviewsSetting: Int, Sendable {
+    case always = 0
+    case whenAuthenticated = 1
+    case never = 2
+}
+
+/// The app's notification settings: what chimed's consent for the app says, and what the desktop offers.
+/// docs/chimekit.md has the table.
 public final class UNNotificationSettings: NSObject, @unchecked Sendable {
     public let authorizationStatus: UNAuthorizationStatus
     public let soundSetting: UNNotificationSetting
@@ -310,8 +416,28 @@ public final class UNNotificationSettings: NSObject, @unchecked Sendable {
     public let alertSetting: UNNotificationSetting
     public let notificationCenterSetting: UNNotificationSetting
     public let lockScreenSetting: UNNotificationSetting
+    /// `.notSupported`: no desktop has a car.
+    public let carPlaySetting: UNNotificationSetting
+    /// `.banner` when authorized, else `.none`.
+    public let alertStyle: UNAlertStyle
+    /// `.always`: servers show the text (hiding it on a locked screen is the desktop's, not the app's).
+    public let showPreviewsSetting: UNShowPreviewsSetting
+    /// Critical notifications are shown with critical urgency and heard through do-not-disturb.
+    public let criticalAlertSetting: UNNotificationSetting
+    /// True when the app asked for `.providesAppNotificationSettings`.
+    public let providesAppNotificationSettings: Bool
+    /// `.notSupported`: nothing reads notifications aloud.
+    public let announcementSetting: UNNotificationSetting
+    /// `.disabled` when authorized: a time-sensitive notification has normal urgency and waits out
+    /// do-not-disturb and quiet hours, as only critical ones do not.
+    public let timeSensitiveSetting: UNNotificationSetting
+    /// `.disabled`: chimed delivers each notification when due (its quiet hours hold them into one digest,
+    /// which is the user's setting, not the app's).
+    public let scheduledDeliverySetting: UNNotificationSetting
+    /// `.notSupported`: the desktop has no communication notifications.
+    public let directMessagesSetting: UNNotificationSetting
 
-    init(authorizationStatus: UNAuthorizationStatus) {
+    init(authorizationStatus: UNAuthorizationStatus, providesAppNotificationSettings: Bool = false) {
         self.authorizationStatus = authorizationStatus
         let on: UNNotificationSetting = authorizationStatus == .authorized ? .enabled : .disabled
         soundSetting = on
@@ -319,6 +445,15 @@ public final class UNNotificationSettings: NSObject, @unchecked Sendable {
         alertSetting = on
         notificationCenterSetting = on
         lockScreenSetting = on
+        carPlaySetting = .notSupported
+        alertStyle = authorizationStatus == .authorized ? .banner : .none
+        showPreviewsSetting = .always
+        criticalAlertSetting = on
+        self.providesAppNotificationSettings = providesAppNotificationSettings
+        announcementSetting = .notSupported
+        timeSensitiveSetting = .disabled
+        scheduledDeliverySetting = .disabled
+        directMessagesSetting = .notSupported
     }
 }
 

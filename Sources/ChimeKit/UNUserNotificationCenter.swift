@@ -78,6 +78,8 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
     private var categories: [String: UNNotificationCategory] = [:]
     /// The content of the requests this process added, by identifier: a response hands it back whole.
     private var added: [String: UNNotificationRequest] = [:]
+    /// What the app last asked `requestAuthorization` for.
+    private var requested: UNAuthorizationOptions = []
 
     init() {}
 
@@ -96,11 +98,15 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
 
     static let requestPrefix = "request."
 
+    /// False: nothing on the desktop runs a notification content extension.
+    public var supportsContentExtensions: Bool { false }
+
     // MARK: Authorization
 
     /// Asks the user for the app's consent when it was never given; true when given.
     @discardableResult
     public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
+        lock.withLock { requested = options }
         do {
             return try await LocalNotifications.requestPermission(strategy: .askSystemPermissionIfNeeded).isAllowed
         } catch {
@@ -128,11 +134,94 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         case .deniedNow?, .deniedPreviously?: status = .denied
         case .undetermined?, nil: status = .notDetermined
         }
-        return UNNotificationSettings(authorizationStatus: status)
+        return UNNotificationSettings(
+            authorizationStatus: status,
+            providesAppNotificationSettings: lock.withLock { requested.contains(.providesAppNotificationSettings) })
     }
 
     public func getNotificationSettings(completionHandler: @escaping @Sendable (UNNotificationSettings) -> Void) {
         Task { completionHandler(await notificationSettings()) }
+    }
+
+    // MARK: Badge
+
+    /// The object path the launcher badge signal is sent from.
+    static let launcherEntryPath: DBusObjectPath = "/io/chime/LauncherEntry"
+
+    /// Sets the count on the app's launcher icon (0 clears it): the `com.canonical.Unity.LauncherEntry` signal
+    /// chimed sends for a delivered notification's badge, sent at once by the app, for its desktop entry (the
+    /// app id `LocalNotifications.configure` set, else the executable's name). Throws `badgeInputInvalid` for
+    /// a negative count or one over `Int32.max`, `notificationsNotAllowed` when the user said no to the app.
+    public func setBadgeCount(_ newBadgeCount: Int) async throws {
+        guard (0...Int(Int32.max)).contains(newBadgeCount) else {
+            throw UNError(.badgeInputInvalid, "the badge count \(newBadgeCount) is not from 0 to \(Int32.max)")
+        }
+        await LocalNotifications.order.drain()
+        let client: ChimeClient
+        let consent: String
+        do {
+            client = try await LocalNotifications.client()
+            consent = try await client.authorization().system
+        } catch {
+            throw UNError(error)
+        }
+        guard AuthorizationStatus(rawValue: consent).map({ $0 != .deniedNow && $0 != .deniedPreviously }) ?? true
+        else {
+            throw UNError(.notificationsNotAllowed, "notifications are not allowed for this app (chime app allow)")
+        }
+        let app = await LocalNotifications.center.appID ?? Self.executableName
+        guard let id = Self.desktopID(app) else {
+            throw UNError(
+                .badgeInputInvalid,
+                "the app \"\(app)\" is not a desktop entry's name, so no launcher shows its badge; configure an app id")
+        }
+        let properties = DBusValue.dictionary(
+            key: .string, value: .variant,
+            [
+                DBusDictEntry(.string("count"), .variant(.int64(Int64(newBadgeCount)))),
+                DBusDictEntry(.string("count-visible"), .variant(.boolean(newBadgeCount > 0))),
+            ])
+        do {
+            try client.connection.emitSignal(
+                path: Self.launcherEntryPath, interface: "com.canonical.Unity.LauncherEntry", member: "Update",
+                [.string("application://\(id).desktop"), properties])
+        } catch {
+            throw UNError(.chimeFailed, "cannot send the badge: \(error)")
+        }
+    }
+
+    public func setBadgeCount(
+        _ newBadgeCount: Int, withCompletionHandler completionHandler: (@Sendable ((any Error)?) -> Void)? = nil
+    ) {
+        Task {
+            do {
+                try await setBadgeCount(newBadgeCount)
+                completionHandler?(nil)
+            } catch {
+                completionHandler?(error)
+            }
+        }
+    }
+
+    /// The executable's file name, which chimed names an app by when it has no app id.
+    static var executableName: String {
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: path).lastPathComponent
+    }
+
+    /// `text` as a desktop file id without `.desktop`, when it is one (the rule chimed applies to badges).
+    static func desktopID(_ text: String) -> String? {
+        var id = text
+        if id.hasSuffix(".desktop") { id.removeLast(".desktop".count) }
+        guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix("."), !id.hasPrefix("-"), !id.hasSuffix("."),
+            !id.contains(".."),
+            id.utf8.allSatisfy({ byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == 0x2E || byte == 0x2D || byte == 0x5F
+            })
+        else { return nil }
+        return id
     }
 
     // MARK: Categories

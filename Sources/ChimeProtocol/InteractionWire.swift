@@ -3,7 +3,8 @@ import DBusKit
 import Foundation
 
 /// A category of actions as `RegisterCategories` takes it: `id` (s), `actions` (aa{sv}: `id` s, `title`
-/// s, `options` as: destructive, foreground, authentication-required, text-input; `command` as), `default`
+/// s, `options` as: destructive, foreground, authentication-required, text-input; `command` as; `icon` s, an
+/// icon name shown instead of the title where the server has `action-icons`), `default`
 /// (s, the action a click on the notification means), `minimal` (as, at most two: the actions for servers
 /// that show few buttons).
 public enum CategoryWire {
@@ -18,6 +19,7 @@ public enum CategoryWire {
                 r.set("title", action.title)
                 if !action.options.isEmpty { r.set("options", strings: action.options.map(\.rawValue).sorted()) }
                 if let command = action.command { r.set("command", strings: command) }
+                if let icon = action.icon { r.set("icon", icon) }
                 return r
             })
         record.set("default", category.defaultAction)
@@ -31,7 +33,7 @@ public enum CategoryWire {
         guard let id = try fields.string("id") else { throw invalid("category \(index + 1) has no \"id\"") }
         var actions: [CategoryAction] = []
         for action in try fields.records("actions") ?? [] {
-            try action.refuseUnknown(known: ["id", "title", "options", "command"])
+            try action.refuseUnknown(known: ["id", "title", "options", "command", "icon"])
             var options = Set<CategoryAction.Option>()
             for name in try action.strings("options") ?? [] {
                 guard let option = CategoryAction.Option(rawValue: name) else {
@@ -44,7 +46,7 @@ public enum CategoryWire {
             actions.append(
                 CategoryAction(
                     id: try action.string("id") ?? "", title: try action.string("title") ?? "", options: options,
-                    command: try action.strings("command")))
+                    command: try action.strings("command"), icon: try action.string("icon")))
         }
         let category = ActionCategory(
             id: id, actions: actions, defaultAction: try fields.string("default"),

@@ -66,7 +66,28 @@ import Testing
             name: "a server that did not say what it can: chimed plays it (an alarm unheard is worse than twice)",
             content: content(sound: "bell"), capabilities: [],
             sound: DeliverySound(source: .themed("bell"), critical: false)),
+        Case(
+            name: "a critical sound asked for at half volume",
+            content: content(
+                sound: "alarm-clock-elapsed", urgency: .critical, hints: ["x-chime-sound-volume": .double(0.5)]),
+            sound: DeliverySound(source: .themed("alarm-clock-elapsed"), critical: true, volume: 0.5)),
+        Case(
+            name: "a sound asked for at volume 0 is not played",
+            content: content(sound: "bell", hints: ["x-chime-sound-volume": .double(0)]), sound: nil),
+        Case(
+            name: "a volume of 1 or more is the full volume",
+            content: content(sound: "bell", hints: ["x-chime-sound-volume": .double(1.5)]),
+            sound: DeliverySound(source: .themed("bell"), critical: false)),
     ]
+
+    @Test func aVolumeIsPlayedAsDecibelsBelowTheEventSoundsVolume() {
+        #expect(DeliverySound.decibels(0.5) == "-6.02")
+        #expect(DeliverySound.decibels(0.1) == "-20.0")
+        #expect(DeliverySound.decibels(nil) == nil && DeliverySound.decibels(1) == nil)
+        #expect(
+            DeliverySound(source: .themed("no-such"), critical: true, volume: 0.5).fallback?.volume == 0.5,
+            "the theme's own sound, played instead, keeps the volume")
+    }
 
     @Test(arguments: cases)
     func chosen(_ c: Case) {

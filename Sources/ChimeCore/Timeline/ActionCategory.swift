@@ -42,6 +42,16 @@ public struct ActionCategory: Codable, Hashable, Sendable {
                 throw TimelineError("category \(id): the action \"\(action.id)\" appears twice")
             }
         }
+        // An icon is sent as its action's key, so it must tell the actions apart when it comes back.
+        var icons = Set<String>()
+        for action in actions {
+            guard let icon = action.icon else { continue }
+            guard icons.insert(icon).inserted, icon == action.id || !seen.contains(icon) else {
+                throw TimelineError(
+                    "category \(id): the icon \"\(icon)\" of the action \(action.id) is another action's icon or id; "
+                        + "give each action an icon of its own")
+            }
+        }
         if let defaultAction, defaultAction != "default", !seen.contains(defaultAction),
             BuiltInVerb(key: defaultAction) == nil
         {
@@ -87,12 +97,18 @@ public struct CategoryAction: Codable, Hashable, Sendable {
     public var options: Set<Option>
     /// A program (and arguments) chimed runs when the action is chosen; nil: the app handles it.
     public var command: [String]?
+    /// A freedesktop icon name shown instead of the title where the server has `action-icons` and every
+    /// button of the notification has one; nil: the title.
+    public var icon: String?
 
-    public init(id: String, title: String, options: Set<Option> = [], command: [String]? = nil) {
+    public init(
+        id: String, title: String, options: Set<Option> = [], command: [String]? = nil, icon: String? = nil
+    ) {
         self.id = id
         self.title = title
         self.options = options
         self.command = command
+        self.icon = icon
     }
 
     public func validate() throws(TimelineError) {
@@ -111,6 +127,20 @@ public struct CategoryAction: Codable, Hashable, Sendable {
         if let command, command.first?.isEmpty ?? true {
             throw TimelineError("the action \(id) has an empty command")
         }
+        if let icon, !Self.isIconName(icon) {
+            throw TimelineError(
+                "the action \(id) has the icon \"\(icon.prefix(40))\"; give an icon name of 1 to 255 letters, digits, "
+                    + "-, _ and . (not starting with a dot)")
+        }
+    }
+
+    /// An icon theme name: it is sent as the action's key, so no spaces, slashes or control characters.
+    static func isIconName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 255 && !name.hasPrefix(".") && name != "default" && name != "inline-reply"
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x2D || byte == 0x5F || byte == 0x2E
+            }
     }
 
     /// The built-in verb this action is, if it is one.
