@@ -17,7 +17,7 @@ extension Daemon {
     func announceBadge(of content: NotificationContent, owner: String) {
         guard let badge = content.badge else { return }
         let own = content.desktopEntry.flatMap { OwnNames.isOwn(desktopEntry: $0, appID: owner) ? $0 : nil }
-        guard let id = Self.desktopID(own) ?? Self.desktopID(owner) else {
+        guard let id = DesktopFileID.parse(own) ?? DesktopFileID.parse(owner) else {
             logger.debug("not showing badge \(badge): no desktop entry to show it on", metadata: ["owner": "\(owner)"])
             return
         }
@@ -34,20 +34,5 @@ extension Daemon {
         } catch {
             logger.warning("cannot announce badge \(badge) of \(id): \(error)")
         }
-    }
-
-    /// `text` as a desktop file id without its `.desktop` suffix, when it is one: 1 to 255 bytes of ASCII
-    /// letters, digits, `.`, `-` and `_`, not starting with a dot or a dash and without empty parts.
-    static func desktopID(_ text: String?) -> String? {
-        guard var id = text else { return nil }
-        if id.hasSuffix(".desktop") { id.removeLast(".desktop".count) }
-        guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix("."), !id.hasPrefix("-"), !id.hasSuffix("."),
-            !id.contains(".."),
-            id.utf8.allSatisfy({ byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == 0x2E || byte == 0x2D || byte == 0x5F
-            })
-        else { return nil }
-        return id
     }
 }

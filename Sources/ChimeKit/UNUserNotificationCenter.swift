@@ -170,7 +170,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
             throw UNError(.notificationsNotAllowed, "notifications are not allowed for this app (chime app allow)")
         }
         let app = await LocalNotifications.center.appID ?? Self.executableName
-        guard let id = Self.desktopID(app) else {
+        guard let id = DesktopFileID.parse(app) else {
             throw UNError(
                 .badgeInputInvalid,
                 "the app \"\(app)\" is not a desktop entry's name, so no launcher shows its badge; configure an app id")
@@ -208,20 +208,6 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
         let path =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: path).lastPathComponent
-    }
-
-    /// `text` as a desktop file id without `.desktop`, when it is one (the rule chimed applies to badges).
-    static func desktopID(_ text: String) -> String? {
-        var id = text
-        if id.hasSuffix(".desktop") { id.removeLast(".desktop".count) }
-        guard !id.isEmpty, id.utf8.count <= 255, !id.hasPrefix("."), !id.hasPrefix("-"), !id.hasSuffix("."),
-            !id.contains(".."),
-            id.utf8.allSatisfy({ byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == 0x2E || byte == 0x2D || byte == 0x5F
-            })
-        else { return nil }
-        return id
     }
 
     // MARK: Categories
