@@ -18,9 +18,16 @@ swift test --skip-build --no-parallel --skip DateBuilderPeerTests
 
 echo "== DateBuilder's own tests, in the machine's zone, south of the equator and at a half-hour offset"
 # Tests/DateBuilderPeerTests: the zone is set from outside because the file is DateBuilder's, unchanged.
-swift test --skip-build --filter DateBuilderPeerTests
-TZ=Australia/Sydney swift test --skip-build --filter DateBuilderPeerTests
-TZ=Asia/Kolkata swift test --skip-build --filter DateBuilderPeerTests
+# Each run must have run the file's tests: a filter that matched nothing would pass.
+peer_tests() {
+    local output
+    output=$(swift test --skip-build --filter DateBuilderPeerTests 2>&1) || { echo "$output"; return 1; }
+    grep -m1 -E "Executed [1-9][0-9]* tests?, with 0 failures" <<<"$output" \
+        || { echo "$output"; echo "DateBuilderPeerTests ran no test (TZ=${TZ:-})"; return 1; }
+}
+peer_tests
+TZ=Australia/Sydney peer_tests
+TZ=Asia/Kolkata peer_tests
 
 echo "== chimed as a systemd user service"
 bash Tests/system/systemd-service.sh
