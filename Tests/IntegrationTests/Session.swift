@@ -24,6 +24,7 @@ final class Session: @unchecked Sendable {
     var extraProcesses: [ManagedProcess] = []
     /// Notification servers a test started itself (`DesktopNotificationServer`), stopped by `stop()`.
     var desktopServers: [DesktopNotificationServer] = []
+    var gnomeShell: GnomeShellServer?
     /// The notifications chimed delivered: (item, notification id), in order, as its log reports them. (Its
     /// Delivered signal goes to the item's owner alone: for the user's items to a `chime` that has exited
     /// by then; HostileAppTests checks the signal itself.)
@@ -283,6 +284,7 @@ final class Session: @unchecked Sendable {
         if let chimed { await chimed.stop() }
         for process in extraProcesses { await process.stop() }
         for server in desktopServers { await server.stop() }
+        if let gnomeShell { await gnomeShell.stop() }
         if let server { await server.stop() }
         if let dunst { await dunst.stop() }
         observer.close()
