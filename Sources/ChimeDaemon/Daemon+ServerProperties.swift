@@ -17,22 +17,6 @@ extension Daemon {
 /// The properties that describe the notification server (`NotificationServerPresent`,
 /// `ServerInformation`, `Paused`), and the PropertiesChanged signals that keep a listener up to date.
 extension Daemon {
-    /// The server as the `ServerInformation` property gives it: `present` (b), and while a server is
-    /// present `name`, `vendor`, `version`, `spec-version` (s, from GetServerInformation) and
-    /// `capabilities` (as).
-    func serverInformationRecord() -> WireRecord {
-        var r = WireRecord()
-        r.set("present", serverOwner != nil)
-        if serverOwner != nil {
-            r.set("name", serverInfo.name)
-            r.set("vendor", serverInfo.vendor)
-            r.set("version", serverInfo.version)
-            r.set("spec-version", serverInfo.specVersion)
-            r.set("capabilities", strings: serverInfo.capabilities)
-        }
-        return r
-    }
-
     /// The `Paused` property: whether the present server said it is paused (dunst's `paused` or an
     /// `Inhibited` property), false when there is no server or it tells neither. From what chimed knows,
     /// so a server that hangs delays no one.
@@ -40,23 +24,30 @@ extension Daemon {
 
     /// Announces the server properties as chimed knows them now.
     func announceServerProperties() {
-        announce([
-            "NotificationServerPresent": .boolean(serverOwner != nil),
-            "ServerInformation": serverInformationRecord().value,
-            "Paused": .boolean(pausedProperty),
-        ])
+        announce(Self.serverProperties(of: serverOwner != nil ? serverInfo : nil, paused: pausedProperty))
+    }
+
+    /// The server properties: `NotificationServerPresent`, `ServerInformation` (`present` (b), and while a
+    /// server is present `name`, `vendor`, `version`, `spec-version` (s, from GetServerInformation) and
+    /// `capabilities` (as)) and `Paused`, for the present server's `info` (nil: none).
+    static func serverProperties(of info: ServerInfo?, paused: Bool) -> [String: DBusValue] {
+        var r = WireRecord()
+        r.set("present", info != nil)
+        if let info {
+            r.set("name", info.name)
+            r.set("vendor", info.vendor)
+            r.set("version", info.version)
+            r.set("spec-version", info.specVersion)
+            r.set("capabilities", strings: info.capabilities)
+        }
+        return [
+            "NotificationServerPresent": .boolean(info != nil), "ServerInformation": r.value,
+            "Paused": .boolean(paused),
+        ]
     }
 
     /// The server properties before anything is known of a server.
-    static let initialServerProperties: [String: DBusValue] = [
-        "NotificationServerPresent": .boolean(false),
-        "ServerInformation": { () -> WireRecord in
-            var r = WireRecord()
-            r.set("present", false)
-            return r
-        }().value,
-        "Paused": .boolean(false),
-    ]
+    static let initialServerProperties = serverProperties(of: nil, paused: false)
 
     /// A server property as last announced, read without visiting the daemon's queue (a `Get` from any
     /// app is answered from what the daemon published, however busy it is).

@@ -348,13 +348,10 @@ struct DeliveryPipeline {
         // During a retry the plan is made (and the gate's timer armed) meanwhile; it goes when the retry
         // is due.
         actions += planIfSpent(context)
-        guard retryAt == nil else { return actions }
-        // The plan's next notification of an app with nothing in flight: the plan is in order, the next
-        // last.
-        var busy = busyOwners
-        while inFlight.count < Self.inFlightLimit, let index = upcoming.lastIndex(where: { Self.isFree($0, busy) }) {
+        // The plan's next notification of an app with nothing in flight, while `hold` lets one go: the plan
+        // is in order, the next last.
+        while hold == nil, let index = upcoming.lastIndex(where: { [busy = busyOwners] in Self.isFree($0, busy) }) {
             let next = upcoming.remove(at: index)
-            busy.formUnion(next.rows.map(\.owner))
             sentCount += 1
             inFlight.append(Sending(number: sentCount, notification: next))
             actions += [.notifySent(sentCount), .markSending(next.rows), .send(next)]
