@@ -14,7 +14,7 @@ import Foundation
 public final class GnomeShellServer: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; the processes are themselves Sendable.
     public let process: ManagedProcess
-    let systemBus: ManagedProcess
+    let systemBus: TestBus
     let logind: ManagedProcess
     let directory: URL
     let bus: TestBus
@@ -48,42 +48,19 @@ public final class GnomeShellServer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
         // The system bus: its own dbus-daemon, with logind's stand-in on it.
-        let systemSocket = directory.appendingPathComponent("system_bus_socket").path
-        let config = directory.appendingPathComponent("system.conf")
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>system</type>
-          <listen>unix:path=\(systemSocket)</listen>
-          <policy context="default">
-            <allow user="*"/>
-            <allow send_destination="*"/>
-            <allow receive_sender="*"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """.write(to: config, atomically: true, encoding: .utf8)
-        let systemBus = try ManagedProcess(
-            "/usr/bin/dbus-daemon", ["--config-file=\(config.path)", "--nofork", "--print-address=1"],
-            directory: directory)
-        try await Await.condition(
-            "the system bus printed its address", timeout: .seconds(20), watching: systemBus.stdoutURL
-        ) {
-            systemBus.stdout.contains("\n")
-        }
-        let systemAddress = "unix:path=\(systemSocket)"
+        let systemBus = try await TestBus.start(allowOtherUsers: true, system: true)
+        let systemAddress = systemBus.address
         let logind: ManagedProcess
         do {
             logind = try ManagedProcess(
                 "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "logind"],
                 environment: ["DBUS_SYSTEM_BUS_ADDRESS": systemAddress], directory: directory)
-            let system = try await DBusConnection.connect(.bus(systemAddress))
+            let system = try await systemBus.connect()
             defer { system.close() }
             try await logind.waitUntilItOwns(
                 "org.freedesktop.login1", as: "logind's stand-in", using: system, timeout: timeout)
         } catch {
-            _ = await systemBus.stop()
+            await systemBus.stop()
             throw error
         }
         // The shell's freedesktop notifications are a service of their own (gjs), which the bus starts on
@@ -127,7 +104,7 @@ public final class GnomeShellServer: @unchecked Sendable {
                 argv[0], Array(argv.dropFirst()), environment: environment, directory: directory)
         } catch {
             _ = await logind.stop()
-            _ = await systemBus.stop()
+            await systemBus.stop()
             throw error
         }
         let server = GnomeShellServer(
@@ -146,7 +123,7 @@ public final class GnomeShellServer: @unchecked Sendable {
     }
 
     private init(
-        process: ManagedProcess, systemBus: ManagedProcess, logind: ManagedProcess, directory: URL, bus: TestBus
+        process: ManagedProcess, systemBus: TestBus, logind: ManagedProcess, directory: URL, bus: TestBus
     ) {
         self.process = process
         self.systemBus = systemBus
@@ -211,7 +188,7 @@ public final class GnomeShellServer: @unchecked Sendable {
     public func stop() async {
         _ = await process.stop()
         _ = await logind.stop()
-        _ = await systemBus.stop()
+        await systemBus.stop()
         await DesktopNotificationServer.stopLeftovers(of: directory)
     }
 }

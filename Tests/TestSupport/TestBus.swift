@@ -17,7 +17,11 @@ public final class TestBus: @unchecked Sendable {
     /// A bus with its own config. With `sessionLimits`, the bus takes Debian's `session.conf` limits (messages
     /// up to 1,000,000,000 bytes, as far as the protocol's 128 MiB lets libdbus carry them), as the session
     /// bus a hostile app meets on a desktop; without, dbus-daemon's compiled-in ones (32 MiB messages).
-    public static func start(allowOtherUsers: Bool = false, sessionLimits: Bool = false) async throws -> TestBus {
+    /// With `system`, a system bus (its own, like the rest): a system bus denies what its policy does not
+    /// allow, so this one allows sending to and receiving from anyone.
+    public static func start(allowOtherUsers: Bool = false, sessionLimits: Bool = false, system: Bool = false)
+        async throws -> TestBus
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-\(UUID().uuidString)")
         let services = directory.appendingPathComponent("services")
         try FileManager.default.createDirectory(at: services, withIntermediateDirectories: true)
@@ -26,12 +30,13 @@ public final class TestBus: @unchecked Sendable {
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
         <busconfig>
-          <type>session</type>
+          <type>\(system ? "system" : "session")</type>
           <listen>unix:dir=\(directory.path)</listen>
           <servicedir>\(services.path)</servicedir>
           \(sessionLimits ? Self.sessionLimits : "")
           <policy context="default">
             \(allowOtherUsers ? "<allow user=\"*\"/>" : "")
+            \(system ? "<allow send_destination=\"*\"/><allow receive_sender=\"*\"/>" : "")
             <allow send_destination="*" eavesdrop="true"/>
             <allow eavesdrop="true"/>
             <allow own="*"/>
