@@ -9,16 +9,6 @@ import Testing
 @Suite(.serialized) struct UserNotificationsAppRun {
     static let appID = "org.example.Reminders"
 
-    /// The build folder, where chimed and chime are (the test runner lives in it).
-    static let binaries: URL = {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("chimed").path) { return url }
-        }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
-    }()
-
     @Test func theRemindersAppSchedulesThroughChimedAndHearsItsActions() async throws {
         let bus = try await TestBus.start()
         var processes: [ManagedProcess] = []
@@ -35,7 +25,7 @@ import Testing
             let groups = bus.directory.appendingPathComponent("groups").path
             try FileManager.default.createDirectory(atPath: groups, withIntermediateDirectories: true)
             let chimed = try ManagedProcess(
-                Self.binaries.appendingPathComponent("chimed").path,
+                Binaries.chimed,
                 [
                     "--state-dir", state, "--config", bus.directory.appendingPathComponent("chime.toml").path,
                     "--groups-dir", groups,
@@ -45,7 +35,7 @@ import Testing
             try await bus.waitForName("io.chime.Chime1", using: observer)
             // The user allows the app, as `chime app allow` does.
             let allow = try ManagedProcess(
-                Self.binaries.appendingPathComponent("chime").path, ["app", "allow", Self.appID],
+                Binaries.chime, ["app", "allow", Self.appID],
                 environment: bus.environment, directory: bus.directory)
             #expect(await allow.waitForExit(timeout: .seconds(30)) == 0, "\(allow.stderr)")
             await LocalNotifications.configure(.init(bus: .bus(bus.address), appID: Self.appID))

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Where `swift build` put the chimed and chime executables: next to the test bundle.
-enum Binaries {
-    static let directory: URL = {
+public enum Binaries {
+    public static let directory: URL = {
         // The test runner's executable lives in the build folder (…/debug/ChimePackageTests.xctest).
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
@@ -12,6 +12,6 @@ enum Binaries {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug")
     }()
 
-    static var chimed: String { directory.appendingPathComponent("chimed").path }
-    static var chime: String { directory.appendingPathComponent("chime").path }
+    public static var chimed: String { directory.appendingPathComponent("chimed").path }
+    public static var chime: String { directory.appendingPathComponent("chime").path }
 }
