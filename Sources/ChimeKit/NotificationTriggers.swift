@@ -5,7 +5,10 @@ import Foundation
 /// (`Tomorrow().at(hour: 20, minute: 15)`, `EveryMonth().first(.friday).at(hour: 20, minute: 15)`,
 /// `DateBuilder.Interval(everySeconds: 7200)`), a `CalendarNotificationTrigger` matching date components, or a
 /// `TimeIntervalNotificationTrigger`.
-public protocol NotificationTrigger: Sendable {
+///
+/// Every trigger is also NiceNotifications' `NotificationsScheduling`, so `.schedule(...)` is one set of
+/// overloads for both.
+public protocol NotificationTrigger: NotificationsScheduling, Sendable {
     /// The trigger as chimed takes it, with relative words ("today", "this month") fixed against `now`.
     func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger
 }
@@ -66,6 +69,65 @@ extension DateBuilder.ResolvedDate: NotificationTrigger {
             throw ChimeError(.rejected, "the date does not exist (check the day, hour and minute)")
         }
         return ResolvedTrigger(.at(date))
+    }
+}
+
+extension NotificationTrigger {
+    /// The trigger's next occurrences (at most 64, as many as iOS keeps pending for an app) as one-off
+    /// members, resolved now in `DateBuilder.calendar`'s zone; empty when it does not resolve.
+    public static var keyPathForTriggerSet: (Self) -> LocalNotifications.NotificationTriggerSet {
+        { trigger in
+            let now = Date()
+            let zone = DateBuilder.calendar.timeZone
+            guard let resolved = try? trigger.resolve(now: now, timeZone: zone),
+                let dates = try? resolved.occurrences(
+                    after: now, until: Recurrence.latestOccurrence, limit: 64, timeZone: zone)
+            else { return .empty }
+            return LocalNotifications.NotificationTriggerSet(
+                triggers: dates.map { LocalNotifications.Trigger($0, line: trigger, timeZone: zone) })
+        }
+    }
+}
+
+extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
+    /// A list of dates as one item: the counted run it was made from when DateBuilder remembers one
+    /// (`DateBuilder.ListRuns`: `EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(…)` is
+    /// one rule, "…, 12 times"), otherwise its dates still ahead as one set, so that "Stop Repeat" ends them
+    /// all. A timeline schedules a list longer than one set in several parts, and an empty one not at all;
+    /// here those are refused.
+    public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
+        let parts = try resolvedParts(now: now, timeZone: timeZone)
+        guard parts.count == 1, let only = parts.first else {
+            throw ChimeError(
+                .rejected,
+                parts.isEmpty
+                    ? "none of the list's dates is ahead" : "a list of \(count) dates is scheduled in a timeline")
+        }
+        return only
+    }
+
+    /// The most dates one set carries: its RDATE line stays within `TriggerWire.maximumRRuleBytes`.
+    static var datesPerSet: Int { (TriggerWire.maximumRRuleBytes - 64) / 17 }
+
+    /// The list as the items it is scheduled as: its run, or its future dates in sets of `datesPerSet`.
+    func resolvedParts(now: Date, timeZone: TimeZone) throws(ChimeError) -> [ResolvedTrigger] {
+        if let run = DateBuilder.ListRuns.run(of: self) { return [try run.resolve(now: now, timeZone: timeZone)] }
+        let dates = Set(
+            compactMap { $0.date(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) }
+                .filter { $0 > now }
+        ).sorted()
+        if dates.count == 1 { return [ResolvedTrigger(.at(dates[0]))] }
+        let utc = TimeZone(identifier: "UTC")!
+        return try stride(from: 0, to: dates.count, by: Self.datesPerSet).map { (start: Int) throws(ChimeError) in
+            let slice = dates[start..<Swift.min(start + Self.datesPerSet, dates.count)]
+            let times = slice.map { WallClock.localDateTime(for: $0, in: utc) }
+            do throws(RuleSyntaxError) {
+                let set = try RRuleSet(dtstart: times[0], rules: [], rdates: times, timeZoneIdentifier: "UTC")
+                return ResolvedTrigger(.rule(.rrule(set.rfcString, dtstart: nil), timeZone: nil))
+            } catch {
+                throw ChimeError(.rejected, "the list's dates do not make a set: \(error.description)")
+            }
+        }
     }
 }
 

@@ -97,14 +97,9 @@ extension LocalNotifications {
     }
 }
 
-/// What NiceNotifications' `.schedule(...)` is called on: anything that gives a trigger set.
-///
-/// Here `.schedule(...)` is a member of ChimeKit's `NotificationTrigger` (which `DateBuilder.ResolvedDate`, the
-/// UserNotifications triggers and `NotificationTriggerSet` are), not of every `NotificationsScheduling` value:
-/// an array of dates has none, so that a counted DateBuilder run written as NiceNotifications writes it
-/// (`EveryDay(forDays: 30, starting: .today).at(hour: 9, minute: 0).schedule(…)`, an array there) is read as
-/// ChimeKit's run and scheduled as one rule with the same dates. An explicit array is scheduled through its
-/// trigger set: `dates.triggerSet.schedule(…)`, a one-off per date.
+/// What NiceNotifications' `.schedule(...)` is called on: anything that gives a trigger set. Every ChimeKit
+/// trigger is one too (`NotificationTrigger` refines it) and is scheduled as itself; a list of dates is one
+/// item (its counted run, or its dates); an app's own conforming type is scheduled as its trigger set.
 public protocol NotificationsScheduling {
     static var keyPathForTriggerSet: (Self) -> LocalNotifications.NotificationTriggerSet { get }
 }

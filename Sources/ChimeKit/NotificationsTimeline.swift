@@ -103,11 +103,29 @@ public struct NotificationsTimeline: Sendable {
             return copy
         }
 
+        static func callBack(
+            _ make: @escaping @Sendable (@escaping @Sendable (UNMutableNotificationContent?) -> Void) -> Void
+        ) async -> UNMutableNotificationContent? {
+            await withCheckedContinuation { continuation in
+                let once = OnceFlag()
+                make { content in if once.claim() { continuation.resume(returning: content) } }
+            }
+        }
+
         /// The line's trigger as the parts scheduled: itself, or each member of a trigger set (with its
         /// identifier). The parts' triggers are what content makers are asked for.
         func parts(now: Date, timeZone: TimeZone) throws(ChimeError) -> [(
             suffix: String?, resolved: ResolvedTrigger, occurrence: @Sendable (Date) -> LocalNotifications.Trigger
         )] {
+            if let list = trigger as? [DateBuilder.ResolvedDate] {
+                let resolved = try list.resolvedParts(now: now, timeZone: timeZone)
+                return resolved.enumerated().map { index, part in
+                    (
+                        resolved.count > 1 ? String(index + 1) : nil, part,
+                        { LocalNotifications.Trigger($0, line: list, timeZone: timeZone) }
+                    )
+                }
+            }
             guard let set = trigger as? LocalNotifications.NotificationTriggerSet else {
                 let line = trigger
                 return [
@@ -253,21 +271,31 @@ public enum NotificationsTimelineBuilder {
     }
 }
 
-// The `.schedule(...)` overloads of NiceNotifications, on every trigger.
-extension NotificationTrigger {
+// The `.schedule(...)` overloads of NiceNotifications, on everything that gives a trigger set: ChimeKit's own
+// triggers are scheduled as themselves (a rule stays one rule), any other value (an app's own
+// `NotificationsScheduling` type) as its trigger set.
+extension NotificationsScheduling {
+    /// What a timeline line made from this value schedules: a counted DateBuilder list as the run it was made
+    /// from (looked up now, right after the list was made), ChimeKit's own triggers as themselves, anything
+    /// else as its trigger set.
+    var line: any NotificationTrigger {
+        if let list = self as? [DateBuilder.ResolvedDate], let run = DateBuilder.ListRuns.run(of: list) { return run }
+        return (self as? any NotificationTrigger) ?? triggerSet
+    }
+
     /// Fixed content: a title, and optionally a subtitle, a body and a sound (the default sound unless told
     /// otherwise, as NiceNotifications has it).
     public func schedule(
         title: String? = nil, subtitle: String? = nil, body: String? = nil, sound: UNNotificationSound? = .default
     ) -> NotificationsTimeline.Entry {
         NotificationsTimeline.Entry(
-            trigger: self,
+            trigger: line,
             content: .fixedContent(NotificationContent(title: title, subtitle: subtitle, body: body, sound: sound)))
     }
 
     /// Fixed content as chimed takes it.
     public func schedule(content: ChimeCore.NotificationContent) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(trigger: self, content: .fixed(content))
+        NotificationsTimeline.Entry(trigger: line, content: .fixed(content))
     }
 
     /// Fixed content (evaluated once, when the line is built).
@@ -275,45 +303,45 @@ extension NotificationTrigger {
         -> NotificationsTimeline.Entry
     {
         guard let made = content() else {
-            return NotificationsTimeline.Entry(trigger: self, content: .made { _ in nil })
+            return NotificationsTimeline.Entry(trigger: line, content: .made { _ in nil })
         }
         return NotificationsTimeline.Entry(
-            trigger: self, content: .fixedContent(made.copy() as? UNNotificationContent ?? made))
+            trigger: line, content: .fixedContent(made.copy() as? UNNotificationContent ?? made))
     }
 
     /// Content made for each occurrence; nil skips that occurrence.
     public func schedule(with maker: @escaping @Sendable () -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { _ in maker() })
+        NotificationsTimeline.Entry(trigger: line, content: .made { _ in maker() })
     }
 
     /// Content made for each occurrence from its trigger; nil skips that occurrence.
     public func schedule(with maker: @escaping @Sendable (LocalNotifications.Trigger) -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { trigger in maker(trigger) })
+        NotificationsTimeline.Entry(trigger: line, content: .made { trigger in maker(trigger) })
     }
 
     /// Content made for each occurrence from its fire date; nil skips that occurrence.
     public func schedule(with maker: @escaping @Sendable (_ nextTriggerDate: Date) -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { trigger in maker(trigger.nextTriggerDate) })
+        NotificationsTimeline.Entry(trigger: line, content: .made { trigger in maker(trigger.nextTriggerDate) })
     }
 
     /// Content made asynchronously for each occurrence; nil skips that occurrence.
     public func schedule(with maker: @escaping @Sendable () async -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { _ in await maker() })
+        NotificationsTimeline.Entry(trigger: line, content: .made { _ in await maker() })
     }
 
     /// Content made asynchronously for each occurrence from its fire date; nil skips that occurrence.
     public func schedule(with maker: @escaping @Sendable (Date) async -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: self, content: .made { trigger in await maker(trigger.nextTriggerDate) })
+        NotificationsTimeline.Entry(trigger: line, content: .made { trigger in await maker(trigger.nextTriggerDate) })
     }
 
     /// Content made by a maker that calls back with it, from the occurrence's trigger; only the first call
@@ -326,8 +354,8 @@ extension NotificationTrigger {
             ) -> Void
     ) -> NotificationsTimeline.Entry {
         NotificationsTimeline.Entry(
-            trigger: self,
-            content: .made { trigger in await Self.callBack { asyncMaker(trigger, $0) } })
+            trigger: line,
+            content: .made { trigger in await NotificationsTimeline.Entry.callBack { asyncMaker(trigger, $0) } })
     }
 
     /// Content made by a maker that calls back with it, from the occurrence's fire date.
@@ -338,7 +366,10 @@ extension NotificationTrigger {
             ) -> Void
     ) -> NotificationsTimeline.Entry {
         NotificationsTimeline.Entry(
-            trigger: self, content: .made { trigger in await Self.callBack { asyncMaker(trigger.nextTriggerDate, $0) } }
+            trigger: line,
+            content: .made { trigger in
+                await NotificationsTimeline.Entry.callBack { asyncMaker(trigger.nextTriggerDate, $0) }
+            }
         )
     }
 
@@ -348,16 +379,8 @@ extension NotificationTrigger {
             @escaping @Sendable (_ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void)
             -> Void
     ) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(trigger: self, content: .made { _ in await Self.callBack(asyncMaker) })
-    }
-
-    static func callBack(
-        _ make: @escaping @Sendable (@escaping @Sendable (UNMutableNotificationContent?) -> Void) -> Void
-    ) async -> UNMutableNotificationContent? {
-        await withCheckedContinuation { continuation in
-            let once = OnceFlag()
-            make { content in if once.claim() { continuation.resume(returning: content) } }
-        }
+        NotificationsTimeline.Entry(
+            trigger: line, content: .made { _ in await NotificationsTimeline.Entry.callBack(asyncMaker) })
     }
 }
 

@@ -86,6 +86,30 @@ func launchCountdown() -> [LocalNotifications.NotificationRequest] {
     NotificationsTimeline.empty.requests.first
 }
 
+/// The days the user picked for watering, as the app's own `NotificationsScheduling` type.
+struct WateringDays: NotificationsScheduling {
+    var daysAfterToday: [Int]
+    var hour: Int
+
+    static var keyPathForTriggerSet: (WateringDays) -> LocalNotifications.NotificationTriggerSet {
+        { watering in
+            watering.daysAfterToday.map { AfterToday(days: $0, at: TimeOfDay(hour: watering.hour, minute: 0)) }
+                .triggerSet
+        }
+    }
+}
+
+/// Plants: the user's watering days, and fertiliser on three dates the app worked out.
+@TimelineBuilder
+func plantCare() -> [LocalNotifications.NotificationRequest] {
+    WateringDays(daysAfterToday: [1, 3], hour: 19).schedule(title: "Water the plants")
+    [
+        Tomorrow().at(hour: 8, minute: 0), AfterToday(days: 15, at: TimeOfDay(hour: 8, minute: 0)),
+        Today().addingDays(-2).at(hour: 8, minute: 0), AfterToday(days: 29, at: TimeOfDay(hour: 8, minute: 0)),
+    ]
+    .schedule(with: { (date: Date) in NotificationContent(title: "Fertilise", body: "\(date)") })
+}
+
 enum HabitNotifications {
     static let prePermission = LocalNotifications.ApplicationLevelPermissionAsker { completion in
         // The app's own pre-permission screen would ask here.

@@ -94,10 +94,41 @@ import Testing
             },
             now: now)
         #expect(run.count == 1)
-        guard case .rule = run.first?.trigger else {
+        guard case .rule(.dateRule, nil) = run.first?.trigger else {
             Issue.record("the run is \(String(describing: run.first?.trigger))")
             return
         }
+    }
+
+    @Test func anAppsOwnSchedulingTypeAndAListOfDatesAreScheduledByTheirDates() async throws {
+        let now = Date()
+        let entries = try await Self.materialize(NotificationsTimeline(plantCare), now: now)
+        // The app's own type: a one-off per member of its trigger set.
+        let watering = [1, 3].map { Self.date(daysAfterToday: $0, hour: 19, minute: 0) }
+        #expect(entries.filter { $0.id.hasPrefix("entry-1.") }.map(\.trigger) == watering.map { .at($0) })
+        // The list: its dates still ahead, one item, content made per date within the horizon (a week).
+        let fertiliser = entries.filter { $0.id.hasPrefix("entry-2") }
+        #expect(
+            fertiliser.map(\.id) == [
+                "entry-2.\(Int64(Self.date(daysAfterToday: 1, hour: 8, minute: 0).timeIntervalSince1970))"
+            ])
+        let item = try #require(
+            try? [
+                Tomorrow().at(hour: 8, minute: 0), AfterToday(days: 15, at: TimeOfDay(hour: 8, minute: 0)),
+                Today().addingDays(-2).at(hour: 8, minute: 0), AfterToday(days: 29, at: TimeOfDay(hour: 8, minute: 0)),
+            ].resolve(now: now, timeZone: .current))
+        guard case .rule(let rule, nil) = item.trigger else {
+            Issue.record("the list is \(item.trigger)")
+            return
+        }
+        let recurrence = try Recurrence.parse(rule, now: now, timeZone: .floating, systemTimeZone: .current)
+        var dates: [Date] = []
+        var cursor = now
+        while dates.count < 5, let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: .current) {
+            dates.append(next)
+            cursor = next
+        }
+        #expect(dates == [1, 15, 29].map { Self.date(daysAfterToday: $0, hour: 8, minute: 0) })
     }
 
     @Test func streakMessagesAreMadePerOccurrenceFromTheirTrigger() async throws {

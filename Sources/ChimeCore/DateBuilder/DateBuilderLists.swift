@@ -8,13 +8,20 @@ import Foundation
 /// `delayForNumber(n, totalCount)` units (days, weeks, months or years) after the start.
 public struct DelayDistribution: Sendable {
     public init(delayForNumber: @escaping @Sendable (_ number: Int, _ totalCount: Int) -> Int) {
+        self.init(delayForNumber: delayForNumber, isUnitSpaced: false)
+    }
+
+    init(delayForNumber: @escaping @Sendable (_ number: Int, _ totalCount: Int) -> Int, isUnitSpaced: Bool) {
         self.delayForNumber = delayForNumber
+        self.isUnitSpaced = isUnitSpaced
     }
 
     public let delayForNumber: @Sendable (_ number: Int, _ totalCount: Int) -> Int
+    /// True for `.normal` only: its lists are what a counted run gives (see `DateBuilder.ListRuns`).
+    let isUnitSpaced: Bool
 
     /// One unit apart: 0, 1, 2, 3, …
-    public static let normal = DelayDistribution(delayForNumber: { number, _ in number })
+    public static let normal = DelayDistribution(delayForNumber: { number, _ in number }, isUnitSpaced: true)
 
     /// One unit apart for the first half, then further and further apart (the gap grows with the square of
     /// the distance past the half), so a long run reaches further with the same number of members.
@@ -37,7 +44,9 @@ public struct DelayDistribution: Sendable {
 public func EveryDay(
     forDays nextDays: Int, starting startDay: DateBuilder.Day, distribution: DelayDistribution = .normal
 ) -> [DateBuilder.Day] {
-    distribution.generate(count: nextDays, start: startDay) { $0.addingDays($1) }
+    DateBuilder.ListRuns.days(
+        distribution.generate(count: nextDays, start: startDay) { $0.addingDays($1) },
+        from: distribution.isUnitSpaced ? EveryDay(forDays: nextDays, starting: startDay) : nil)
 }
 
 /// `forDays` consecutive days from `starting`, each at `timeOfDay`.
@@ -51,21 +60,27 @@ public func EveryDay(
 public func EveryWeek(
     forWeeks nextWeeks: Int, starting startWeek: DateBuilder.Week, distribution: DelayDistribution = .normal
 ) -> [DateBuilder.Week] {
-    distribution.generate(count: nextWeeks, start: startWeek) { $0.addingWeeks($1) }
+    DateBuilder.ListRuns.weeks(
+        distribution.generate(count: nextWeeks, start: startWeek) { $0.addingWeeks($1) },
+        from: distribution.isUnitSpaced ? EveryWeek(forWeeks: nextWeeks, starting: startWeek) : nil)
 }
 
 /// `forMonths` months from `starting`, spaced by `distribution`.
 public func EveryMonth(
     forMonths nextMonths: Int, starting startMonth: DateBuilder.Month, distribution: DelayDistribution = .normal
 ) -> [DateBuilder.Month] {
-    distribution.generate(count: nextMonths, start: startMonth) { $0.addingMonths($1) }
+    DateBuilder.ListRuns.months(
+        distribution.generate(count: nextMonths, start: startMonth) { $0.addingMonths($1) },
+        from: distribution.isUnitSpaced ? EveryMonth(forMonths: nextMonths, starting: startMonth) : nil)
 }
 
 /// `forYears` years from `starting`, spaced by `distribution`.
 public func EveryYear(
     forYears nextYears: Int, starting startYear: DateBuilder.Year, distribution: DelayDistribution = .normal
 ) -> [DateBuilder.Year] {
-    distribution.generate(count: nextYears, start: startYear) { $0.addingYears($1) }
+    DateBuilder.ListRuns.years(
+        distribution.generate(count: nextYears, start: startYear) { $0.addingYears($1) },
+        from: distribution.isUnitSpaced ? EveryYear(forYears: nextYears, starting: startYear) : nil)
 }
 
 /// The day `date` falls on, at `timeOfDay`.
@@ -89,11 +104,19 @@ public func After(dayOf date: Date, days: Int, at timeOfDay: TimeOfDay) -> DateB
 
 extension Sequence where Element == DateBuilder.Day {
     /// Each day shifted by `days`.
-    public func addingDays(_ days: Int) -> [DateBuilder.Day] { map { $0.addingDays(days) } }
+    public func addingDays(_ days: Int) -> [DateBuilder.Day] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.days(
+            list.map { $0.addingDays(days) }, from: DateBuilder.ListRuns.days(of: list)?.addingDays(days))
+    }
 
     /// Each day at `timeOfDay`, evaluated once per day (so `.randomTime(from:to:)` differs from day to day).
     public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> [DateBuilder.ResolvedDate] {
-        map { $0.at(timeOfDay()) }
+        let list = Array(self)
+        let times = list.map { _ in timeOfDay() }
+        // A run has one time of day: the list is its run's only when every day got the same one.
+        let run = Set(times).count == 1 ? DateBuilder.ListRuns.days(of: list)?.at(times[0]) : nil
+        return DateBuilder.ListRuns.dates(zip(list, times).map { $0.at($1) }, from: run)
     }
 
     /// Each day at a fixed time of day.
@@ -104,39 +127,76 @@ extension Sequence where Element == DateBuilder.Day {
 
 extension Sequence where Element == DateBuilder.Week {
     /// Each week shifted by `weeks`.
-    public func addingWeeks(_ weeks: Int) -> [DateBuilder.Week] { map { $0.addingWeeks(weeks) } }
+    public func addingWeeks(_ weeks: Int) -> [DateBuilder.Week] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.weeks(
+            list.map { $0.addingWeeks(weeks) }, from: DateBuilder.ListRuns.weeks(of: list)?.addingWeeks(weeks))
+    }
     /// The first day of each week.
-    public var firstDay: [DateBuilder.Day] { map(\.firstDay) }
+    public var firstDay: [DateBuilder.Day] { days(\.firstDay, \.firstDay) }
     /// The last day of each week.
-    public var lastDay: [DateBuilder.Day] { map(\.lastDay) }
+    public var lastDay: [DateBuilder.Day] { days(\.lastDay, \.lastDay) }
     /// The given weekday of each week.
     public func weekday(_ weekday: DateBuilder.Week.GregorianWeekday) -> [DateBuilder.Day] {
-        map { $0.weekday(weekday) }
+        days({ $0.weekday(weekday) }, { $0.weekday(weekday) })
     }
     /// The weekend start day of each week (see `Week.weekendStartDay`).
-    public var weekendStartDay: [DateBuilder.Day] { map(\.weekendStartDay) }
+    public var weekendStartDay: [DateBuilder.Day] { days(\.weekendStartDay, \.weekendStartDay) }
     /// The weekend end day of each week (see `Week.weekendEndDay`).
-    public var weekendEndDay: [DateBuilder.Day] { map(\.weekendEndDay) }
+    public var weekendEndDay: [DateBuilder.Day] { days(\.weekendEndDay, \.weekendEndDay) }
+
+    /// A day of each week, and the same day of each week of the list's run.
+    func days(
+        _ day: (DateBuilder.Week) -> DateBuilder.Day, _ runDays: (DateBuilder.Weeks) -> DateBuilder.Days
+    ) -> [DateBuilder.Day] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.days(list.map(day), from: DateBuilder.ListRuns.weeks(of: list).map(runDays))
+    }
 }
 
 extension Sequence where Element == DateBuilder.Month {
     /// Each month shifted by `months`.
-    public func addingMonths(_ months: Int) -> [DateBuilder.Month] { map { $0.addingMonths(months) } }
+    public func addingMonths(_ months: Int) -> [DateBuilder.Month] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.months(
+            list.map { $0.addingMonths(months) }, from: DateBuilder.ListRuns.months(of: list)?.addingMonths(months))
+    }
     /// The 1st of each month.
-    public var firstDay: [DateBuilder.Day] { map(\.firstDay) }
+    public var firstDay: [DateBuilder.Day] { days(\.firstDay, \.firstDay) }
     /// The last day of each month.
-    public var lastDay: [DateBuilder.Day] { map(\.lastDay) }
+    public var lastDay: [DateBuilder.Day] { days(\.lastDay, \.lastDay) }
     /// The first `weekday` of each month.
     public func first(_ weekday: DateBuilder.Week.GregorianWeekday) -> [DateBuilder.Day] {
-        map { $0.first(weekday) }
+        days({ $0.first(weekday) }, { $0.first(weekday) })
+    }
+
+    /// A day of each month, and the same day of each month of the list's run.
+    func days(
+        _ day: (DateBuilder.Month) -> DateBuilder.Day, _ runDays: (DateBuilder.Months) -> DateBuilder.Days
+    ) -> [DateBuilder.Day] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.days(list.map(day), from: DateBuilder.ListRuns.months(of: list).map(runDays))
     }
 }
 
 extension Sequence where Element == DateBuilder.Year {
     /// Each year shifted by `years`.
-    public func addingYears(_ years: Int) -> [DateBuilder.Year] { map { $0.addingYears(years) } }
+    public func addingYears(_ years: Int) -> [DateBuilder.Year] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.years(
+            list.map { $0.addingYears(years) }, from: DateBuilder.ListRuns.years(of: list)?.addingYears(years))
+    }
     /// January of each year.
-    public var firstMonth: [DateBuilder.Month] { map(\.firstMonth) }
+    public var firstMonth: [DateBuilder.Month] { months(\.firstMonth, \.firstMonth) }
     /// December of each year.
-    public var lastMonth: [DateBuilder.Month] { map(\.lastMonth) }
+    public var lastMonth: [DateBuilder.Month] { months(\.lastMonth, \.lastMonth) }
+
+    /// A month of each year, and the same month of each year of the list's run.
+    func months(
+        _ month: (DateBuilder.Year) -> DateBuilder.Month, _ runMonths: (DateBuilder.Years) -> DateBuilder.Months
+    ) -> [DateBuilder.Month] {
+        let list = Array(self)
+        return DateBuilder.ListRuns.months(
+            list.map(month), from: DateBuilder.ListRuns.years(of: list).map(runMonths))
+    }
 }

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+private typealias F = DateBuilderFixture
+
+/// A counted list remembers the run it was made from, and the run gives exactly the list's dates: so a list
+/// scheduled whole can travel as one rule.
+@Suite struct DateBuilderListRunsTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T09:46:40Z
+
+    /// The list's members resolved one by one, and the remembered run's first as many occurrences.
+    static func datesOfListAndRun(_ list: [DateBuilder.ResolvedDate]) throws -> (list: [Date], run: [Date]) {
+        let run = try #require(DateBuilder.ListRuns.run(of: list), "no run remembered")
+        let listed = list.compactMap { $0.date(now: now, systemTimeZone: F.berlin) }
+        #expect(listed.count == list.count)
+        return (listed, Array(run.dates(now: now, systemTimeZone: F.berlin).prefix(list.count + 1)))
+    }
+
+    @Test func eachCountedChainRemembersARunWithTheSameDates() throws {
+        let chains: [(String, [DateBuilder.ResolvedDate])] = [
+            ("days", EveryDay(forDays: 30, starting: .today).at(hour: 9, minute: 0)),
+            ("days moved", EveryDay(forDays: 10, starting: .tomorrow).addingDays(3).at(hour: 2, minute: 30)),
+            ("first friday", EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(hour: 20, minute: 15)),
+            (
+                "last day less 5",
+                EveryMonth(forMonths: 14, starting: .thisMonth).lastDay.addingDays(-5).at(hour: 23, minute: 50)
+            ),
+            (
+                "months moved",
+                EveryMonth(forMonths: 5, starting: .thisMonth).addingMonths(2).firstDay.at(hour: 8, minute: 0)
+            ),
+            ("weekend", EveryWeek(forWeeks: 10, starting: .thisWeek).weekendStartDay.at(hour: 9, minute: 0)),
+            (
+                "wednesdays",
+                EveryWeek(forWeeks: 8, starting: .nextWeek).addingWeeks(1).weekday(.wednesday).at(hour: 7, minute: 5)
+            ),
+            ("week ends", EveryWeek(forWeeks: 6, starting: .thisWeek).lastDay.at(hour: 18, minute: 0)),
+            ("new year", EveryYear(forYears: 5, starting: .thisYear).firstMonth.firstDay.at(hour: 0, minute: 0)),
+            (
+                "new year's eve",
+                EveryYear(forYears: 4, starting: .thisYear).addingYears(1).lastMonth.lastDay.at(hour: 23, minute: 59)
+            ),
+            ("one time for all", EveryDay(starting: .today, forDays: 7, at: TimeOfDay(hour: 6, minute: 45))),
+        ]
+        for (name, list) in chains {
+            let (listed, run) = try Self.datesOfListAndRun(list)
+            // The run ends where the list does: one more occurrence is not there.
+            #expect(run == listed, "\(name)")
+        }
+    }
+
+    @Test func listsThatNoRunMakesRememberNone() {
+        let optimized = EveryDay(forDays: 30, starting: .today, distribution: .optimized).at(hour: 9, minute: 0)
+        #expect(DateBuilder.ListRuns.run(of: optimized) == nil)
+        let filtered = Array(EveryDay(forDays: 30, starting: .today).at(hour: 9, minute: 0).dropFirst())
+        #expect(DateBuilder.ListRuns.run(of: filtered) == nil)
+        let byHand = [Tomorrow().at(hour: 9, minute: 0), Today().addingDays(3).at(hour: 9, minute: 0)]
+        #expect(DateBuilder.ListRuns.run(of: byHand) == nil)
+        // Each day's own random time: a run has one time of day.
+        let random = EveryDay(forDays: 5, starting: .today).at(
+            .randomTime(from: TimeOfDay(hour: 8, minute: 0), to: TimeOfDay(hour: 20, minute: 0)))
+        #expect(DateBuilder.ListRuns.run(of: random) == nil)
+        #expect(DateBuilder.ListRuns.run(of: []) == nil)
+    }
+
+    @Test func onlyTheLatestListsAreRememberedWithinTheBudget() {
+        var memory = DateBuilder.ListRuns.Memory(budget: 10)
+        let runs = (0..<4).map { EveryDay(forDays: 4).at(hour: $0, minute: 0) }
+        let lists = (0..<4).map { hour in
+            DateBuilder.ListRuns.Key.dates((0..<4).map { Today().addingDays($0).at(hour: hour, minute: 0) })
+        }
+        for (list, run) in zip(lists, runs) { memory.record(list, members: 4, as: .dates(run)) }
+        // 16 members were recorded; the budget keeps the latest two lists (8).
+        #expect(memory.members == 8)
+        #expect(lists.map { memory.run(of: $0) } == [nil, nil, .dates(runs[2]), .dates(runs[3])])
+        // Recording a list again makes it the latest, without counting it twice.
+        memory.record(lists[2], members: 4, as: .dates(runs[2]))
+        memory.record(lists[0], members: 4, as: .dates(runs[0]))
+        #expect(memory.members == 8)
+        #expect(lists.map { memory.run(of: $0) } == [.dates(runs[0]), nil, .dates(runs[2]), nil])
+        // A list over the budget is not remembered.
+        memory.record(
+            .dates(Array(repeating: Today().at(hour: 1, minute: 0), count: 11)), members: 11, as: .dates(runs[1]))
+        #expect(memory.members == 8)
+    }
+}
