@@ -370,11 +370,23 @@ struct ChimeBench: AsyncParsableCommand {
             t = Clock.monotonic()
             try await client.reschedule(TimelineGroup(id: "big", entries: entries))
             let replace = Clock.monotonic() - t
+            // A calendar of the size whose import other tools' users report taking 14 to 53 s.
+            let calendar = bus.directory.appendingPathComponent("calendar.ics")
+            try Self.calendar(events: 1_700).write(to: calendar, atomically: true, encoding: .utf8)
+            t = Clock.monotonic()
+            let importer = try ManagedProcess(
+                binaries.appendingPathComponent("chime").path, ["import", calendar.path],
+                environment: bus.environment, directory: bus.directory)
+            guard await importer.waitForExit(timeout: .seconds(120)) == 0 else {
+                throw BenchFailure("chime import failed: \(importer.stderr)")
+            }
+            let importSeconds = Clock.monotonic() - t
             let result = Scale(
                 entries: groups * entriesPerGroup, loadSeconds: load, rssLoadedMB: Double(rssLoaded) / 1_048_576,
                 rssRestartedMB: Double(rssRestarted) / 1_048_576,
                 databaseMB: Double(folderSize(bus.directory.appendingPathComponent("state").path)) / 1_048_576,
-                readySeconds: ready, reschedule10kAddSeconds: add, reschedule10kReplaceSeconds: replace)
+                readySeconds: ready, reschedule10kAddSeconds: add, reschedule10kReplaceSeconds: replace,
+                import1700Seconds: importSeconds)
             await chimed!.stop()
             await bus.stop()
             return result
@@ -383,6 +395,46 @@ struct ChimeBench: AsyncParsableCommand {
             await bus.stop()
             throw error
         }
+    }
+
+    /// An iCalendar file of `events` events with a 15-minute alarm each, as a personal calendar holds them:
+    /// from a year ago to two years ahead, one in five weekly with an exception, one in ten all day, half in
+    /// a named zone.
+    static func calendar(events: Int) -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Chime//bench//EN"]
+        let start = Date(timeIntervalSince1970: 1_764_547_200)  // 2025-12-01
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        for n in 0..<events {
+            let day = utc.date(byAdding: .hour, value: n * 15 + 9, to: start)!
+            let c = utc.dateComponents([.year, .month, .day, .hour, .minute], from: day)
+            let date = String(format: "%04d%02d%02d", c.year!, c.month!, c.day!)
+            let time = String(format: "T%02d%02d00", c.hour!, 0)
+            lines += ["BEGIN:VEVENT", "UID:bench-\(n)@chime", "DTSTAMP:20251201T000000Z", "SUMMARY:Event \(n)"]
+            // The start's form, and an exception two weeks on in the same form.
+            let form: (String) -> String
+            if n % 10 == 0 {
+                form = { ";VALUE=DATE:\($0)" }
+            } else if n % 2 == 0 {
+                form = { ";TZID=Europe/Berlin:\($0)\(time)" }
+                lines.append("DURATION:PT1H")
+            } else {
+                form = { ":\($0)\(time)Z" }
+                lines.append("DURATION:PT30M")
+            }
+            lines.append("DTSTART" + form(date))
+            if n % 5 == 1 {
+                let c = utc.dateComponents([.year, .month, .day], from: utc.date(byAdding: .day, value: 14, to: day)!)
+                lines += [
+                    "RRULE:FREQ=WEEKLY;COUNT=20",
+                    "EXDATE" + form(String(format: "%04d%02d%02d", c.year!, c.month!, c.day!)),
+                ]
+            }
+            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:Event \(n)", "TRIGGER:-PT15M", "END:VALARM"]
+            lines += ["END:VEVENT"]
+        }
+        lines.append("END:VCALENDAR")
+        return lines.joined(separator: "\r\n") + "\r\n"
     }
 
     static func timeEngine(binaries: URL, iterations: Int) throws -> TimeEngine {
@@ -518,6 +570,7 @@ struct Report: Codable {
                 result["scale-ready-per-1k-entries-in-pings"] =
                     scale.readySeconds * throughput.ping / (Double(scale.entries) / 1000)
                 result["scale-add-10k-in-pings"] = scale.reschedule10kAddSeconds * throughput.ping
+                result["scale-import-1700-in-pings"] = scale.import1700Seconds * throughput.ping
             }
         }
         return result
@@ -548,12 +601,15 @@ struct Scale: Codable {
     var readySeconds: Double
     var reschedule10kAddSeconds: Double
     var reschedule10kReplaceSeconds: Double
+    /// `chime import` of a 1,700-event calendar, process start to exit.
+    var import1700Seconds: Double
     var text: String {
         String(
             format:
-                "READY %.2f s, RSS %.0f MB (after load %.0f MB), db %.0f MB, 10k group add %.0f ms, replace %.0f ms",
+                "READY %.2f s, RSS %.0f MB (after load %.0f MB), db %.0f MB, 10k group add %.0f ms, replace %.0f ms, "
+                + "import of 1,700 events %.0f ms",
             readySeconds, rssRestartedMB, rssLoadedMB, databaseMB, reschedule10kAddSeconds * 1000,
-            reschedule10kReplaceSeconds * 1000)
+            reschedule10kReplaceSeconds * 1000, import1700Seconds * 1000)
     }
 }
 
