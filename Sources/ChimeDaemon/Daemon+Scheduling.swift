@@ -352,6 +352,7 @@ extension Daemon {
     /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name. The
     /// scheduler part makes the timer before it restores anything that could arm it.
     func arm(_ deadline: Date?) {
+        armWakeAlarm()
         guard let deadline else {
             armedDeadline = nil
             deadlineTimer?.arm(wallSeconds: nil)
@@ -360,6 +361,41 @@ extension Daemon {
         guard armedDeadline != deadline else { return }
         armedDeadline = deadline
         deadlineTimer?.arm(wallSeconds: clock.wallSeconds(for: deadline))
+    }
+
+    /// Makes the wake alarm, or says why there is none: chimed goes on without it, and says so once.
+    func makeWakeAlarm() {
+        do {
+            wakeAlarm = try WakeAlarm()
+        } catch {
+            let problem = WakeAlarm.problem(error)
+            logger.warning("\(problem); items that ask to wake the machine are delivered when it is awake")
+            wake.problem = problem
+        }
+    }
+
+    /// Sets the wake alarm for the earliest occurrence of an item that asks to wake the machine, or
+    /// disarms it when there is none. Looked for again only when such an item changed (the scheduler's
+    /// `wakeGeneration`) or the time it was armed for has passed, so other steps cost a comparison.
+    func armWakeAlarm() {
+        let generation = scheduler.wakeGeneration
+        let now = clock.now()
+        if generation == wakeGenerationArmed, wake.armedFor.map({ $0 > now }) ?? true { return }
+        wakeGenerationArmed = generation
+        let count = scheduler.wakeItemCount
+        let earliest = count == 0 ? nil : scheduler.earliestWake(after: now)
+        var status = wake
+        status.items = count
+        if let wakeAlarm {
+            do {
+                try wakeAlarm.arm(wallSeconds: earliest.map(clock.wallSeconds(for:)))
+                status.armedFor = earliest
+            } catch {
+                logger.error("cannot set the wake alarm: \(error)")
+                status.armedFor = nil
+            }
+        }
+        if status != wake { wake = status }
     }
 
     func timerFired() {
@@ -452,6 +488,7 @@ extension Daemon {
         item.entry.category = content.category
         item.entry.escalation = trigger.escalation
         item.entry.offset = trigger.offset
+        item.entry.wake = trigger.wake
         item.replacesID = trigger.replacesID
         if let quota { try checkQuota(quota, adding: 1, addingBytes: item.storedBytes) }
         let stored = item
@@ -524,7 +561,7 @@ extension Daemon {
         let entry = TimelineEntry(
             id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
             category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count,
-            escalation: trigger.escalation, offset: trigger.offset)
+            escalation: trigger.escalation, offset: trigger.offset, wake: trigger.wake)
         _ = try await replaceTimeline(
             of: key, source: .api,
             timeline: { scheduler, reader in
