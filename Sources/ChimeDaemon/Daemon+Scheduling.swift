@@ -379,8 +379,12 @@ extension Daemon {
     /// `wakeGeneration`) or the time it was armed for has passed, so other steps cost a comparison.
     func armWakeAlarm() {
         let generation = scheduler.wakeGeneration
+        // Nothing changed among those items: only an armed time that has passed asks for a look (the clock
+        // is not read otherwise).
+        if generation == wakeGenerationArmed {
+            guard let armed = wake.armedFor, armed <= clock.now() else { return }
+        }
         let now = clock.now()
-        if generation == wakeGenerationArmed, wake.armedFor.map({ $0 > now }) ?? true { return }
         wakeGenerationArmed = generation
         let count = scheduler.wakeItemCount
         let earliest = count == 0 ? nil : scheduler.earliestWake(after: now)

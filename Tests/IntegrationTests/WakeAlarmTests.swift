@@ -106,6 +106,22 @@ import Testing
         }
     }
 
+    @Test func aSnoozeOfAnItemThatWakesTheMachineWakesItToo() async throws {
+        try await Session.run { s in
+            let sent = try await s.chime(["send", "--wake", "--in", "1h", "--print-id", "Alarm"])
+            let id = sent.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let snoozed = try await s.chime(["snooze", id, "10m"])
+            #expect(snoozed.status == 0, "\(snoozed.stderr)")
+            let pending = try await s.chimeJSON(["pending"])
+            #expect(pending.count == 2 && pending.allSatisfy { $0["wake"] as? Bool == true }, "\(pending)")
+            // The snooze comes first: the alarm is set for it, ten minutes from now.
+            let alarms = try Self.wakeAlarms(of: try #require(s.chimed?.pid))
+            #expect(alarms.first.map { (500...600).contains($0.seconds) } == true, "\(alarms)")
+            #expect(try await Self.status(s)["wake-items"] as? Int == 2)
+        }
+    }
+
     @Test func aWakeItemOfAGroupFileArmsTheAlarmAfterARestart() async throws {
         let group = """
             [[entry]]
