@@ -36,6 +36,8 @@ final class Session: @unchecked Sendable {
     /// A program and its arguments that chimed is started through (it must exec chimed, keeping the PID),
     /// such as `setpriv` dropping a capability; empty: chimed is started itself.
     var chimedLauncher: [String] = []
+    /// The chimed executable started: the one built, or a copy (given a file capability, say).
+    var chimedExecutable = Binaries.chimed
     /// Signal subscriptions of the observer (`overhearServerSignals`), cancelled by `stop()`.
     var subscriptions: [DBusSubscription] = []
 
@@ -107,8 +109,8 @@ final class Session: @unchecked Sendable {
         let arguments =
             level + ["--state-dir", stateDirectory, "--config", configFile, "--groups-dir", groupsDirectory]
         let chimed = try ManagedProcess(
-            chimedLauncher.first ?? Binaries.chimed,
-            chimedLauncher.isEmpty ? arguments : chimedLauncher.dropFirst() + [Binaries.chimed] + arguments,
+            chimedLauncher.first ?? chimedExecutable,
+            chimedLauncher.isEmpty ? arguments : chimedLauncher.dropFirst() + [chimedExecutable] + arguments,
             environment: environment, directory: bus.directory)
         for follower in logFollowers { follower.cancel() }
         logFollowers = [Self.followDeliveries(in: chimed.stderrURL, into: delivered)]

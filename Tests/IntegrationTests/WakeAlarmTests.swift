@@ -4,6 +4,10 @@ import Foundation
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Items that ask to wake the machine (`wake`): chimed arms a `CLOCK_REALTIME_ALARM` timer for the
 /// earliest of them when it holds `CAP_WAKE_ALARM`, and says in `chime status` and its log when it does
 /// not. The timer is seen as the kernel shows it (`/proc/PID/fdinfo`); a real suspend and resume cannot be
@@ -173,6 +177,52 @@ import Testing
             // Logged once, as a warning.
             let log = try String(contentsOf: chimed.stderrURL, encoding: .utf8)
             #expect(log.components(separatedBy: "CAP_WAKE_ALARM").count - 1 == 1, "\(log)")
+        }
+    }
+
+    /// The grant docs/wake.md gives: a copy of chimed with `cap_wake_alarm+ep`, run by an ordinary user
+    /// (nobody), arms the alarm for a group file's wake entry; it runs in glibc's secure mode (`AT_SECURE`),
+    /// and still serves the bus.
+    @Test func aFileCapabilityLetsAnOrdinaryUsersChimedWakeTheMachine() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chime-wake-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chimed = folder.appendingPathComponent("chimed").path
+        try FileManager.default.copyItem(atPath: Binaries.chimed, toPath: chimed)
+        let setcap = try ManagedProcess("/usr/sbin/setcap", ["cap_wake_alarm+ep", chimed], environment: [:])
+        #expect(await setcap.waitForExit() == 0)
+        let state = folder.appendingPathComponent("state").path
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        let nobody = getpwnam("nobody").pointee
+        #expect(chown(state, nobody.pw_uid, nobody.pw_gid) == 0)
+        let group = "[[entry]]\nid = \"alarm\"\nevery = \"every day at 06:30\"\nwake = true\nsummary = \"Up\"\n"
+        try await Session.run(
+            withServer: false, groups: ["mornings.toml": group], startChimed: false, allowOtherUsers: true
+        ) { s in
+            s.chimedExecutable = chimed
+            s.chimedLauncher = [
+                "/usr/bin/setpriv", "--reuid=\(nobody.pw_uid)", "--regid=\(nobody.pw_gid)", "--clear-groups",
+            ]
+            s.stateDirectory = state
+            // The user's chime is the one beside chimed's executable, not the test's: nobody allows no app.
+            s.allowTestApp = false
+            let process = try await s.startChimed()
+            s.chimed = process
+            let status = try String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)
+            #expect(status.contains("\nUid:\t\(nobody.pw_uid)\t"))
+            // CAP_WAKE_ALARM is capability 35: bit 35 of the effective set.
+            let effective = status.split(separator: "\n").first { $0.hasPrefix("CapEff:") }
+                .flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }
+            #expect(effective == 1 << 35)
+            // glibc's secure-execution mode: the kernel passes AT_SECURE (23) = 1 in the auxiliary vector.
+            let auxv = try #require(FileManager.default.contents(atPath: "/proc/\(process.pid)/auxv"))
+            let pairs = auxv.withUnsafeBytes { Array($0.bindMemory(to: UInt64.self)) }
+            let secure = stride(from: 0, to: pairs.count - 1, by: 2).first { pairs[$0] == 23 }.map { pairs[$0 + 1] }
+            #expect(secure == 1)
+            let alarms = try Self.wakeAlarms(of: process.pid)
+            #expect(alarms.count == 1 && alarms.first.map { $0.seconds > 0 } == true, "\(alarms)")
+            let log = try String(contentsOf: process.stderrURL, encoding: .utf8)
+            #expect(!log.contains("CAP_WAKE_ALARM"), "\(log)")
         }
     }
 
