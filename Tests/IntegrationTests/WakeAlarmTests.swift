@@ -226,6 +226,24 @@ import Testing
         }
     }
 
+    @Test func aChimeKitEntryWakesTheMachine() async throws {
+        try await Session.run { s in
+            try await ChimeKitTests.withKit(s) {
+                let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                    EveryDay(forDays: 30, starting: .today).at(hour: 6, minute: 30)
+                        .schedule(title: "Get up")
+                        .wakingTheMachine()
+                    EveryDay(forDays: 30, starting: .today).at(hour: 9, minute: 0)
+                        .schedule(title: "Coffee")
+                }
+                let pending = try await LocalNotifications.client().pending(next: 1, group: group.groupIdentifier)
+                #expect(pending.map(\.summary).sorted() == ["Coffee", "Get up"])
+                #expect(pending.filter(\.wake).map(\.summary) == ["Get up"])
+            }
+            #expect(try await Self.status(s)["wake-items"] as? Int == 1)
+        }
+    }
+
     @Test func aWakeThatIsNotABooleanIsRefusedWithWhatItMustBe() async throws {
         try await Session.run { s in
             let content = BusAPITests.record(["summary": .string("x")])
