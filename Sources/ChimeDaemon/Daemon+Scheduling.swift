@@ -363,14 +363,14 @@ extension Daemon {
         deadlineTimer?.arm(wallSeconds: clock.wallSeconds(for: deadline))
     }
 
-    /// Makes the wake alarm, or says why there is none: chimed goes on without it, and says so once.
+    /// Makes the wake alarm, or keeps why there is none for `Status`: chimed goes on without it. The log
+    /// says so once, when an item first asks to wake the machine (`armWakeAlarm`), not at every start of
+    /// a chimed whose user never asks.
     func makeWakeAlarm() {
         do {
             wakeAlarm = try WakeAlarm()
         } catch {
-            let problem = WakeAlarm.problem(error)
-            logger.warning("\(problem); items that ask to wake the machine are delivered when it is awake")
-            wake.problem = problem
+            wake.problem = WakeAlarm.problem(error)
         }
     }
 
@@ -390,6 +390,10 @@ extension Daemon {
         let earliest = count == 0 ? nil : scheduler.earliestWake(after: now)
         var status = wake
         status.items = count
+        if count > 0, let problem = wake.problem, !wakeProblemLogged {
+            wakeProblemLogged = true
+            logger.warning("\(problem); items that ask to wake the machine are delivered when it is awake")
+        }
         if let wakeAlarm {
             do {
                 try wakeAlarm.arm(wallSeconds: earliest.map(clock.wallSeconds(for:)))

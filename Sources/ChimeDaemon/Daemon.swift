@@ -108,6 +108,8 @@ public actor Daemon {
     }
     /// The scheduler's `wakeGeneration` the alarm was last armed for.
     var wakeGenerationArmed: UInt64?
+    /// Whether the log said why there is no wake alarm (once, when an item first asks for one).
+    var wakeProblemLogged = false
     /// When logind said the machine was going to sleep, until it woke.
     var sleepStarted: Date?
     /// The time the machine had spent asleep when chimed last looked (`SleepClock`).

@@ -155,6 +155,10 @@ import Testing
             let capabilities = try String(contentsOfFile: "/proc/\(chimed.pid)/status", encoding: .utf8)
             #expect(capabilities.contains("CapBnd:"))
             #expect(try Self.wakeAlarms(of: chimed.pid).isEmpty)
+            // Nothing asks yet: nothing logged (a user who never asks hears nothing of it), Status says it.
+            let quiet = try String(contentsOf: chimed.stderrURL, encoding: .utf8)
+            #expect(!quiet.contains("CAP_WAKE_ALARM"))
+            #expect(try await Self.status(s)["wake-alarm"] as? String == "unavailable")
 
             let pending = try await s.chime(["send", "--wake", "--in", "1h", "Later"])
             #expect(pending.status == 0, "\(pending.stderr)")
@@ -174,7 +178,7 @@ import Testing
             let lines = try await s.chime(["status"])
             #expect(
                 lines.stdout.contains("wake alarm: unavailable (1 items ask to wake the machine)"), "\(lines.stdout)")
-            // Logged once, as a warning.
+            // Logged once, as a warning, when the first item asked.
             let log = try String(contentsOf: chimed.stderrURL, encoding: .utf8)
             #expect(log.components(separatedBy: "CAP_WAKE_ALARM").count - 1 == 1, "\(log)")
         }
