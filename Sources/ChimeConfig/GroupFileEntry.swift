@@ -12,7 +12,8 @@ struct EntryReader {
     static let ruleKeys = ["every", "rrule", "on-calendar", "at"]
     static let knownKeys =
         ["id"] + ruleKeys + [
-            "dtstart", "tz", "until", "count", "offset", "escalate-every", "escalate-times", "app-name", "summary",
+            "dtstart", "tz", "until", "count", "offset", "escalate-every", "escalate-times", "wake", "app-name",
+            "summary",
             "subtitle",
             "body", "markup", "icon", "sound", "urgency",
             "expire-timeout", "category", "actions", "template", "user-info", "pool", "command", "callback",
@@ -66,7 +67,8 @@ struct EntryReader {
         }
         return TimelineEntry(
             id: id, trigger: trigger, content: try content(), category: category, endDate: endDate,
-            maximumOccurrences: maximumOccurrences, escalation: try escalation(), offset: try offset(trigger))
+            maximumOccurrences: maximumOccurrences, escalation: try escalation(), offset: try offset(trigger),
+            wake: try fields.boolean("wake") ?? false)
     }
 
     /// `offset = "-15m"`: each occurrence of the rule this long early (or late, without the minus).

@@ -92,6 +92,8 @@ extension Daemon {
     /// store in the job that stores the snooze.
     func snooze(_ shown: ShownNotification, until: Date, target: UInt64) {
         let item = shown.content == nil ? scheduler.item(shown.itemID) : nil
+        // An alarm that wakes the machine wakes it again when snoozed (when its item is still known).
+        let wakes = scheduler.item(target)?.definition.wakes ?? false
         let id = scheduler.allocateID()
         let now = clock.now()
         let logger = self.logger
@@ -101,6 +103,7 @@ extension Daemon {
                 .content.base ?? NotificationContent(summary: "")
             var snooze = ScheduledItem(id: id, content: content, fireDate: until, owner: shown.owner)
             snooze.entry.category = shown.category
+            snooze.entry.wake = wakes
             snooze.snoozeOf = target
             snooze.replacesID = shown.notificationID
             try store.insert(snooze, now: now)
@@ -159,6 +162,7 @@ extension Daemon {
             id: scheduler.allocateID(), content: content, fireDate: clock.now().addingTimeInterval(seconds),
             owner: owner)
         snooze.entry.category = latest?.category ?? itemEntry?.category
+        snooze.entry.wake = item?.definition.wakes ?? false
         snooze.snoozeOf = item?.snoozeOf ?? itemID
         snooze.replacesID = latest?.notificationID
         // A snooze is one more item of the app's: within its limits like any other.

@@ -134,14 +134,16 @@ extension Daemon {
         let figures = StatusFigures(
             server: owner == nil ? nil : serverInfo, paused: owner == nil ? nil : serverPausedState,
             pending: scheduler.count, groups: scheduler.groupCount, toDeliver: outbox.count,
-            apps: scheduler.ownersWithPendingItems, setAside: setAsideRows)
+            apps: scheduler.ownersWithPendingItems, setAside: setAsideRows, wake: wake)
         published.withLock { $0.status = figures }
     }
 
     /// The server and what chimed holds: `server-present` (b), `server-name`, `server-vendor`,
     /// `server-version`, `spec-version` (s), `capabilities` (as), `paused` (b, when the server says),
     /// `pending` (u), `groups` (u), `to-deliver` (u), `apps` (u), `set-aside` (u: stored rows chimed
-    /// could not read, kept in the table `set_aside`), `version` (s).
+    /// could not read, kept in the table `set_aside`), `version` (s); `wake-items` (u: pending items that
+    /// ask to wake the machine), `wake-alarm` (s: `armed`, `idle` or `unavailable`), `wake-at` (x, µs
+    /// since 1970: when the armed alarm wakes it) and `wake-problem` (s: why it is unavailable).
     ///
     /// Answered from what the daemon published (`publishStatus`), without visiting it: neither a server
     /// that hangs nor another app's work on the daemon's queue delays it.
@@ -163,6 +165,16 @@ extension Daemon {
         r.set("to-deliver", .uint32(UInt32(clamping: figures.toDeliver)))
         r.set("apps", .uint32(UInt32(clamping: figures.apps)))
         r.set("set-aside", .uint32(UInt32(clamping: figures.setAside)))
+        r.set("wake-items", .uint32(UInt32(clamping: figures.wake.items)))
+        if let problem = figures.wake.problem {
+            r.set("wake-alarm", "unavailable")
+            r.set("wake-problem", problem)
+        } else if let date = figures.wake.armedFor {
+            r.set("wake-alarm", "armed")
+            r.set("wake-at", date)
+        } else {
+            r.set("wake-alarm", "idle")
+        }
         return r
     }
 }
@@ -178,6 +190,7 @@ struct StatusFigures: Sendable {
     var toDeliver = 0
     var apps = 0
     var setAside = 0
+    var wake = WakeStatus()
 }
 
 /// A token bucket for one app's calls.

@@ -159,13 +159,15 @@ extension Daemon {
         if item.repeats, case .rule(let written, _) = entry.trigger {
             rule = entry.offset.map { "\($0.words): \(written.text)" } ?? written.text
         }
-        return PendingItem(
+        var pending = PendingItem(
             id: item.id, owner: item.owner, group: item.groupID,
             entry: item.groupID == nil ? nil : entry.id, appName: entry.content.base.appName,
             summary: entry.content.base.summary, fireDate: item.fireDate, next: upcoming,
             nextNotes: upcoming.map { item.daylightSavingNote(for: $0, systemTimeZone: zone) },
             rule: rule, more: more, escalation: escalationWords(entry),
             content: listing.content ? entry.content.base : nil, trigger: listing.content ? TriggerWire(entry) : nil)
+        pending.wake = item.definition.wakes
+        return pending
     }
 
     /// Where a page that ends with `item` ends: `MICROSECONDS.ID` of its next occurrence and its id.

@@ -352,6 +352,7 @@ extension Daemon {
     /// The one timer: a wall-clock deadline, no leeway, so reminders fire at the instant they name. The
     /// scheduler part makes the timer before it restores anything that could arm it.
     func arm(_ deadline: Date?) {
+        armWakeAlarm()
         guard let deadline else {
             armedDeadline = nil
             deadlineTimer?.arm(wallSeconds: nil)
@@ -360,6 +361,49 @@ extension Daemon {
         guard armedDeadline != deadline else { return }
         armedDeadline = deadline
         deadlineTimer?.arm(wallSeconds: clock.wallSeconds(for: deadline))
+    }
+
+    /// Makes the wake alarm, or keeps why there is none for `Status`: chimed goes on without it. The log
+    /// says so once, when an item first asks to wake the machine (`armWakeAlarm`), not at every start of
+    /// a chimed whose user never asks.
+    func makeWakeAlarm() {
+        do {
+            wakeAlarm = try WakeAlarm()
+        } catch {
+            wake.problem = WakeAlarm.problem(error)
+        }
+    }
+
+    /// Sets the wake alarm for the earliest occurrence of an item that asks to wake the machine, or
+    /// disarms it when there is none. Looked for again only when such an item changed (the scheduler's
+    /// `wakeGeneration`) or the time it was armed for has passed, so other steps cost a comparison.
+    func armWakeAlarm() {
+        let generation = scheduler.wakeGeneration
+        // Nothing changed among those items: only an armed time that has passed asks for a look (the clock
+        // is not read otherwise).
+        if generation == wakeGenerationArmed {
+            guard let armed = wake.armedFor, armed <= clock.now() else { return }
+        }
+        let now = clock.now()
+        wakeGenerationArmed = generation
+        let count = scheduler.wakeItemCount
+        let earliest = count == 0 ? nil : scheduler.earliestWake(after: now)
+        var status = wake
+        status.items = count
+        if count > 0, let problem = wake.problem, !wakeProblemLogged {
+            wakeProblemLogged = true
+            logger.warning("\(problem); items that ask to wake the machine are delivered when it is awake")
+        }
+        if let wakeAlarm {
+            do {
+                try wakeAlarm.arm(wallSeconds: earliest.map(clock.wallSeconds(for:)))
+                status.armedFor = earliest
+            } catch {
+                logger.error("cannot set the wake alarm: \(error)")
+                status.armedFor = nil
+            }
+        }
+        if status != wake { wake = status }
     }
 
     func timerFired() {
@@ -452,6 +496,7 @@ extension Daemon {
         item.entry.category = content.category
         item.entry.escalation = trigger.escalation
         item.entry.offset = trigger.offset
+        item.entry.wake = trigger.wake
         item.replacesID = trigger.replacesID
         if let quota { try checkQuota(quota, adding: 1, addingBytes: item.storedBytes) }
         let stored = item
@@ -524,7 +569,7 @@ extension Daemon {
         let entry = TimelineEntry(
             id: "item-\(id)", trigger: trigger.entryTrigger(now: now), content: .fixed(content),
             category: content.category, endDate: trigger.until, maximumOccurrences: trigger.count,
-            escalation: trigger.escalation, offset: trigger.offset)
+            escalation: trigger.escalation, offset: trigger.offset, wake: trigger.wake)
         _ = try await replaceTimeline(
             of: key, source: .api,
             timeline: { scheduler, reader in

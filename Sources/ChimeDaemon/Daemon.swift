@@ -100,6 +100,16 @@ public actor Daemon {
     var settings: DaemonSettings
     var deadlineTimer: DeadlineTimer?
     var armedDeadline: Date?
+    /// The alarm that wakes the machine for items that ask to; nil without `CAP_WAKE_ALARM` (`wake.problem`).
+    var wakeAlarm: WakeAlarm?
+    /// What `Status` says about waking the machine; published with the rest.
+    var wake = WakeStatus() {
+        didSet { publishStatus() }
+    }
+    /// The scheduler's `wakeGeneration` the alarm was last armed for.
+    var wakeGenerationArmed: UInt64?
+    /// Whether the log said why there is no wake alarm (once, when an item first asks for one).
+    var wakeProblemLogged = false
     /// When logind said the machine was going to sleep, until it woke.
     var sleepStarted: Date?
     /// The time the machine had spent asleep when chimed last looked (`SleepClock`).
@@ -237,6 +247,7 @@ public actor Daemon {
             throw DaemonError("cannot create the scheduling timer: \(error)")
         }
         deadlineTimer = timer
+        makeWakeAlarm()
         try await restore()
     }
 
@@ -669,6 +680,7 @@ public actor Daemon {
         delivery.overdueTimers = [:]
         deadlineTimer?.cancel()
         deadlineTimer = nil
+        wakeAlarm = nil
         reloadTimer = nil
         delivery.gateTimer = nil
     }

@@ -52,6 +52,8 @@ public struct NotificationsTimeline: Sendable {
         public var category: String?
         /// Each occurrence shown again while nobody reacts to it (`escalate(every:times:)`).
         public var escalation: Escalation?
+        /// Whether each occurrence wakes the machine from suspend (`wakingTheMachine()`).
+        public var wake = false
         /// The content's `targetContentIdentifier` (`withTargetContentIdentifier(_:)`), over the content's own.
         public var targetContentIdentifier: String?
 
@@ -89,6 +91,15 @@ public struct NotificationsTimeline: Sendable {
         public func escalate(every interval: TimeInterval, times: Int = Escalation.defaultTimes) -> Entry {
             var copy = self
             copy.escalation = Escalation(every: interval, times: times)
+            return copy
+        }
+
+        /// The same entry, each of whose occurrences wakes the machine from suspend when chimed holds
+        /// `CAP_WAKE_ALARM` (`chime status` says whether it does; docs/wake.md). Chime's own: Apple's
+        /// devices are never asleep in this sense.
+        public func wakingTheMachine() -> Entry {
+            var copy = self
+            copy.wake = true
             return copy
         }
 
@@ -188,7 +199,7 @@ public struct NotificationsTimeline: Sendable {
                             id: id, trigger: resolved.trigger, content: .fixed(content),
                             category: entry.category ?? content.category,
                             endDate: resolved.endDate, maximumOccurrences: resolved.count,
-                            escalation: entry.escalation))
+                            escalation: entry.escalation, wake: entry.wake))
                 case .made(let make):
                     let end = now.addingTimeInterval(horizon)
                     let dates = try resolved.occurrences(after: now, until: end, limit: limit, timeZone: timeZone)
@@ -203,7 +214,7 @@ public struct NotificationsTimeline: Sendable {
                             TimelineEntry(
                                 id: occurrenceID, trigger: .at(date),
                                 content: .fixed(content), category: entry.category ?? content.category,
-                                escalation: entry.escalation))
+                                escalation: entry.escalation, wake: entry.wake))
                     }
                     // A one-off beyond the horizon is made when a refresh brings it within.
                     if case .at(let date) = resolved.trigger, date > end { refreshBy = min(refreshBy ?? end, end) }

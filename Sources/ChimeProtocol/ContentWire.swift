@@ -150,7 +150,7 @@ public enum ContentWire {
 public struct TriggerWire: Hashable, Sendable {
     public static let keys: Set<String> = [
         "at", "every", "rrule", "dtstart", "on-calendar", "date-rule", "tz", "until", "count", "replaces-id",
-        "group", "escalate-every", "escalate-times", "offset",
+        "group", "escalate-every", "escalate-times", "offset", "wake",
     ]
 
     /// The longest `date-rule` accepted, in bytes (a rule with 64 days per period is far shorter).
@@ -169,6 +169,8 @@ public struct TriggerWire: Hashable, Sendable {
     public var escalation: Escalation?
     /// Fire this long before or after each occurrence of the rule (`offset`, s: `-15m`, `-1d`).
     public var offset: OccurrenceOffset?
+    /// Wake the machine from suspend for each occurrence (`wake`, b; docs/wake.md).
+    public var wake = false
 
     public init(
         at: Date? = nil, rule: WrittenRule? = nil, timeZone: String? = nil, until: Date? = nil, count: Int? = nil,
@@ -211,6 +213,7 @@ public struct TriggerWire: Hashable, Sendable {
             record.set("escalate-times", .uint32(UInt32(clamping: escalation.times)))
         }
         record.set("offset", offset?.description)
+        if wake { record.set("wake", true) }
     }
 
     /// Reads and checks a trigger; the message of a refusal names the key.
@@ -292,6 +295,7 @@ public struct TriggerWire: Hashable, Sendable {
             }
             trigger.group = group
         }
+        trigger.wake = try fields.bool("wake") ?? false
         return trigger
     }
 
@@ -353,6 +357,7 @@ public struct TriggerWire: Hashable, Sendable {
         count = entry.maximumOccurrences
         escalation = entry.escalation
         offset = entry.offset
+        wake = entry.wake
     }
 }
 

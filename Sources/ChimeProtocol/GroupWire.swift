@@ -5,7 +5,7 @@ import Foundation
 /// A timeline entry as `Reschedule` takes it: an `a{sv}`.
 ///
 /// Keys: `id` (s, required, unique in the group); the trigger keys of `TriggerWire` (`at`, `every`,
-/// `rrule` + `dtstart`, `on-calendar`, `tz`, `until`, `count`); `content` (a{sv}, the keys of
+/// `rrule` + `dtstart`, `on-calendar`, `tz`, `until`, `count`, `wake`); `content` (a{sv}, the keys of
 /// `ContentWire`: the fixed content, or the base of a pool, command or call back); `category` (s);
 /// and at most one content source: `template` (b: fill the placeholders), `pool` (aa{sv}: `body` s,
 /// `summary` s, `enabled` b) with `pool-order` (s: random, in-order, shuffled), `command` (as) with
@@ -110,7 +110,7 @@ public enum EntryWire {
             id: id, trigger: trigger.entryTrigger(now: now), content: source,
             category: try fields.string("category", maximumBytes: ContentWire.maximumKeyBytes),
             endDate: trigger.until, maximumOccurrences: trigger.count, escalation: trigger.escalation,
-            offset: trigger.offset)
+            offset: trigger.offset, wake: trigger.wake)
         do {
             try entry.validate()
         } catch {

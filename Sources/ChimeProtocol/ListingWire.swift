@@ -6,7 +6,8 @@ import Foundation
 /// group's entry, `app-name` (s), `summary` (s), `fire-at` (x), `next` (ax: the next occurrences,
 /// `fire-at` first), `more` (b: with the option `until`, true when occurrences before it are left out),
 /// `rule` (s: the rule as written, for a repeating item), `escalation` (s: how an
-/// escalating entry shows its occurrences again, or which showing a re-notification is); with the option `content`,
+/// escalating entry shows its occurrences again, or which showing a re-notification is), `wake` (b, present
+/// and true when each occurrence wakes the machine); with the option `content`,
 /// also `content` (a{sv}, as `Schedule` takes it) and `trigger` (a{sv}: `at` or the rule's key, `tz`,
 /// `until`, `count`).
 public struct PendingItem: Hashable, Sendable {
@@ -26,6 +27,8 @@ public struct PendingItem: Hashable, Sendable {
     /// How it escalates ("again every 5m, at most 3 times, until acknowledged"), or, for a re-notification
     /// chimed scheduled, which showing it is.
     public var escalation: String?
+    /// Whether each occurrence wakes the machine from suspend (`TimelineEntry.wake`).
+    public var wake = false
     /// The item's content (its fixed part, user info included), when the listing was asked for it.
     public var content: NotificationContent?
     /// When the item fires, as it was given: a time or a rule, with its zone, end and count; when the
@@ -70,6 +73,7 @@ public struct PendingItem: Hashable, Sendable {
         record.set("rule", rule)
         if more { record.set("more", true) }
         record.set("escalation", escalation)
+        if wake { record.set("wake", true) }
         if let content { record.set("content", ContentWire.encode(content)) }
         if let trigger { record.set("trigger", trigger.encoded) }
         return record
@@ -100,6 +104,7 @@ public struct PendingItem: Hashable, Sendable {
             trigger: try fields.value("trigger", WireRecord.type).map { (value) throws(DBusError) in
                 try TriggerWire.decode(value)
             })
+        wake = try fields.bool("wake") ?? false
     }
 }
 

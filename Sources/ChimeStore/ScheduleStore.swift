@@ -1007,7 +1007,7 @@ public final class ScheduleStore: Sendable {
     /// The columns `item(from:)` reads, in the order it reads them.
     static let itemColumns = """
         id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID, entryID,
-        endUsec, maxOccurrences, contentBytes, occurrences, lastFiredUsec, definitionCheck
+        endUsec, maxOccurrences, contentBytes, occurrences, lastFiredUsec, definitionCheck, wake
         """
 
     /// `itemColumns` as `item.id, item.owner, …`, for a statement that joins another table.
@@ -1041,11 +1041,12 @@ public final class ScheduleStore: Sendable {
         let occurrences: Int64 = try row.decode(atIndex: 14)
         let lastFired: Int64? = try row.decode(atIndex: 15)
         let check: Int64? = try row.decode(atIndex: 16)
+        let wakes = try row.decode(Int64.self, atIndex: 17) != 0
         guard
             check
                 == definitionCheck(
                     entryFingerprint: fingerprint, recurrence: rule, entryID: entryID, end: end, maximum: maximum,
-                    bytes: bytes)
+                    bytes: bytes, wakes: wakes)
         else { throw RowProblem("its definition does not match its checksum (definitionCheck)") }
         var state = EntryState()
         if let pool { state = try Coding.decode(EntryState.self, pool) }
@@ -1060,7 +1061,8 @@ public final class ScheduleStore: Sendable {
             definition: EntryDefinition(
                 encoded: nil, fingerprint: fingerprint, encodedBytes: encodedBytes, id: entryID,
                 endDate: try end.map { try storedDate($0, "endUsec") },
-                maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes)),
+                maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes),
+                wakes: wakes),
             storedRecurrence: rule.map(StoredRecurrence.init(encoded:)),
             fireDate: try storedDate(row.decode(atIndex: 3), "fireAtUsec"), state: state,
             finished: reason.flatMap(FinishReason.init(rawValue:)),
@@ -1086,13 +1088,14 @@ public final class ScheduleStore: Sendable {
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT id, entry, recurrence, entryID, endUsec, maxOccurrences, contentBytes, definitionCheck
+                    SELECT id, entry, recurrence, entryID, endUsec, maxOccurrences, contentBytes, definitionCheck,
+                        wake
                     FROM item WHERE id IN (\(marks))
                     """, arguments: StatementArguments(Array(chunk)))
             while let row = try rows.next() {
                 result[UInt64(clamping: row[0] as Int64)] = Self.entry(
                     row[1], recurrence: row[2], entryID: row[3], end: row[4], maximum: row[5], bytes: row[6],
-                    check: row[7])
+                    check: row[7], wakes: row[8] as Int64 != 0)
             }
         }
         return result
@@ -1112,13 +1115,13 @@ public final class ScheduleStore: Sendable {
     /// decode reads as `EntryDefinition.unreadable`, so that chimed goes on.
     static func entry(
         _ entry: String, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64,
-        check: Int64?
+        check: Int64?, wakes: Bool
     ) -> TimelineEntry {
         let intact =
             check
             == definitionCheck(
                 entryFingerprint: EntryDefinition.fingerprint(of: entry), recurrence: recurrence, entryID: entryID,
-                end: end, maximum: maximum, bytes: bytes)
+                end: end, maximum: maximum, bytes: bytes, wakes: wakes)
         if intact, let decoded = try? DefinitionCoding.decode(TimelineEntry.self, entry) { return decoded }
         return EntryDefinition.unreadable(
             id: entryID, endDate: end.map(Time.date), maximumOccurrences: maximum.map { Int(clamping: $0) })
@@ -1171,7 +1174,7 @@ public final class ScheduleStore: Sendable {
                         item,
                         Self.entry(
                             text, recurrence: row[5], entryID: row[10], end: row[11], maximum: row[12],
-                            bytes: row[13], check: row[16])
+                            bytes: row[13], check: row[16], wakes: row[17] as Int64 != 0)
                     ))
             }
             return try transform(page)
@@ -1236,9 +1239,11 @@ public final class ScheduleStore: Sendable {
     }
 
     /// The checksum of a row's definition and of the columns kept beside it (FNV-1a, 64 bits): over the
-    /// entry's bytes (its fingerprint is the hash after them), a zero byte, then the other columns.
+    /// entry's bytes (its fingerprint is the hash after them), a zero byte, then the other columns. `wake`
+    /// counts only when set, so that the checksums of rows stored before the column existed stay right.
     static func definitionCheck(
-        entryFingerprint: UInt64, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64
+        entryFingerprint: UInt64, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64,
+        wakes: Bool
     ) -> Int64 {
         var hash = entryFingerprint
         func add(_ byte: UInt8) {
@@ -1262,12 +1267,13 @@ public final class ScheduleStore: Sendable {
         add(end)
         add(maximum)
         add(bytes)
+        if wakes { add(1) }
         return Int64(bitPattern: hash)
     }
 
     /// The definition columns of an item and of its state, in the order of `save`: entry, recurrence,
     /// entryState (a pool's position, or NULL), endUsec, maxOccurrences, contentBytes, occurrences,
-    /// lastFiredUsec, definitionCheck.
+    /// lastFiredUsec, definitionCheck (which covers `wake`, stored beside them by `save`).
     static func definitionValues(_ item: ScheduledItem, encoded: String) -> StatementArguments {
         let definition = item.definition
         let end = definition.endDate.map(Time.usec)
@@ -1279,7 +1285,7 @@ public final class ScheduleStore: Sendable {
             Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
             definitionCheck(
                 entryFingerprint: definition.fingerprint, recurrence: rule, entryID: definition.id, end: end,
-                maximum: maximum, bytes: bytes),
+                maximum: maximum, bytes: bytes, wakes: definition.wakes),
         ]
     }
 
@@ -1368,21 +1374,22 @@ public final class ScheduleStore: Sendable {
             sql: """
                 INSERT INTO item (entry, recurrence, entryState, endUsec, maxOccurrences, contentBytes, occurrences,
                     lastFiredUsec, definitionCheck, id, owner, groupID, entryID, fireAtUsec, summary, state,
-                    finishReason, createdUsec, snoozeOf, replacesID)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    finishReason, createdUsec, snoozeOf, replacesID, wake)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, groupID = excluded.groupID,
                     entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, summary = excluded.summary,
                     entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
                     endUsec = excluded.endUsec, maxOccurrences = excluded.maxOccurrences,
                     contentBytes = excluded.contentBytes, occurrences = excluded.occurrences,
                     lastFiredUsec = excluded.lastFiredUsec, definitionCheck = excluded.definitionCheck,
-                    state = excluded.state, finishReason = excluded.finishReason
+                    wake = excluded.wake, state = excluded.state, finishReason = excluded.finishReason
                 """
         ).execute(
             arguments: definitionValues(item, encoded: encoded) + [
                 Int64(clamping: item.id), item.owner, item.groupID, item.entryID, Time.usec(item.fireDate),
                 item.content.summary, state, item.finished?.rawValue, Time.usec(now),
                 item.snoozeOf.map { Int64(clamping: $0) }, item.replacesID.map { Int64($0) },
+                item.definition.wakes ? 1 : 0,
             ])
     }
 

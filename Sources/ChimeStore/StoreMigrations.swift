@@ -267,6 +267,13 @@ enum StoreMigrations {
             try db.alter(table: "outbox") { t in t.add(column: "snoozeOf", .integer) }
             try db.alter(table: "shown") { t in t.add(column: "snoozeOf", .integer) }
         }
+        migrator.registerMigration("v15: items that wake the machine") { db in
+            // 1 for an item whose entry asks to wake the machine: a start, which reads every row's columns
+            // anyway (so no index), knows them and arms the wake alarm without decoding any definition.
+            // Earlier entries never woke it. The row checksum (`definitionCheck`) counts the column only
+            // when it is 1, so earlier rows keep theirs.
+            try db.alter(table: "item") { t in t.add(column: "wake", .integer).notNull().defaults(to: 0) }
+        }
         return migrator
     }
 }

@@ -119,7 +119,8 @@ struct Send: AsyncParsableCommand {
             timeline: `chime pending --group`, `chime groups` and `chime remove` include it, and a later \
             `chime reschedule` of the group replaces it with the rest of the timeline. -c names the \
             freedesktop category and, when a group file declares a category of actions with that id, \
-            adds its actions.
+            adds its actions. With --wake each occurrence wakes the machine from suspend, when chimed \
+            holds CAP_WAKE_ALARM (`chime status` says whether it does; docs/wake.md).
             """,
         // -h is notify-send's --hint here, so help is --help only.
         helpNames: [.long])
@@ -165,6 +166,10 @@ struct Send: AsyncParsableCommand {
         name: .customLong("escalate-times"),
         help: ArgumentHelp("Show it again at most this many times (1 to 10; default 3).", valueName: "N"))
     var escalateTimes: Int?
+
+    @Flag(
+        help: "Wake the machine from suspend for each occurrence (needs CAP_WAKE_ALARM on chimed; see chime status).")
+    var wake = false
 
     @Option(name: [.customShort("u"), .long], help: "Urgency: low, normal or critical.")
     var urgency: String?
@@ -261,6 +266,7 @@ struct Send: AsyncParsableCommand {
             trigger.count = count
         }
         trigger.escalation = try makeEscalation()
+        trigger.wake = wake
         if wait {
             try await scheduleAndWait(content, trigger: trigger, rule: rule)
             return
@@ -440,6 +446,7 @@ struct Pending: AsyncParsableCommand {
                     if let entry = item.entry { object["entry"] = entry }
                     if let rule = item.rule { object["rule"] = rule }
                     if let escalation = item.escalation { object["escalation"] = escalation }
+                    if item.wake { object["wake"] = true }
                     let marked = zip(item.next, item.nextNotes).compactMap { date, note in
                         note.map { ["occurrence": iso(date), "note": $0] }
                     }
@@ -453,6 +460,7 @@ struct Pending: AsyncParsableCommand {
             var line = "\(item.id)\t\(iso(item.fireDate))\t\(place)\t\(item.summary)"
             if let rule = item.rule { line += "\t(\(rule))" }
             if let escalation = item.escalation { line += "\t(\(escalation))" }
+            if item.wake { line += "\t(wakes the machine)" }
             func note(_ index: Int) -> String {
                 index < item.nextNotes.count ? item.nextNotes[index].map { "\t(\($0))" } ?? "" : ""
             }

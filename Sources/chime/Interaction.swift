@@ -110,7 +110,10 @@ struct AppSwitch: AsyncParsableCommand {
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the notification server and what chimed holds.",
-        discussion: "The server's name, version and capabilities, whether it is paused, and counts.")
+        discussion: """
+            The server's name, version and capabilities, whether it is paused, and counts; whether chimed can \
+            wake the machine for items scheduled with --wake, and for when its alarm is set (docs/wake.md).
+            """)
 
     @Flag(help: "Print a JSON object instead of lines.")
     var json = false
@@ -123,6 +126,8 @@ struct Status: AsyncParsableCommand {
             case .string(let s): object[key] = s
             case .boolean(let b): object[key] = b
             case .uint32(let u): object[key] = Int(u)
+            case .int64(let usec) where key == "wake-at":
+                object[key] = iso(Date(timeIntervalSince1970: Double(usec) / 1_000_000))
             case .array(_, let items):
                 object[key] = items.compactMap { if case .string(let s) = $0 { s } else { nil } }
             default: break
@@ -147,6 +152,15 @@ struct Status: AsyncParsableCommand {
                 + "to deliver: \(object["to-deliver"] ?? 0), apps: \(object["apps"] ?? 0)")
         if let count = object["set-aside"] as? Int, count > 0 {
             print("set aside: \(count) stored rows chimed could not read, kept in the table set_aside of chime.sqlite")
+        }
+        let wakeItems = object["wake-items"] as? Int ?? 0
+        switch object["wake-alarm"] as? String {
+        case "armed": print("wake alarm: armed for \(object["wake-at"] ?? "?") (\(wakeItems) items wake the machine)")
+        case "unavailable":
+            print(
+                "wake alarm: unavailable (\(wakeItems) items ask to wake the machine): \(object["wake-problem"] ?? "")")
+        case "idle": print("wake alarm: available, not armed (no item asks to wake the machine)")
+        default: break
         }
     }
 }

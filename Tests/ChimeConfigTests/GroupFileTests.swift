@@ -8,7 +8,7 @@ import Testing
 private let entryStart = "[[entry]]\nid = \"a\"\n"
 private let daily = "every = \"every day at 9:00\"\n"
 private let entryKeys =
-    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, offset, escalate-every, escalate-times, app-name, "
+    "id, every, rrule, on-calendar, at, dtstart, tz, until, count, offset, escalate-every, escalate-times, wake, app-name, "
     + "summary, subtitle, body, markup, icon, sound, "
     + "urgency, expire-timeout, category, actions, template, user-info, pool, command, callback"
 private let placeholders = "{date}, {time}, {weekday}, {day}, {month}, {year}, {n}"
@@ -522,6 +522,18 @@ private let brokenFiles: [(text: String, expected: String)] = [
         let entry = try Fixture.entry(
             "app-name = \"Group\"\n[[entry]]\nid = \"a\"\nat = \"2026-12-01\"\nsummary = \"s\"\napp-name = \"Own\"")
         #expect(entry.content.base.appName == "Own")
+    }
+
+    @Test func anEntryMayAskToWakeTheMachine() throws {
+        let base = "[[entry]]\nid = \"a\"\nevery = \"every day at 6:30\"\nsummary = \"Up\"\n"
+        #expect(try Fixture.entry(base + "wake = true").wake)
+        #expect(try !Fixture.entry(base + "wake = false").wake && !Fixture.entry(base).wake)
+        #expect {
+            try Fixture.group(base + "wake = \"yes\"")
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.line == 5 && error.reason.contains("wake must be true or false (without quotes)")
+        }
     }
 
     @Test func withoutTemplateBracesAreNotChecked() throws {

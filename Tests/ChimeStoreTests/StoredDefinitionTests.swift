@@ -78,6 +78,8 @@ import Testing
             #expect(item.entryID == old.entry.id && item.endDate == old.entry.endDate)
             #expect(item.maximumOccurrences == old.entry.maximumOccurrences)
             #expect(item.definition.contentBytes == old.entry.content.byteSize)
+            // No entry of that time wakes the machine; its checksum stays right without the new column.
+            #expect(!item.definition.wakes)
             // The same next occurrences as the item the earlier version read.
             let earlier = ScheduledItem(
                 id: old.id, entry: old.entry, recurrence: old.recurrence, fireDate: item.fireDate, state: old.state)
@@ -104,6 +106,57 @@ import Testing
         #expect(state.items.map(\.id) == [1])
         #expect(state.setAsideNow.count == 2)
         #expect(state.setAsideNow.allSatisfy { $0.contains("checksum") })
+    }
+
+    /// A database of the version before the wake column (v14) opens with every item not waking the
+    /// machine, and each row keeps its checksum: nothing is set aside.
+    @Test func aVersionFourteenDatabaseMigratesWithNoItemWaking() throws {
+        let path = ScheduleStoreTests.temporaryPath()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try StoreMigrations.migrator.migrate(queue, upTo: "v14: what a snooze brings back")
+        // Rows as the v14 chimed wrote them: its columns and checksum, without `wake`.
+        try queue.write { db in
+            for id: Int64 in 1...3 {
+                let stored = item(UInt64(id), "n\(id)", at: 60 * Double(id))
+                let encoded = try #require(stored.definition.encoded)
+                try db.execute(
+                    sql: """
+                        INSERT INTO item (entry, recurrence, entryState, endUsec, maxOccurrences, contentBytes,
+                            occurrences, lastFiredUsec, definitionCheck, id, owner, entryID, fireAtUsec, summary,
+                            state, createdUsec)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, 'pending', 0)
+                        """,
+                    arguments: ScheduleStore.definitionValues(stored, encoded: encoded) + [
+                        id, stored.entryID, Time.usec(stored.fireDate), "n\(id)",
+                    ])
+            }
+        }
+        let state = try ScheduleStore(path: path).load()
+        #expect(state.setAside == 0)
+        #expect(state.items.count == 3 && state.items.allSatisfy { !$0.definition.wakes })
+        let columns = try queue.read { db in try db.columns(in: "item").map(\.name) }
+        #expect(columns.contains("wake"))
+    }
+
+    /// An item that wakes the machine reads back as one, from its column; the row's checksum covers the
+    /// column, so a row whose flag was changed outside chimed is set aside.
+    @Test func theWakeFlagIsStoredInItsColumnUnderTheChecksum() throws {
+        let path = ScheduleStoreTests.temporaryPath()
+        let store = try ScheduleStore(path: path)
+        var waking = item(1, "wake", at: 60)
+        waking.entry.wake = true
+        try store.insert(waking, now: t0)
+        try store.insert(item(2, "plain", at: 60), now: t0)
+        try store.insert(item(3, "flipped", at: 60), now: t0)
+        let loaded = try store.load().items.sorted { $0.id < $1.id }
+        #expect(loaded.map(\.definition.wakes) == [true, false, false])
+        #expect(try store.entries(of: [1])[1]?.wake == true)
+        try store.write { db in try db.execute(sql: "UPDATE item SET wake = 1 WHERE id = 3") }
+        let state = try store.load()
+        #expect(state.items.map(\.id).sorted() == [1, 2])
+        #expect(state.setAsideNow.count == 1 && state.setAsideNow.allSatisfy { $0.contains("checksum") })
     }
 
     /// An item read from the store holds its definition's fingerprint, not the definition, and equals the

@@ -264,6 +264,14 @@ import Testing
             let plain = try await s.chime(["pending"])
             #expect(plain.stdout.contains("\tPill\t(again every 1h30m, at most 4 times, until acknowledged)"))
         },
+        Case(name: "send: --wake", covers: ["chime send --wake"]) { s in
+            let sent = try await s.chime(["send", "--in", "1h", "--wake", "Alarm"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let pending = try await s.chimeJSON(["pending"])
+            #expect(pending.first?["wake"] as? Bool == true)
+            let plain = try await s.chime(["pending"])
+            #expect(plain.stdout.contains("\tAlarm\t(wakes the machine)"), "\(plain.stdout)")
+        },
         Case(
             name: "send: --every with --tz, --count and --until; pending --next",
             covers: [

@@ -33,6 +33,11 @@ final class Session: @unchecked Sendable {
     var logFollowers: [Task<Void, Never>] = []
     /// Added to chimed's environment (e.g. DBUS_SYSTEM_BUS_ADDRESS).
     var chimedEnvironment: [String: String] = [:]
+    /// A program and its arguments that chimed is started through (it must exec chimed, keeping the PID),
+    /// such as `setpriv` dropping a capability; empty: chimed is started itself.
+    var chimedLauncher: [String] = []
+    /// The chimed executable started: the one built, or a copy (given a file capability, say).
+    var chimedExecutable = Binaries.chimed
     /// Signal subscriptions of the observer (`overhearServerSignals`), cancelled by `stop()`.
     var subscriptions: [DBusSubscription] = []
 
@@ -101,9 +106,11 @@ final class Session: @unchecked Sendable {
         environment["PULSE_SERVER"] = "unix:" + bus.directory.appendingPathComponent("no-sound-server").path
         environment["CANBERRA_DRIVER"] = "pulse"
         for (key, value) in chimedEnvironment { environment[key] = value }
+        let arguments =
+            level + ["--state-dir", stateDirectory, "--config", configFile, "--groups-dir", groupsDirectory]
         let chimed = try ManagedProcess(
-            Binaries.chimed,
-            level + ["--state-dir", stateDirectory, "--config", configFile, "--groups-dir", groupsDirectory],
+            chimedLauncher.first ?? chimedExecutable,
+            chimedLauncher.isEmpty ? arguments : chimedLauncher.dropFirst() + [chimedExecutable] + arguments,
             environment: environment, directory: bus.directory)
         for follower in logFollowers { follower.cancel() }
         logFollowers = [Self.followDeliveries(in: chimed.stderrURL, into: delivered)]

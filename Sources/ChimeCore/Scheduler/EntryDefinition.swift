@@ -21,6 +21,8 @@ public struct EntryDefinition: Hashable, Sendable {
     private let endSeconds: Double
     /// The count; below 0 for none.
     private let maximum: Int
+    /// `contentBytes` in the low 31 bits, `wakes` in the top one (an item's content is far smaller than
+    /// 2 GiB, and a field of its own would make every item 8 bytes larger).
     private let bytes: UInt32
     /// The encoding's length in bytes, kept when the encoding is released.
     private let encodingBytes: UInt32
@@ -41,21 +43,24 @@ public struct EntryDefinition: Hashable, Sendable {
     public var endDate: Date? { endSeconds.isNaN ? nil : Date(timeIntervalSince1970: endSeconds) }
     public var maximumOccurrences: Int? { maximum < 0 ? nil : maximum }
     /// `ContentSource.byteSize` of its content, as the limit of one item's content counts it.
-    public var contentBytes: Int { Int(bytes) }
+    public var contentBytes: Int { Int(bytes & ~Self.wakeBit) }
+    /// Whether the entry asks to wake the machine (`TimelineEntry.wake`), known without decoding it.
+    public var wakes: Bool { bytes & Self.wakeBit != 0 }
+    private static let wakeBit: UInt32 = 1 << 31
     /// The length of the encoding the store keeps: the whole entry (content with its user info, ids,
     /// the rule as written, category, offset, escalation), as an app's byte quota counts it.
     public var encodedBytes: Int { Int(encodingBytes) }
 
     private init(
         resident: Resident?, fingerprint: UInt64, id: String, endDate: Date?, maximumOccurrences: Int?,
-        contentBytes: Int, encodedBytes: Int
+        contentBytes: Int, encodedBytes: Int, wakes: Bool
     ) {
         self.resident = resident
         self.fingerprint = fingerprint
         self.id = id
         self.endSeconds = endDate?.timeIntervalSince1970 ?? .nan
         self.maximum = maximumOccurrences.map { max(0, $0) } ?? -1
-        self.bytes = UInt32(clamping: contentBytes)
+        self.bytes = UInt32(clamping: min(contentBytes, Int(~Self.wakeBit))) | (wakes ? Self.wakeBit : 0)
         self.encodingBytes = UInt32(clamping: encodedBytes)
     }
 
@@ -64,22 +69,22 @@ public struct EntryDefinition: Hashable, Sendable {
         self.init(
             resident: Resident(encoded, entry), fingerprint: Self.fingerprint(of: encoded), id: entry.id,
             endDate: entry.endDate, maximumOccurrences: entry.maximumOccurrences,
-            contentBytes: entry.content.byteSize, encodedBytes: encoded.utf8.count)
+            contentBytes: entry.content.byteSize, encodedBytes: encoded.utf8.count, wakes: entry.wake)
     }
 
     /// A stored definition with the fields kept beside it as its row has them; nothing is decoded. A nil
     /// `encoded` leaves the encoding in the store; `fingerprint` and `encodedBytes` (its length) must then
-    /// be given.
+    /// be given. `wakes` is the entry's `wake`, kept in a column of its own.
     public init(
         encoded: String?, fingerprint: UInt64? = nil, encodedBytes: Int? = nil, id: String, endDate: Date?,
-        maximumOccurrences: Int?, contentBytes: Int
+        maximumOccurrences: Int?, contentBytes: Int, wakes: Bool = false
     ) {
         precondition(encoded != nil || fingerprint != nil, "a released definition needs its fingerprint")
         self.init(
             resident: encoded.map { Resident($0, nil) },
             fingerprint: fingerprint ?? Self.fingerprint(of: encoded ?? ""),
             id: id, endDate: endDate, maximumOccurrences: maximumOccurrences, contentBytes: contentBytes,
-            encodedBytes: encoded?.utf8.count ?? encodedBytes ?? 0)
+            encodedBytes: encoded?.utf8.count ?? encodedBytes ?? 0, wakes: wakes)
     }
 
     /// Whether the encoding is held here (not `released`).

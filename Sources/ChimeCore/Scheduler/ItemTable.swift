@@ -21,6 +21,12 @@ struct ItemTable: Sendable {
     /// The bytes each app's items take in the store (`ScheduledItem.storedBytes`); the user's items are not
     /// counted.
     private var bytesPerOwner: [String: Int] = [:]
+    /// The items that ask to wake the machine (`EntryDefinition.wakes`): few, so the earliest of them is
+    /// found without looking at the others.
+    private(set) var wakeIDs: Set<UInt64> = []
+    /// Counts every change of an item in `wakeIDs` (added, moved, removed), so that the earliest is
+    /// looked for again only when one changed.
+    private(set) var wakeGeneration: UInt64 = 0
 
     subscript(id: UInt64) -> ScheduledItem? {
         get { index[id].flatMap { slots[Int($0)] } }
@@ -113,6 +119,10 @@ struct ItemTable: Sendable {
     func singles(owner: String) -> [ScheduledItem] { (singlesPerOwner[owner] ?? []).compactMap { self[$0] } }
 
     private mutating func count(_ item: ScheduledItem, _ sign: Int) {
+        if item.definition.wakes {
+            if sign > 0 { wakeIDs.insert(item.id) } else { wakeIDs.remove(item.id) }
+            wakeGeneration &+= 1
+        }
         let now = (perOwner[item.owner] ?? 0) + sign
         perOwner[item.owner] = now == 0 ? nil : now
         if item.groupID == nil {

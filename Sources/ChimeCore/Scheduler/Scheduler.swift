@@ -193,6 +193,24 @@ public struct Scheduler: Sendable {
         groups[key]?.items.compactMap { item($0) } ?? []
     }
 
+    /// How many pending items ask to wake the machine (`TimelineEntry.wake`).
+    public var wakeItemCount: Int { items.wakeIDs.count }
+
+    /// Changes whenever a pending item that asks to wake the machine is added, moves on or goes: the
+    /// earliest wake (`earliestWake(after:)`) needs looking for again only then, or when it has passed.
+    public var wakeGeneration: UInt64 { items.wakeGeneration }
+
+    /// The earliest next occurrence after `now` of the pending items that ask to wake the machine; nil
+    /// when there is none. Only those items are looked at.
+    public func earliestWake(after now: Date) -> Date? {
+        var earliest: Date?
+        for id in items.wakeIDs {
+            guard let date = items[id]?.fireDate, date > now else { continue }
+            if earliest.map({ date < $0 }) ?? true { earliest = date }
+        }
+        return earliest
+    }
+
     /// The earliest live deadline: a trigger or a popup to close.
     public var nextDeadline: Date? {
         mutating get {

@@ -177,11 +177,22 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
     public var escalationStep: EscalationStep?
     /// Fire this long before (negative) or after each occurrence of the rule; a rule's entry only.
     public var offset: OccurrenceOffset?
+    /// Wake the machine from suspend for each occurrence (chimed arms a `CLOCK_REALTIME_ALARM` timer when
+    /// it holds `CAP_WAKE_ALARM`; docs/wake.md).
+    public var wake: Bool {
+        get { wakes ?? false }
+        set { wakes = newValue ? true : nil }
+    }
+    /// Encoded only when set, so that the definitions of entries that do not wake encode as they did
+    /// before the flag existed (a reschedule compares encodings).
+    private var wakes: Bool?
 
     public init(
         id: String, trigger: EntryTrigger, content: ContentSource, category: String? = nil, endDate: Date? = nil,
-        maximumOccurrences: Int? = nil, escalation: Escalation? = nil, offset: OccurrenceOffset? = nil
+        maximumOccurrences: Int? = nil, escalation: Escalation? = nil, offset: OccurrenceOffset? = nil,
+        wake: Bool = false
     ) {
+        self.wakes = wake ? true : nil
         self.offset = offset
         self.id = id
         self.trigger = trigger
