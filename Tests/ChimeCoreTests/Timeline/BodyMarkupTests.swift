@@ -45,6 +45,17 @@ import Testing
         #expect(BodyMarkup.plain(input) == expected)
     }
 
+    @Test(arguments: [
+        ("<b>bold</b> <i>it</i> <u>u</u> <script>", "<b>bold</b> <i>it</i> <u>u</u> &lt;script&gt;"),
+        ("<a href=\"https://example.org/\">a <b>link</b></a> and more", "a <b>link</b> and more"),
+        ("<b><a href=\"https://example.org/\">open", "<b>open</b>"),
+        ("see <img src=\"/tmp/pic.png\" alt=\"x &lt; y\"/>", "see x &lt; y"),
+        ("&#233;t&#xE9; &#60;b&#62; &amp; &lt;", "été &lt;b&gt; &amp; &lt;"),
+    ])
+    func aServerThatReadsOnlyBoldItalicAndUnderlineGetsTheRestAsText(input: String, expected: String) {
+        #expect(BodyMarkup.basic(input) == expected)
+    }
+
     @Test func nestingDeeperThanTheLimitIsShownAsWritten() {
         let depth = BodyMarkup.maximumDepth + 2
         let input = String(repeating: "<b>", count: depth) + "x"
