@@ -63,6 +63,15 @@ import Testing
             try await signals.closed.wait("the popup closed") { $0.contains { $0.notification == id } }
             #expect(signals.closed.elements.first { $0.notification == id }?.reason == 2)
             #expect(try await shell.notifications().isEmpty)
+
+            // A click on a banner (not on a button): dismissed by the user, no action.
+            #expect(try await s.chime(["send", "-p", "Dismissed", "by a click"]).status == 0)
+            try await s.delivered.wait(forCount: 2)
+            let dismissed = s.delivered.elements[1].notification
+            try await shell.click(onBannerTitled: "Dismissed")
+            try await signals.closed.wait("the popup dismissed") { $0.contains { $0.notification == dismissed } }
+            #expect(signals.closed.elements.first { $0.notification == dismissed }?.reason == 2)
+            #expect(!signals.invoked.elements.contains { $0.notification == dismissed })
         }
     }
 

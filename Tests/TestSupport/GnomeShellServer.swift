@@ -328,6 +328,12 @@ public final class GnomeShellServer: @unchecked Sendable {
         try await movePointer(to: button!.center, click: true)
     }
 
+    /// Clicks the banner of the notification titled `title` (not a button of it) with the virtual pointer.
+    public func click(onBannerTitled title: String, timeout: Duration = .seconds(20)) async throws {
+        let banner = try await banner(titled: title, timeout: timeout)
+        try await movePointer(to: banner.region.center, click: true)
+    }
+
     /// Moves the shell's virtual pointer to `point`, and clicks there with `click`.
     func movePointer(to point: (x: Int, y: Int), click: Bool = false) async throws {
         _ = try await eval(
