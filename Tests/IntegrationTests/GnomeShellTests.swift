@@ -72,6 +72,19 @@ import Testing
             try await signals.closed.wait("the popup dismissed") { $0.contains { $0.notification == dismissed } }
             #expect(signals.closed.elements.first { $0.notification == dismissed }?.reason == 2)
             #expect(!signals.invoked.elements.contains { $0.notification == dismissed })
+
+            // A resident one stays, in the tray, after a button is clicked (the shell's click handler
+            // closes any other before the next call is answered).
+            let resident = try await s.chime([
+                "send", "-h", "boolean:resident:true", "-A", "open=Open", "-p", "Resident", "stays",
+            ])
+            #expect(resident.status == 0, "\(resident.stderr)")
+            try await s.delivered.wait(forCount: 3)
+            let stays = s.delivered.elements[2].notification
+            try await shell.click("Open", onBannerTitled: "Resident")
+            try await signals.invoked.wait("its ActionInvoked") { $0.contains { $0.notification == stays } }
+            #expect(try await shell.notifications().map(\.title) == ["Resident"])
+            #expect(!signals.closed.elements.contains { $0.notification == stays })
         }
     }
 

@@ -297,6 +297,9 @@ public final class GnomeShellServer: @unchecked Sendable {
     /// button's middle. The events go through the shell's input handling as a mouse's would.
     public func click(_ label: String, onBannerTitled title: String, timeout: Duration = .seconds(20)) async throws {
         let banner = try await banner(titled: title, timeout: timeout)
+        // Onto the banner from elsewhere: the pointer may still be where an earlier banner was, and a
+        // banner expands when the pointer enters it.
+        try await movePointer(to: Self.awayFromBanners)
         try await movePointer(to: banner.region.center)
         var last: ScreenRegion?
         var button: ScreenRegion?
@@ -333,6 +336,9 @@ public final class GnomeShellServer: @unchecked Sendable {
         let banner = try await banner(titled: title, timeout: timeout)
         try await movePointer(to: banner.region.center, click: true)
     }
+
+    /// A point of the screen where no banner is, nor the top-left corner that opens the overview.
+    static let awayFromBanners = (x: 0, y: 767)
 
     /// Moves the shell's virtual pointer to `point`, and clicks there with `click`.
     func movePointer(to point: (x: Int, y: Int), click: Bool = false) async throws {
