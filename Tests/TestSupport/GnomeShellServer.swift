@@ -71,9 +71,34 @@ public final class GnomeShellServer: @unchecked Sendable {
     /// shell then reads them from a dconf database in its home (`dconf compile`), as on a desktop,
     /// instead of from memory. `applications` are desktop files (name: contents) put in its
     /// `XDG_DATA_HOME`, where it finds apps.
+    ///
+    /// A shell that is not ready within `timeout` is stopped and started again, once: GNOME Shell 43 starts
+    /// `ibus-daemon` with a JavaScript function to run in the forked child before it executes, and now and
+    /// then (about one start in fifteen here, more under load) that child hangs on a lock another thread
+    /// of the shell held when it forked, and the shell's main loop waits for it for good (seen in its
+    /// stacks: `g_spawn_async` reading the child's pipe; the child in `g_type_get_qdata`).
     public static func start(
         on bus: TestBus, observer: DBusConnection, settings: String? = nil, applications: [String: String] = [:],
-        timeout: Duration = .seconds(30)
+        timeout: Duration = .seconds(20)
+    ) async throws -> GnomeShellServer {
+        do {
+            return try await startOnce(
+                on: bus, observer: observer, settings: settings, applications: applications, timeout: timeout)
+        } catch let failure as NotReady {
+            print("gnome-shell was not ready in \(timeout), started again: \(failure.description.prefix(200))")
+            return try await startOnce(
+                on: bus, observer: observer, settings: settings, applications: applications, timeout: timeout)
+        }
+    }
+
+    /// The shell started but did not become ready.
+    struct NotReady: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static func startOnce(
+        on bus: TestBus, observer: DBusConnection, settings: String?, applications: [String: String],
+        timeout: Duration
     ) async throws -> GnomeShellServer {
         let directory = bus.directory.appendingPathComponent("gnome-shell-\(UUID().uuidString.prefix(8))")
         let runtime = directory.appendingPathComponent("runtime")
@@ -193,7 +218,7 @@ public final class GnomeShellServer: @unchecked Sendable {
             }
         } catch {
             await server.stop()
-            throw GnomeShellServer.Failure("\(error)\ngnome-shell said: \(process.stderr.suffix(3000))")
+            throw NotReady(description: "\(error)\ngnome-shell said: \(process.stderr.suffix(3000))")
         }
         return server
     }
