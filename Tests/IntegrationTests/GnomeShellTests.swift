@@ -39,7 +39,9 @@ import Testing
                 try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
             #expect(fields["server-name"] as? String == "gnome-shell")
             let capabilities = Set(fields["capabilities"] as? [String] ?? [])
-            #expect(capabilities.isSuperset(of: ["actions", "body", "body-markup", "persistence"]), "\(capabilities)")
+            #expect(
+                capabilities == ["actions", "body", "body-markup", "icon-static", "persistence", "sound"],
+                "\(capabilities)")
 
             let sent = try await s.chime(["send", "-A", "open=Open", "-A", "later=Later", "Shell", "<b>bold</b> body"])
             #expect(sent.status == 0, "\(sent.stderr)")
