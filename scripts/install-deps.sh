@@ -21,8 +21,9 @@ packages=(
     xfce4-notifyd notification-daemon mako-notifier sway xdotool grim
     # KDE Plasma's shell on X with its activity manager (~0.9 GB installed with their dependencies)
     plasma-workspace plasma-desktop kactivitymanagerd
-    # GNOME Shell, headless (its freedesktop notifications are a gjs service of their own)
-    gnome-shell gjs
+    # GNOME Shell, headless (its freedesktop notifications are a gjs service of their own), and dconf's
+    # command (dconf compile) to give it per-app notification settings as a desktop stores them
+    gnome-shell gjs dconf-cli
     # Flatpak's sandbox for the identity tests (AppIsolationTests, FlatpakProxyTests): bubblewrap, as
     # Flatpak runs apps, and the D-Bus proxy Flatpak puts between an app and the session bus; the app in
     # the sandbox is python3 with dbus-python and GLib's main loop

@@ -21,6 +21,11 @@ public enum BodyMarkup {
     /// The body for a server that shows text as it is.
     public static func plain(_ text: String) -> String { render(text, markup: false) }
 
+    /// The body for a server that reads only `<b>`, `<i>`, `<u>` and the named entities and shows any
+    /// other markup as written (GNOME Shell): a link becomes its text, an image its alt text, a numeric
+    /// entity its character.
+    public static func basic(_ text: String) -> String { render(text, markup: true, basic: true) }
+
     /// `text` with `&`, `<` and `>` written as entities: plain text for a markup server.
     public static func escaped(_ text: String) -> String {
         // By scalar, not by Character: "<" followed by a combining mark is one Character, and must still be
@@ -50,7 +55,7 @@ public enum BodyMarkup {
         case image(source: String, alt: String)
     }
 
-    private static func render(_ text: String, markup: Bool) -> String {
+    private static func render(_ text: String, markup: Bool, basic: Bool = false) -> String {
         let scalars = Array(text.unicodeScalars)
         var out = String.UnicodeScalarView()
         var open: [String] = []
@@ -61,7 +66,7 @@ public enum BodyMarkup {
                 switch tag {
                 case .open(let name, let href) where open.count < maximumDepth:
                     open.append(name)
-                    if markup {
+                    if markup, !(basic && name == "a") {
                         out.append(contentsOf: "<\(name)".unicodeScalars)
                         if let href {
                             out.append(contentsOf: " href=\"".unicodeScalars)
@@ -74,11 +79,13 @@ public enum BodyMarkup {
                     continue
                 case .close(let name) where open.last == name:
                     open.removeLast()
-                    if markup { out.append(contentsOf: "</\(name)>".unicodeScalars) }
+                    if markup, !(basic && name == "a") { out.append(contentsOf: "</\(name)>".unicodeScalars) }
                     i = end
                     continue
                 case .image(let source, let alt):
-                    if markup {
+                    if basic {
+                        for s in alt.unicodeScalars { append(s, escapedTo: &out) }
+                    } else if markup {
                         out.append(contentsOf: "<img src=\"".unicodeScalars)
                         for s in source.unicodeScalars { append(s, escapedTo: &out, inAttribute: true) }
                         out.append(contentsOf: "\" alt=\"".unicodeScalars)
@@ -94,7 +101,9 @@ public enum BodyMarkup {
                 }
             }
             if scalar == "&", let (decoded, end) = readEntity(scalars, from: i) {
-                if markup {
+                if basic, scalars[i + 1] == "#" {
+                    append(decoded, escapedTo: &out)
+                } else if markup {
                     out.append(contentsOf: scalars[i..<end])
                 } else {
                     out.append(decoded)
@@ -107,7 +116,9 @@ public enum BodyMarkup {
         }
         // Tags left open are closed, innermost first, so the server's parser accepts the whole.
         if markup {
-            for name in open.reversed() { out.append(contentsOf: "</\(name)>".unicodeScalars) }
+            for name in open.reversed() where !(basic && name == "a") {
+                out.append(contentsOf: "</\(name)>".unicodeScalars)
+            }
         }
         return String(out)
     }

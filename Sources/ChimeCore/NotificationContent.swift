@@ -176,13 +176,14 @@ public struct NotificationContent: Codable, Hashable, Sendable {
 
     /// The body as `Notify` carries it to a server that reads markup (`bodyMarkup`) or not: the subtitle
     /// as its first line, plain text escaped for a markup server, a markup body sanitized for one and
-    /// without its tags for the other.
-    public func notifyBody(bodyMarkup: Bool) -> String {
+    /// without its tags for the other. With `basicMarkup` the server reads `<b>`, `<i>` and `<u>` only
+    /// (`BodyMarkup.basic`).
+    public func notifyBody(bodyMarkup: Bool, basicMarkup: Bool = false) -> String {
         let text: String
         switch (markup, bodyMarkup) {
         case (false, false): return displayedBody
         case (false, true): return BodyMarkup.escaped(displayedBody)
-        case (true, true): text = BodyMarkup.sanitized(body)
+        case (true, true): text = basicMarkup ? BodyMarkup.basic(body) : BodyMarkup.sanitized(body)
         case (true, false): text = BodyMarkup.plain(body)
         }
         guard let subtitle, !subtitle.isEmpty else { return text }

@@ -225,9 +225,10 @@ extension Daemon {
         let digestName: String?
         var note: String?
         switch notification {
-        case .single(_, _, let leftOut):
+        case .single(_, let content, let leftOut):
             digestName = nil
             note = leftOut
+            if let off = turnedOffOnServer(content) { note = [leftOut, off].compactMap { $0 }.joined(separator: "; ") }
         case .digest(let digest, _):
             digestName =
                 switch digest.kind {
@@ -456,6 +457,17 @@ extension Daemon {
 }
 
 extension Daemon {
+    /// What the history says of a notification the server keeps out of sight because the user turned its
+    /// app's notifications off in the desktop's settings (GNOME Shell's per-app `enable`); nil otherwise.
+    func turnedOffOnServer(_ content: NotificationContent) -> String? {
+        guard core.presence.quirks.appliesGNOMEAppSettings, let entry = content.desktopEntry,
+            gnomeSettings?.turnedOff(desktopEntry: entry) == true
+        else { return nil }
+        let note = "not shown: \(entry)'s notifications are turned off in GNOME's settings"
+        logger.info("\(note)")
+        return note
+    }
+
     /// The category of actions a row's notification gets: its entry's `category`, or when it has none the
     /// content's `category` (also sent as the hint), when either names one of the owner's categories: those
     /// the app registered, or for the user's items those the group files declare. Either way its actions,
@@ -508,6 +520,9 @@ extension Daemon {
                 content.actions.insert(NotificationAction(key: "default", label: title), at: 0)
             }
         }
+        // The app's own desktop entry, so that the desktop's per-app settings and grouping apply to it
+        // (GNOME's and KDE's look the app up by it).
+        if content.desktopEntry == nil, let id = DesktopFileID.parse(row.owner) { content.desktopEntry = id }
         let choices = content.actions.filter { $0.key != "default" }
         if known, !capabilities.contains("actions"), !choices.isEmpty {
             content.actions.removeAll { $0.key != "default" }

@@ -89,6 +89,9 @@ public actor Daemon {
     /// Plays the sounds of notifications whose server plays none, on a queue of its own.
     let soundPlayer: SoundPlayer
     let clock: any DaemonClock
+    /// GNOME's per-app notification settings, read to tell which notifications GNOME Shell keeps out of
+    /// sight; nil when there is no home to find them in.
+    let gnomeSettings = GNOMENotificationSettings.user()
     nonisolated var store: ScheduleStore { configuration.store }
 
     // The daemon's state, isolated to it.

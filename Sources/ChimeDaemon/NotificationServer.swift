@@ -25,7 +25,7 @@ public struct NotificationServer: Sendable {
     /// Whether the server reads the body as markup: then the body's `<`, `>` and `&` are escaped, so that
     /// text such as `<b>` is shown as written.
     var bodyMarkup: Bool {
-        get { bodyFormat == .markup }
+        get { bodyFormat == .markup || bodyFormat == .basicMarkup }
         set { bodyFormat = newValue ? .markup : .plain }
     }
 
@@ -35,6 +35,8 @@ public struct NotificationServer: Sendable {
         case plain
         /// Markup (`body-markup`): text is escaped, markup kept where the specification allows it.
         case markup
+        /// Markup of which the server reads `<b>`, `<i>` and `<u>` only (`ServerQuirks.readsBasicMarkupOnly`).
+        case basicMarkup
         /// Not known: the server did not answer `GetCapabilities` (in time). The body is escaped, never
         /// decoded, whatever it holds: entities decoded for a server that reads markup after all would
         /// become live tags (`&lt;a href=…&gt;` a link). A server that shows plain text shows the
@@ -182,6 +184,7 @@ public struct NotificationServer: Sendable {
         switch format {
         case .plain: content.notifyBody(bodyMarkup: false)
         case .markup: content.notifyBody(bodyMarkup: true)
+        case .basicMarkup: content.notifyBody(bodyMarkup: true, basicMarkup: true)
         case .unknown: BodyMarkup.escaped(content.notifyBody(bodyMarkup: false))
         }
     }

@@ -86,7 +86,8 @@ struct ServerPresence: Sendable {
     /// How the server reads a body.
     var bodyFormat: NotificationServer.BodyFormat {
         guard capabilitiesKnown else { return .unknown }
-        return bodyMarkup ? .markup : .plain
+        guard bodyMarkup else { return .plain }
+        return quirks.readsBasicMarkupOnly ? .basicMarkup : .markup
     }
     /// What the server does differently from the specification, by the name it gave.
     var quirks: ServerQuirks { ServerQuirks.of(info.name) }

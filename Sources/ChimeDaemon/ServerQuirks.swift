@@ -11,6 +11,14 @@ struct ServerQuirks: Hashable, Sendable {
     /// A popup the server closes itself once an action is chosen on it is reported closed with reason 3
     /// (by a call to CloseNotification) instead of 2: chimed takes it as dismissed by the user.
     var reportsActionCloseAsCall = false
+    /// Of the body's markup only `<b>`, `<i>`, `<u>` and the named entities are read; a link, an image or a
+    /// numeric entity is shown as written: chimed sends a link as its text, an image as its alt text and
+    /// a numeric entity as its character (`BodyMarkup.basic`).
+    var readsBasicMarkupOnly = false
+    /// The server keeps a notification of an app the user turned off in GNOME's settings
+    /// (`org.gnome.desktop.notifications.application`, `enable`) out of sight, and says nothing: chimed
+    /// reads the same setting to say so in the history (`GNOMENotificationSettings`).
+    var appliesGNOMEAppSettings = false
 
     /// By the name `GetServerInformation` gives.
     static let known: [String: ServerQuirks] = [
@@ -28,6 +36,12 @@ struct ServerQuirks: Hashable, Sendable {
         // Plasma 5.27: a click on an action's button, or on the popup (`default`), sends ActionInvoked,
         // then NotificationClosed with reason 3, which chimed did not ask for (ServerMatrixTests).
         "Plasma": ServerQuirks(reportsActionCloseAsCall: true),
+        // GNOME Shell 43: a popup sent with expire_timeout 1000 stays in the message tray, and no
+        // NotificationClosed comes; `<a>` and `<img>` are shown as written (its messageList.js keeps
+        // <b>, <i> and <u> only); a notification of an app turned off in its settings is neither shown
+        // nor put in the tray (GnomeShellTests).
+        "gnome-shell": ServerQuirks(
+            ignoresExpireTimeout: true, readsBasicMarkupOnly: true, appliesGNOMEAppSettings: true),
     ]
 
     static func of(_ serverName: String) -> ServerQuirks { known[serverName] ?? ServerQuirks() }

@@ -127,6 +127,18 @@ import Testing
         #expect(!presence.quirks.keepsPopupAfterAction)
     }
 
+    @Test func gnomeShellGetsTheMarkupItReadsAndItsExpiriesKeptByChimed() {
+        let presence = Self.presence([
+            .ownerChanged(":1.5"), Self.info("gnome-shell", ["actions", "body", "body-markup"], for: ":1.5"),
+        ])
+        #expect(presence.bodyFormat == .basicMarkup)
+        #expect(presence.quirks.ignoresExpireTimeout && presence.quirks.appliesGNOMEAppSettings)
+        var content = NotificationContent(summary: "s", body: "<b>a</b> <a href=\"https://example.org/\">b</a>")
+        content.markup = true
+        #expect(NotificationServer.body(of: content, for: .basicMarkup) == "<b>a</b> b")
+        #expect(NotificationServer.body(of: content, for: .markup) == "<b>a</b> <a href=\"https://example.org/\">b</a>")
+    }
+
     @Test func aServerThatDoesNotSayWhatItIsKeepsTheCapabilitiesItGave() {
         var presence = Self.presence([.ownerChanged(":1.5")])
         _ = presence.handle(.infoArrived(owner: ":1.5", capabilities: ["actions"], identity: nil, paused: nil))

@@ -117,22 +117,29 @@ import Testing
             }
 
             // An expiry time: the popup closes then, by the server or, for one that ignores it, by chimed.
-            let expiring = try await s.chime(["send", "-t", "1000", "-p", "Expiring"])
-            #expect(expiring.status == 0, "\(expiring.stderr)")
-            let item = expiring.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            try await s.delivered.wait(forCount: 3)
-            let third = s.delivered.elements[2].notification
-            try await signals.closed.wait("the expiring popup closed", timeout: .seconds(15)) {
-                $0.contains { $0.notification == third }
-            }
             // Recorded as an expiry either way; chimed stepped in for notification-daemon alone.
-            try await InteractionTests.awaitListing(s, ["history", "--item", item], "the expiry") {
-                $0.contains { $0["event"] as? String == "closed" && $0["detail"] as? String == "expired" }
-            }
+            _ = try await Self.sendExpiring(s, signals, as: 3)
             #expect(
                 s.chimed!.stderr.contains("which the server does not keep")
                     == (expected.kind == .notificationDaemon))
         }
+    }
+
+    /// Sends a popup that expires after a second, as the `count`th notification delivered, and returns
+    /// its id once it is reported closed and its item's history records the expiry.
+    static func sendExpiring(_ s: Session, _ signals: ServerSignals, as count: Int) async throws -> UInt32 {
+        let expiring = try await s.chime(["send", "-t", "1000", "-p", "Expiring"])
+        #expect(expiring.status == 0, "\(expiring.stderr)")
+        let item = expiring.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await s.delivered.wait(forCount: count)
+        let id = s.delivered.elements[count - 1].notification
+        try await signals.closed.wait("the expiring popup closed", timeout: .seconds(15)) {
+            $0.contains { $0.notification == id }
+        }
+        try await InteractionTests.awaitListing(s, ["history", "--item", item], "the expiry") {
+            $0.contains { $0["event"] as? String == "closed" && $0["detail"] as? String == "expired" }
+        }
+        return id
     }
 
     /// The seed's case, with actions chosen as a user would (a click on the button on X, `makoctl invoke`

@@ -45,6 +45,17 @@ import Testing
         #expect(BodyMarkup.plain(input) == expected)
     }
 
+    @Test(arguments: [
+        ("<b>bold</b> <i>it</i> <u>u</u> <script>", "<b>bold</b> <i>it</i> <u>u</u> &lt;script&gt;"),
+        ("<a href=\"https://example.org/\">a <b>link</b></a> and more", "a <b>link</b> and more"),
+        ("<b><a href=\"https://example.org/\">open", "<b>open</b>"),
+        ("see <img src=\"/tmp/pic.png\" alt=\"x &lt; y\"/>", "see x &lt; y"),
+        ("&#233;t&#xE9; &#60;b&#62; &amp; &lt;", "été &lt;b&gt; &amp; &lt;"),
+    ])
+    func aServerThatReadsOnlyBoldItalicAndUnderlineGetsTheRestAsText(input: String, expected: String) {
+        #expect(BodyMarkup.basic(input) == expected)
+    }
+
     @Test func nestingDeeperThanTheLimitIsShownAsWritten() {
         let depth = BodyMarkup.maximumDepth + 2
         let input = String(repeating: "<b>", count: depth) + "x"
@@ -81,12 +92,20 @@ import Testing
             let input = (0..<count).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
             let output = BodyMarkup.sanitized(input)
             #expect(Self.isWellFormed(output), "\(input.debugDescription) → \(output.debugDescription)")
+            // GNOME Shell's: b, i and u only, and the named entities (it shows anything else as written).
+            let basic = BodyMarkup.basic(input)
+            #expect(
+                Self.isWellFormed(basic, tags: ["b", "i", "u"], numericEntities: false),
+                "\(input.debugDescription) → \(basic.debugDescription)")
         }
     }
 
     /// A small reader of the specification's markup: tags b, i, u, a (with href), img (self-closed),
-    /// balanced; `&` only in the five named or numeric entities; no bare `<` or `>`.
-    static func isWellFormed(_ text: String) -> Bool {
+    /// balanced; `&` only in the five named or numeric entities; no bare `<` or `>`. Or of fewer `tags`
+    /// only, and without numeric entities.
+    static func isWellFormed(
+        _ text: String, tags: Set<String> = ["b", "i", "u", "a", "img"], numericEntities: Bool = true
+    ) -> Bool {
         var stack: [String] = []
         var rest = Substring(text)
         while let c = rest.first {
@@ -97,10 +116,11 @@ import Testing
                 if tag.hasPrefix("/") {
                     guard stack.popLast() == String(tag.dropFirst()) else { return false }
                 } else if tag.hasPrefix("img ") && tag.hasSuffix("/") {
+                    guard tags.contains("img") else { return false }
                     continue
                 } else {
                     let name = tag.split(separator: " ").first.map(String.init) ?? ""
-                    guard ["b", "i", "u", "a"].contains(name) else { return false }
+                    guard tags.contains(name), name != "img" else { return false }
                     stack.append(name)
                 }
             } else if c == ">" {
@@ -108,7 +128,8 @@ import Testing
             } else if c == "&" {
                 guard let end = rest.firstIndex(of: ";") else { return false }
                 let name = rest[rest.index(after: rest.startIndex)..<end]
-                guard ["amp", "lt", "gt", "quot", "apos"].contains(name) || name.hasPrefix("#") else { return false }
+                guard ["amp", "lt", "gt", "quot", "apos"].contains(name) || (numericEntities && name.hasPrefix("#"))
+                else { return false }
                 rest = rest[rest.index(after: end)...]
             } else {
                 rest = rest.dropFirst()
