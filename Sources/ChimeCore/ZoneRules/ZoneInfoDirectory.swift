@@ -17,7 +17,10 @@ public struct ZoneInfoDirectory: Hashable, Sendable {
     public let localtimePath: String
 
     public init(path: String = ZoneInfoDirectory.defaultPath, localtimePath: String = "/etc/localtime") {
-        self.path = path
+        // `/usr/share/zoneinfo/` and `/usr/share/zoneinfo` are one directory, and paths are built by appending.
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        self.path = String(trimmed)
         self.localtimePath = localtimePath
     }
 

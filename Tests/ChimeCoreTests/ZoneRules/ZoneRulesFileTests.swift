@@ -44,6 +44,8 @@ func systemZoneBytes(_ name: String) throws -> [UInt8] {
     // TZDIR chooses the directory, as it does for glibc.
     #expect(ZoneInfoDirectory(environment: ["TZDIR": scratch.path]).path == scratch.path)
     #expect(ZoneInfoDirectory(environment: [:]).path == "/usr/share/zoneinfo")
+    #expect(ZoneInfoDirectory(environment: ["TZDIR": ""]).path == "/usr/share/zoneinfo")
+    #expect(ZoneInfoDirectory(environment: ["TZDIR": scratch.path + "//"]).path == scratch.path)
 }
 
 @Test func aStoreKeepsWhatItReadUntilReloaded() throws {
