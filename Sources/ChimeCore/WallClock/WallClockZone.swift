@@ -27,7 +27,12 @@ extension WallClock {
         case foundation(TimeZone)
 
         init(_ zone: TimeZone) {
-            if let rules = ZoneRulesStore.shared.rules(named: zone.identifier) {
+            let name = zone.identifier
+            // Foundation's fixed offsets (`GMT+0530`, what an imported VTIMEZONE may become) have no file;
+            // asking the directory for each would cost a look-up on disk per new offset.
+            if name.utf8.count > 5, name.hasPrefix("GMT+") || name.hasPrefix("GMT-") {
+                self = .foundation(zone)
+            } else if let rules = ZoneRulesStore.shared.rules(named: name) {
                 self = .rules(rules)
             } else {
                 self = .foundation(zone)

@@ -71,19 +71,36 @@ public struct PosixTimeZone: Hashable, Sendable {
     /// The local time type at `instant` (seconds since 1970 UTC).
     public func localTimeType(at instant: Int) -> ZoneRules.LocalTimeType {
         guard let rules = daylight else { return standard }
+        return isDaylight(at: instant, rules) ? rules.type : standard
+    }
+
+    /// The UTC offset at `instant`, in seconds east.
+    public func utcOffset(at instant: Int) -> Int {
+        guard let rules = daylight else { return standard.utcOffset }
+        return isDaylight(at: instant, rules) ? rules.type.utcOffset : standard.utcOffset
+    }
+
+    /// Whether daylight time is in effect at `instant`: the last change at or before it decides, looking a
+    /// year either side because a rule time may move a change by days into the neighbouring year. An end
+    /// and a start at the same instant (daylight time all year) leave daylight time in effect.
+    func isDaylight(at instant: Int, _ rules: Daylight) -> Bool {
         let instant = Self.clamped(instant)
         let year = LocalDateTime.civil(fromDays: WallClock.floorDiv(instant, 86_400)).year
-        // The last change at or before the instant decides, looking a year either side because a rule
-        // time may move a change by days into the neighbouring year. An end and a start at the same
-        // instant (daylight time all year) leave daylight time in effect.
-        var latest: (time: Int, isStart: Bool)?
-        for change in changes(rules, years: year - 1...year + 1) where change.time <= instant {
-            if let best = latest, (best.time, best.isStart ? 1 : 0) > (change.time, change.isStart ? 1 : 0) {
-                continue
+        var latest = Int.min
+        var latestIsStart = false
+        for year in year - 1...year + 1 {
+            let start = self.instant(of: rules.start, in: year, offset: standard.utcOffset)
+            let end = self.instant(of: rules.end, in: year, offset: rules.type.utcOffset)
+            if end <= instant, end > latest || (end == latest && !latestIsStart) {
+                latest = end
+                latestIsStart = false
             }
-            latest = change
+            if start <= instant, start >= latest {
+                latest = start
+                latestIsStart = true
+            }
         }
-        return latest?.isStart == true ? rules.type : standard
+        return latestIsStart
     }
 
     /// The instants in `low...high` at which the rules change between standard and daylight time.

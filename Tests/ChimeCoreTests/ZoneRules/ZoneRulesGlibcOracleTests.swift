@@ -112,4 +112,16 @@ func posixRulesAgreeWithGlibc(_ text: String) throws {
     for (instant, answer) in zip(instants, answers) {
         #expect(GlibcLocaltime.describe(rules.localTimeType(at: instant)) == answer, "\(text) at \(instant)")
     }
+    // The rules evaluated for the instant agree with the table of changes ZoneRules keeps for speed,
+    // within it and beyond it (years 1800 to 2600).
+    let posix = try PosixTimeZone(parsing: text)
+    for _ in 0..<2000 {
+        let instant = Int.random(in: -5_364_662_400..<19_723_248_000, using: &random)
+        #expect(rules.localTimeType(at: instant) == posix.localTimeType(at: instant), "\(text) at \(instant)")
+        #expect(rules.utcOffset(at: instant) == posix.utcOffset(at: instant), "\(text) at \(instant)")
+        let window = Int.random(in: 0...(800 * 86_400), using: &random)
+        #expect(
+            rules.transitions(from: instant, through: instant + window)
+                == posix.transitions(from: instant, through: instant + window), "\(text) from \(instant)")
+    }
 }
