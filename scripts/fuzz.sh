@@ -5,10 +5,10 @@
 #                                           in processes of 250000 executions each
 #   FUZZ_SECONDS=600 / FUZZ_RUNS=N          the same through the environment
 #   FUZZ_TARGETS="config dbus"              only these targets
-# Targets: the rule parsers (rrule, oncalendar, phrase) and the iCalendar reader (ical), pure ChimeCore built
-# with swiftc; the TOML readers (config: chime.toml and group files through TOMLKit, which is C++) and D-Bus
-# message reading (dbus: DBusKit's demarshalling and chimed's record readers); the last two build through
-# SwiftPM in .build-fuzz-spm-NAME, where CHIME_FUZZ=1 adds them to the package.
+# Targets: the rule parsers (rrule, oncalendar, phrase), the iCalendar reader (ical) and the TZif reader (tzif),
+# pure ChimeCore built with swiftc; the TOML readers (config: chime.toml and group files through TOMLKit, which is
+# C++) and D-Bus message reading (dbus: DBusKit's demarshalling and chimed's record readers); the last two build
+# through SwiftPM in .build-fuzz-spm-NAME, where CHIME_FUZZ=1 adds them to the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-10}
@@ -33,13 +33,14 @@ options=(-detect_leaks=0 -print_final_stats=1)
 
 # name, harness, the ChimeCore folders (and single files) it needs (the pure parsers: no package dependencies)
 swiftc_targets=(
-    "rrule Fuzz/RRuleFuzz.swift Shared WallClock SearchBudget.swift RRule"
-    "oncalendar Fuzz/OnCalendarFuzz.swift Shared WallClock SearchBudget.swift OnCalendar"
-    "phrase Fuzz/PhraseFuzz.swift Shared WallClock SearchBudget.swift OccurrenceOffset.swift TimeInput.swift RulePreview.swift DateBuilder Phrase RRule OnCalendar Explain Recurrence.swift"
-    "ical Fuzz/ICalendarFuzz.swift Shared WallClock SearchBudget.swift RRule ICalendar"
+    "rrule Fuzz/RRuleFuzz.swift Shared WallClock ZoneRules SearchBudget.swift RRule"
+    "oncalendar Fuzz/OnCalendarFuzz.swift Shared WallClock ZoneRules SearchBudget.swift OnCalendar"
+    "phrase Fuzz/PhraseFuzz.swift Shared WallClock ZoneRules SearchBudget.swift OccurrenceOffset.swift TimeInput.swift RulePreview.swift DateBuilder Phrase RRule OnCalendar Explain Recurrence.swift"
+    "ical Fuzz/ICalendarFuzz.swift Shared WallClock ZoneRules SearchBudget.swift RRule ICalendar"
+    "tzif Fuzz/TZifFuzz.swift Shared WallClock ZoneRules"
 )
 # Seed folders of the swiftc targets that have some.
-declare -A swiftc_seeds=([ical]=Tests/ChimeCoreTests/Fixtures/ics)
+declare -A swiftc_seeds=([ical]=Tests/ChimeCoreTests/Fixtures/ics [tzif]=/usr/share/zoneinfo/Europe)
 # name, seed folders
 spm_targets=(
     "config config"

@@ -94,7 +94,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
             // expansion starts there rather than at every candidate of the days before.
             let afterSeconds = WallClock.clampedSeconds(after)
             try budget.spend(SearchBudget.wallClockCost)
-            let least = WallClock.candidateOffsets(around: afterSeconds, in: zone).min() ?? 0
+            let least = WallClock.candidateOffsets(around: afterSeconds, in: WallClock.Zone(zone)).min() ?? 0
             let startKey = afterSeconds + least - 1
             let from = LocalDateTime(
                 daysSinceEpoch: WallClock.floorDiv(startKey, 86_400),

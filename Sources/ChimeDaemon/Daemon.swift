@@ -143,6 +143,8 @@ public actor Daemon {
     var sleepMonitor: SleepMonitor?
     var lockMonitor: SessionLockMonitor?
     var reloadTimer: DispatchSourceTimer?
+    /// Coalesces the changes of a tzdata upgrade into one re-read of the zone rules.
+    var zoneDatabaseTimer: DispatchSourceTimer?
     /// Categories of actions, by owner.
     var categories: [String: [ActionCategory]] = [:]
     /// The categories each group file declared when it was last read without error.
@@ -506,6 +508,8 @@ public actor Daemon {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         var watches: [FileWatcher.Watch] = [.file(configuration.localtimePath)]
+        let zoneDirectories = Self.zoneDatabaseDirectories()
+        watches += zoneDirectories.map { .directory($0) }
         if let path = configuration.settingsPath { watches.append(.file(path)) }
         if let directory = configuration.groupsDirectory { watches.append(.directory(directory)) }
         var isDirectory: ObjCBool = false
@@ -528,8 +532,10 @@ public actor Daemon {
         do {
             fileWatcher = try FileWatcher(queue: queue, watches: usable) { [weak self] paths in
                 self?.assumeIsolated { daemon in
+                    let zoneData = paths.filter { zoneDirectories.contains(($0 as NSString).deletingLastPathComponent) }
                     if paths.contains(localtime) { daemon.timeZoneMayHaveChanged() }
-                    if paths.contains(where: { $0 != localtime }) { daemon.scheduleReload() }
+                    if !zoneData.isEmpty { daemon.zoneDatabaseMayHaveChanged() }
+                    if paths.contains(where: { $0 != localtime && !zoneData.contains($0) }) { daemon.scheduleReload() }
                 }
             }
         } catch {
@@ -677,7 +683,9 @@ public actor Daemon {
 
     /// The scheduler's timers, the gate's and the reload's: nothing fires any more.
     private func stopTimers() {
-        for timer in [reloadTimer, delivery.gateTimer] + delivery.overdueTimers.values.map(Optional.some) {
+        for timer in [reloadTimer, zoneDatabaseTimer, delivery.gateTimer]
+            + delivery.overdueTimers.values.map(Optional.some)
+        {
             timer?.cancel()
         }
         delivery.overdueTimers = [:]
@@ -685,6 +693,7 @@ public actor Daemon {
         deadlineTimer = nil
         wakeAlarm = nil
         reloadTimer = nil
+        zoneDatabaseTimer = nil
         delivery.gateTimer = nil
     }
 

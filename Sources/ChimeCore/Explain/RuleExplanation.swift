@@ -78,7 +78,7 @@ extension Recurrence {
             if let zone = set.timeZoneIdentifier { words += " (\(zone))" }
             var note: String?
             let zone = spec.timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
-            if zone.nextDaylightSavingTimeTransition(after: after) != nil {
+            if WallClock.zoneChanges(zone, after: after) {
                 note =
                     "a time in a daylight-saving gap is skipped that day by systemd, where the RRULE fires at the "
                     + "gap's end"

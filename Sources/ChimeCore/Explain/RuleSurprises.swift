@@ -28,8 +28,8 @@ extension Recurrence {
             return nil
         }
         // Nothing to say far from a change of the zone's offset (the common case, checked cheaply).
-        let before = zone.secondsFromGMT(for: instant.addingTimeInterval(-86_400))
-        let after = zone.secondsFromGMT(for: instant.addingTimeInterval(86_400))
+        let before = WallClock.utcOffset(at: instant.addingTimeInterval(-86_400), in: zone)
+        let after = WallClock.utcOffset(at: instant.addingTimeInterval(86_400), in: zone)
         guard before != after else { return nil }
         let wall = WallClock.localDateTime(for: instant, in: zone)
         if case .overlap(let first, _) = WallClock.resolve(wall, in: zone) {

@@ -147,7 +147,7 @@ public struct ICalendarTimeZone: Hashable, Sendable {
         func agrees(_ zone: TimeZone, _ budget: inout SearchBudget) throws(SearchBudgetExhausted) -> Bool {
             for (instant, offset) in samples {
                 try budget.spend(SearchBudget.wallClockCost)
-                if zone.secondsFromGMT(for: instant) != offset { return false }
+                if WallClock.utcOffset(at: instant, in: zone) != offset { return false }
             }
             return true
         }

@@ -15,8 +15,8 @@ struct OnCalendarBrokenDownTime: Equatable, Sendable {
     var isDaylight = -1
 }
 
-/// glibc 2.36's `localtime_r`/`mktime` (or `gmtime_r`/`timegm`) for one zone, rebuilt on Foundation's
-/// `TimeZone`.
+/// glibc 2.36's `localtime_r`/`mktime` (or `gmtime_r`/`timegm`) for one zone, rebuilt on the zone's rules
+/// from the system's tz database (`WallClock.localTimeType`), the same data glibc reads.
 ///
 /// Why not just ask Foundation for "the instant of this wall-clock time"? Because systemd's answer in
 /// daylight-saving gaps and overlaps is whatever glibc's `mktime` picks, and `mktime` keeps a hidden,
@@ -45,9 +45,9 @@ struct OnCalendarZoneArithmetic {
         var offset = 0
         var daylight = 0
         if let zone {
-            let date = Date(timeIntervalSince1970: TimeInterval(t))
-            offset = zone.secondsFromGMT(for: date)
-            daylight = zone.isDaylightSavingTime(for: date) ? 1 : 0
+            let type = WallClock.localTimeType(at: Date(timeIntervalSince1970: TimeInterval(t)), in: zone)
+            offset = type.utcOffset
+            daylight = type.isDaylightSaving ? 1 : 0
         }
         let local = t + offset
         let days = Self.floorDivide(local, 86_400)

@@ -106,14 +106,14 @@ public struct RRuleSet: Codable, Hashable, Sendable {
     /// The wall-clock time in `zone` of a UTC time.
     static func wallClock(ofUTC t: LocalDateTime, in zone: TimeZone) -> LocalDateTime {
         let instant = Date(timeIntervalSince1970: TimeInterval(t.secondsSinceEpoch))
-        return t.adding(seconds: zone.secondsFromGMT(for: instant))
+        return t.adding(seconds: WallClock.utcOffset(at: instant, in: zone))
     }
 
     /// The UTC time of a wall-clock time in `zone` (the earlier reading when the time is ambiguous).
     static func utc(ofWallClock t: LocalDateTime, in zone: TimeZone) -> LocalDateTime {
         let guess = Date(timeIntervalSince1970: TimeInterval(t.secondsSinceEpoch))
-        var offset = zone.secondsFromGMT(for: guess)
-        offset = zone.secondsFromGMT(for: guess.addingTimeInterval(TimeInterval(-offset)))
+        var offset = WallClock.utcOffset(at: guess, in: zone)
+        offset = WallClock.utcOffset(at: guess.addingTimeInterval(TimeInterval(-offset)), in: zone)
         return t.adding(seconds: -offset)
     }
 

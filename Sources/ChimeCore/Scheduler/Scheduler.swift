@@ -408,6 +408,16 @@ public struct Scheduler: Sendable {
     public mutating func setSystemTimeZone(_ zone: TimeZone, now: Date) -> SchedulerStep {
         guard zone != systemTimeZone else { return step(now: now) }
         systemTimeZone = zone
+        return recomputeRepeatingItems(now: now)
+    }
+
+    /// The zone rules changed (a tzdata upgrade, read again through `ZoneRulesStore.reload`): every
+    /// repeating item's next occurrence is computed again under the new rules, floating or pinned.
+    public mutating func zoneRulesChanged(now: Date) -> SchedulerStep {
+        recomputeRepeatingItems(now: now)
+    }
+
+    private mutating func recomputeRepeatingItems(now: Date) -> SchedulerStep {
         var moved: [ScheduledItem] = []
         for var item in items.values where item.repeats {
             let before = item.fireDate

@@ -157,12 +157,12 @@ public enum CalendarExport {
     }
 
     /// A VTIMEZONE for `zone` from `from` to `to`: its offset at `from`, then one observance for each
-    /// change of offset (at most 400), as Foundation's time zone database has them.
+    /// change of offset or of daylight saving (at most 400), as the system's tz database has them.
     static func timeZoneComponent(_ zone: TimeZone, from: Date, to: Date) -> ICalendarComponent {
         var component = ICalendarComponent(name: "VTIMEZONE")
         component.properties = [ICalendarProperty("TZID", zone.identifier)]
-        func observance(at instant: Date, from before: Int, to after: Int) -> ICalendarComponent {
-            var part = ICalendarComponent(name: zone.isDaylightSavingTime(for: instant) ? "DAYLIGHT" : "STANDARD")
+        func observance(at instant: Date, _ type: ZoneRules.LocalTimeType, from before: Int) -> ICalendarComponent {
+            var part = ICalendarComponent(name: type.isDaylightSaving ? "DAYLIGHT" : "STANDARD")
             // The onset on the clock before it.
             let wall = Int(instant.timeIntervalSince1970.rounded(.down)) + before
             let days = Int((Double(wall) / 86_400).rounded(.down))
@@ -170,21 +170,22 @@ public enum CalendarExport {
             part.properties = [
                 ICalendarProperty("DTSTART", ICalendarTime.floating(onset).text),
                 ICalendarProperty("TZOFFSETFROM", offsetText(before)),
-                ICalendarProperty("TZOFFSETTO", offsetText(after)),
+                ICalendarProperty("TZOFFSETTO", offsetText(type.utcOffset)),
             ]
-            if let name = zone.abbreviation(for: instant) { part.properties.append(ICalendarProperty("TZNAME", name)) }
+            if !type.abbreviation.isEmpty { part.properties.append(ICalendarProperty("TZNAME", type.abbreviation)) }
             return part
         }
-        var offset = zone.secondsFromGMT(for: from)
-        component.components.append(observance(at: from, from: offset, to: offset))
-        var cursor = from
-        while component.components.count < 400, let next = zone.nextDaylightSavingTimeTransition(after: cursor),
-            next <= to
-        {
-            let after = zone.secondsFromGMT(for: next)
-            component.components.append(observance(at: next, from: offset, to: after))
-            offset = after
-            cursor = next
+        var current = WallClock.localTimeType(at: from, in: zone)
+        component.components.append(observance(at: from, current, from: current.utcOffset))
+        for next in WallClock.transitions(in: zone, from: from.addingTimeInterval(1), through: to) {
+            guard component.components.count < 400 else { break }
+            let type = WallClock.localTimeType(at: next, in: zone)
+            // A change of abbreviation alone is no observance of its own.
+            guard type.utcOffset != current.utcOffset || type.isDaylightSaving != current.isDaylightSaving else {
+                continue
+            }
+            component.components.append(observance(at: next, type, from: current.utcOffset))
+            current = type
         }
         return component
     }

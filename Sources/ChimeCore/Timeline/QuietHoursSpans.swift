@@ -41,7 +41,7 @@ extension QuietHours {
         let offset = WallClock.utcOffset(at: date, in: timeZone)
         guard WallClock.utcOffset(at: date - window, in: timeZone) == offset,
             WallClock.utcOffset(at: date + window, in: timeZone) == offset,
-            timeZone.nextDaylightSavingTimeTransition(after: date - window).map({ $0 > date + window }) ?? true
+            WallClock.transitions(in: timeZone, from: date - window, through: date + window).isEmpty
         else { return spanBySearch(containing: date, from: from, to: to, timeZone: timeZone) }
         let local = WallClock.localDateTime(for: date, in: timeZone)
         let now = local.secondsIntoDay

@@ -4,9 +4,10 @@ import Foundation
 ///
 /// A local time names zero instants (inside a spring-forward gap), one, or two (inside a fall-back
 /// overlap). `resolve(_:in:)` reports which; `instants(for:in:policy:)` applies a `DSTPolicy`.
-/// Only `TimeZone.secondsFromGMT(for:)` and `nextDaylightSavingTimeTransition(after:)` are used, so
-/// any offset works (30-minute DST in Australia/Lord_Howe, +05:45 in Asia/Kathmandu, the day Samoa
-/// skipped in 2011).
+/// A zone's rules are the system's tz database's (`ZoneRules`, through `ZoneRulesStore`), so chimed agrees
+/// with `date` and follows a tzdata upgrade. Only the UTC offset at an instant and the instants of
+/// transitions are used, so any offset works (30-minute DST in Australia/Lord_Howe, +05:45 in
+/// Asia/Kathmandu, the day Samoa skipped in 2011).
 public enum WallClock {
     /// What a wall-clock time means in a zone.
     public enum Resolution: Hashable, Sendable {
@@ -23,14 +24,24 @@ public enum WallClock {
     /// single transition shifts by at most a day, so 36 hours on each side covers every candidate.
     static let searchWindow = 36 * 3600
 
-    /// Classifies `local` in `zone`.
+    /// Classifies `local` in `zone`, whose rules come from the system's tz database (`ZoneRulesStore`)
+    /// when it has the zone, else from Foundation.
     public static func resolve(_ local: LocalDateTime, in zone: TimeZone) -> Resolution {
+        resolve(local, in: Zone(zone))
+    }
+
+    /// Classifies `local` under `rules`.
+    public static func resolve(_ local: LocalDateTime, in rules: ZoneRules) -> Resolution {
+        resolve(local, in: Zone.rules(rules))
+    }
+
+    static func resolve(_ local: LocalDateTime, in zone: Zone) -> Resolution {
         let wall = local.secondsSinceEpoch
         let candidates = candidateOffsets(around: wall, in: zone)
         var valid: [Int] = []
         for offset in candidates {
             let instant = wall - offset
-            if secondsFromGMT(zone, instant) == offset, !valid.contains(instant) {
+            if zone.offset(at: instant) == offset, !valid.contains(instant) {
                 valid.append(instant)
             }
         }
@@ -46,7 +57,18 @@ public enum WallClock {
     public static func instants(
         for local: LocalDateTime, in zone: TimeZone, policy: DSTPolicy = .default
     ) -> [Date] {
-        switch resolve(local, in: zone) {
+        instants(for: resolve(local, in: Zone(zone)), policy: policy)
+    }
+
+    /// The instants `local` names under `rules` and `policy`, as `instants(for:in:policy:)` does.
+    public static func instants(
+        for local: LocalDateTime, in rules: ZoneRules, policy: DSTPolicy = .default
+    ) -> [Date] {
+        instants(for: resolve(local, in: Zone.rules(rules)), policy: policy)
+    }
+
+    static func instants(for resolution: Resolution, policy: DSTPolicy) -> [Date] {
+        switch resolution {
         case .unique(let instant):
             return [instant]
         case .gap(let transition):
@@ -58,15 +80,24 @@ public enum WallClock {
 
     /// The wall-clock time `instant` shows in `zone` (fractions of a second are dropped).
     public static func localDateTime(for instant: Date, in zone: TimeZone) -> LocalDateTime {
+        localDateTime(for: instant, in: Zone(zone))
+    }
+
+    /// The wall-clock time `instant` shows under `rules` (fractions of a second are dropped).
+    public static func localDateTime(for instant: Date, in rules: ZoneRules) -> LocalDateTime {
+        localDateTime(for: instant, in: Zone.rules(rules))
+    }
+
+    static func localDateTime(for instant: Date, in zone: Zone) -> LocalDateTime {
         let seconds = clampedSeconds(instant)
-        let wall = seconds + secondsFromGMT(zone, seconds)
+        let wall = seconds + zone.offset(at: seconds)
         let days = floorDiv(wall, 86_400)
         return LocalDateTime(daysSinceEpoch: days, secondsIntoDay: wall - days * 86_400)
     }
 
     /// The UTC offset, in seconds, in effect in `zone` at `instant`.
     public static func utcOffset(at instant: Date, in zone: TimeZone) -> Int {
-        secondsFromGMT(zone, clampedSeconds(instant))
+        Zone(zone).offset(at: clampedSeconds(instant))
     }
 
     /// Whole seconds since 1970, clamped to ±10^14 so absurd dates cannot trap the conversion.
@@ -80,48 +111,38 @@ public enum WallClock {
 
     static func date(_ seconds: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
 
-    static func secondsFromGMT(_ zone: TimeZone, _ seconds: Int) -> Int {
-        zone.secondsFromGMT(for: date(seconds))
-    }
-
     static func floorDiv(_ a: Int, _ b: Int) -> Int {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }
 
     /// Every UTC offset in effect in the window around `wall`: the offsets at both ends plus those on
-    /// both sides of each transition Foundation reports. When the ends agree and no transition is
-    /// reported (the common case) this costs three look-ups.
-    static func candidateOffsets(around wall: Int, in zone: TimeZone) -> [Int] {
+    /// both sides of each transition the zone reports. When the ends agree and no transition is
+    /// reported (the common case) this costs two look-ups and a search.
+    static func candidateOffsets(around wall: Int, in zone: Zone) -> [Int] {
         let low = wall - searchWindow
         let high = wall + searchWindow
-        var offsets = [secondsFromGMT(zone, low)]
+        var offsets = [zone.offset(at: low)]
         func add(_ offset: Int) { if !offsets.contains(offset) { offsets.append(offset) } }
-        add(secondsFromGMT(zone, high))
-        var cursor = date(low)
-        for _ in 0..<6 {
-            guard let next = zone.nextDaylightSavingTimeTransition(after: cursor),
-                next.timeIntervalSince1970 <= TimeInterval(high)
-            else { break }
-            let seconds = Int(next.timeIntervalSince1970.rounded(.down))
-            add(secondsFromGMT(zone, seconds - 1))
-            add(secondsFromGMT(zone, seconds))
-            cursor = next
+        add(zone.offset(at: high))
+        for transition in zone.transitions(from: low + 1, through: high) {
+            add(zone.offset(at: transition - 1))
+            add(zone.offset(at: transition))
         }
-        if offsets.count == 1 { return offsets }
+        if offsets.count == 1 || zone.reportsEveryTransition { return offsets }
         // Foundation only reports daylight-saving transitions; an offset change between the ends that
         // it did not report (a standard-offset change such as Kathmandu 1986) is found by sampling.
         for sample in stride(from: low, through: high, by: 3 * 3600) {
-            add(secondsFromGMT(zone, sample))
+            add(zone.offset(at: sample))
         }
         return offsets
     }
 
     /// The transition instant of the gap containing `wall`: the first second at which the wall clock
     /// reads later than `wall`. Found by bisection, so any offset and any gap length work.
-    static func gapTransition(wall: Int, candidates: [Int], zone: TimeZone) -> Int {
+    static func gapTransition(wall: Int, candidates: [Int], zone: Zone) -> Int {
         guard let largest = candidates.max(), let smallest = candidates.min() else { return wall }
-        func isPast(_ t: Int) -> Bool { t + secondsFromGMT(zone, t) > wall }
+        func isPast(_ t: Int) -> Bool { t + zone.offset(at: t) > wall }
         var low = wall - largest  // wall clock reads before `wall` here
         var high = wall - smallest  // and after it here
         if isPast(low) || !isPast(high) {

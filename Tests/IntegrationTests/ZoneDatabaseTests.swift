@@ -1,0 +1,81 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// chime and chimed read zone rules from the system's tz database (`TZDIR`), and chimed follows a change
+/// of it while running, as it follows a change of the system zone.
+@Suite(.serialized) struct ZoneDatabaseTests {
+    /// A zone directory of its own, holding Europe/Berlin's and Asia/Tokyo's files, removed by `remove()`.
+    struct ZoneDirectory {
+        let path: String
+
+        init() throws {
+            path = NSTemporaryDirectory() + "zoneinfo-" + UUID().uuidString
+            for name in ["Europe/Berlin", "Asia/Tokyo", "UTC"] { try install(from: name, as: name) }
+        }
+
+        /// Puts the system's file for `source` at `name`, written beside it and renamed into place, as
+        /// dpkg installs a new tzdata.
+        func install(from source: String, as name: String) throws {
+            let target = path + "/" + name
+            try FileManager.default.createDirectory(
+                atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + source))
+            try bytes.write(to: URL(fileURLWithPath: target + ".dpkg-new"))
+            guard rename(target + ".dpkg-new", target) == 0 else { throw TestFailure("cannot replace \(target)") }
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// The hour and offset of `chime next`'s first line, e.g. `2027-01-04T12:00:00+09:00`.
+    static func firstLine(_ output: String) -> Substring {
+        output.split(separator: "\n").first?.split(separator: "\t").first ?? ""
+    }
+
+    @Test func chimeNextAnswersByTheZoneFilesOfTZDIR() async throws {
+        let zones = try ZoneDirectory()
+        defer { zones.remove() }
+        try zones.install(from: "Asia/Tokyo", as: "Europe/Berlin")
+        let arguments = [
+            "next", "--rrule", "FREQ=DAILY;BYHOUR=12;BYMINUTE=0;BYSECOND=0", "--tz", "Europe/Berlin", "--after",
+            "2027-01-04T00:00:00", "--count", "1",
+        ]
+        func next(_ environment: [String: String]) async throws -> Substring {
+            let process = try ManagedProcess(Binaries.chime, arguments, environment: environment)
+            let status = await process.waitForExit(timeout: .seconds(30))
+            #expect(status == 0, "\(process.stderr)")
+            return Self.firstLine(process.stdout)
+        }
+        // An empty TZDIR is no TZDIR: /usr/share/zoneinfo.
+        #expect(try await next(["TZDIR": ""]) == "2027-01-04T12:00:00+01:00")
+        #expect(try await next(["TZDIR": zones.path]) == "2027-01-04T12:00:00+09:00")
+    }
+
+    @Test func aRunningChimedReschedulesWhenTheZoneDatabaseChanges() async throws {
+        let zones = try ZoneDirectory()
+        defer { zones.remove() }
+        try await Session.run(zone: "UTC", startChimed: false) { s in
+            s.chimedEnvironment["TZDIR"] = zones.path
+            s.chimed = try await s.startChimed()
+            #expect(
+                try await s.chime(["send", "--every", "every day at 12:00", "--tz", "Europe/Berlin", "Call"]).status
+                    == 0)
+            func fireDate() async throws -> Date {
+                let item = try #require(try await s.chimeJSON(["pending"]).first)
+                return try #require(GroupTests.date(item["at"] as? String))
+            }
+            #expect(GroupTests.wallClock(try await fireDate(), in: "Europe/Berlin").hour == 12)
+            // A tzdata upgrade gives Berlin Tokyo's rules: the next delivery moves to noon on Tokyo's clock.
+            try zones.install(from: "Asia/Tokyo", as: "Europe/Berlin")
+            try await s.chimed!.waitForStderr(containing: "the time zone database in \(zones.path) changed")
+            let moved = try await fireDate()
+            #expect(GroupTests.wallClock(moved, in: "Asia/Tokyo").hour == 12)
+            #expect(GroupTests.wallClock(moved, in: "Asia/Tokyo").minute == 0)
+        }
+    }
+}
