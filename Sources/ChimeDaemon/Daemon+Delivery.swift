@@ -521,8 +521,13 @@ extension Daemon {
             }
         }
         // The app's own desktop entry, so that the desktop's per-app settings and grouping apply to it
-        // (GNOME's and KDE's look the app up by it).
-        if content.desktopEntry == nil, let id = DesktopFileID.parse(row.owner) { content.desktopEntry = id }
+        // (GNOME's and KDE's look the app up by it): its id, when a desktop file of that id is installed (an
+        // id taken from a process's name names none).
+        if content.desktopEntry == nil, let id = DesktopFileID.parse(row.owner),
+            gnomeSettings?.hasDesktopFile(id) == true
+        {
+            content.desktopEntry = id
+        }
         let choices = content.actions.filter { $0.key != "default" }
         if known, !capabilities.contains("actions"), !choices.isEmpty {
             content.actions.removeAll { $0.key != "default" }

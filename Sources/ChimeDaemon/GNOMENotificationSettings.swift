@@ -67,7 +67,13 @@ struct GNOMENotificationSettings: Sendable {
         guard let id = DesktopFileID.parse(entry),
             cache.disabled(in: database).contains(Self.settingsName(ofDesktopEntry: id))
         else { return false }
-        return applications.contains {
+        return hasDesktopFile(id)
+    }
+
+    /// Whether desktop file `id` (checked with `DesktopFileID.parse`) is installed in one of the
+    /// `applications` folders, where desktops look apps up by their `desktop-entry`.
+    func hasDesktopFile(_ id: String) -> Bool {
+        applications.contains {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("\(id).desktop").path)
         }
     }

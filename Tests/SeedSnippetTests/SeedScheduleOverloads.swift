@@ -49,7 +49,8 @@ struct NextMornings: NotificationsScheduling {
 @Test func everyScheduleOverloadTakesEveryKindOfSchedulingValue() {
     let lines = [
         overloads(on: Tomorrow().at(hour: 9, minute: 0)),
-        overloads(on: [Tomorrow().at(hour: 9, minute: 0), AfterToday(days: 2, at: TimeOfDay(hour: 9, minute: 0))]),
+        // Two times of day: no counted run makes this list.
+        overloads(on: [Tomorrow().at(hour: 9, minute: 0), AfterToday(days: 2, at: TimeOfDay(hour: 10, minute: 30))]),
         overloads(on: EveryMonth(forMonths: 3, starting: .nextMonth).firstDay.at(hour: 9, minute: 0)),
         overloads(on: NextMornings(days: 2)),
     ]
