@@ -222,15 +222,21 @@ struct DeliveryPipeline {
     }
 
     /// Why the next notification does not go now; nil: it goes.
-    var hold: Hold? {
-        if inFlight.count >= Self.inFlightLimit { return .answerAwaited }
-        if server != .ready { return .server(server) }
-        if let retryAt { return .retry(until: retryAt) }
-        if !inFlight.isEmpty {
-            let busy = busyOwners
-            if !upcoming.contains(where: { Self.isFree($0, busy) }) { return .answerAwaited }
+    var hold: Hold? { next.hold }
+
+    /// Why the next notification does not go now, or where it is in `upcoming`: the decision and the one
+    /// scan of the plan it needs (a plan of thousands of one app's notifications, all waiting for that
+    /// app's answer, is scanned once an event, not once a question).
+    private var next: (hold: Hold?, index: Int?) {
+        if inFlight.count >= Self.inFlightLimit { return (.answerAwaited, nil) }
+        if server != .ready { return (.server(server), nil) }
+        if let retryAt { return (.retry(until: retryAt), nil) }
+        // The plan is in order, the next last: the last one of an app with nothing in flight.
+        let busy = busyOwners
+        guard let index = upcoming.lastIndex(where: { Self.isFree($0, busy) }) else {
+            return (inFlight.isEmpty ? nil : .answerAwaited, nil)
         }
-        return nil
+        return (nil, index)
     }
 
     /// The apps with a Notify in flight.
@@ -238,7 +244,11 @@ struct DeliveryPipeline {
 
     /// Whether `notification` may go now as far as its apps are concerned: none of them is `busy`.
     private static func isFree(_ notification: Notification, _ busy: Set<String>) -> Bool {
-        busy.isEmpty || !notification.rows.contains { busy.contains($0.owner) }
+        if busy.isEmpty { return true }
+        switch notification {
+        case .single(let row, _, _): return !busy.contains(row.owner)
+        case .digest(_, let rows): return !rows.contains { busy.contains($0.owner) }
+        }
     }
 
     /// Takes the Notify sent as `number` (nil: the oldest) out of flight.
@@ -348,9 +358,8 @@ struct DeliveryPipeline {
         // During a retry the plan is made (and the gate's timer armed) meanwhile; it goes when the retry
         // is due.
         actions += planIfSpent(context)
-        // The plan's next notification of an app with nothing in flight, while `hold` lets one go: the plan
-        // is in order, the next last.
-        while hold == nil, let index = upcoming.lastIndex(where: { [busy = busyOwners] in Self.isFree($0, busy) }) {
+        // The plan's next notification of an app with nothing in flight, while `hold` lets one go.
+        while case (nil, let index?) = self.next {
             let next = upcoming.remove(at: index)
             sentCount += 1
             inFlight.append(Sending(number: sentCount, notification: next))
