@@ -201,7 +201,7 @@ public enum NotificationRelay {
         func start() {
             queue.async {
                 let reader = DispatchSource.makeReadSource(fileDescriptor: self.socket, queue: self.queue)
-                reader.setEventHandler { [unowned self] in self.readFrames() }
+                reader.setEventHandler { [weak self] in self?.readFrames() }
                 reader.resume()
                 self.reader = reader
             }
@@ -239,7 +239,7 @@ public enum NotificationRelay {
                 // answer: a server that was stopped or busy answers every call it got once it goes on.
                 let timer = DispatchSource.makeTimerSource(queue: queue)
                 timer.schedule(deadline: .now() + request.timeout.dispatchInterval)
-                timer.setEventHandler { [unowned self] in giveUp(tag) }
+                timer.setEventHandler { [weak self] in self?.giveUp(tag) }
                 timer.resume()
                 giveUpTimers[tag] = timer
                 // On the connection's queue, so the call leaves now, in the order chimed asked; its answer
@@ -495,7 +495,7 @@ final class RelayLink: NotificationTransport, @unchecked Sendable {
             $0.pid = pid
         }
         let reader = DispatchSource.makeReadSource(fileDescriptor: pair[0], queue: queue)
-        reader.setEventHandler { [unowned self] in self.readFrames(from: pair[0]) }
+        reader.setEventHandler { [weak self] in self?.readFrames(from: pair[0]) }
         reader.resume()
         self.reader = reader
         logger.debug("notification relay started", metadata: ["pid": "\(pid)"])

@@ -235,9 +235,22 @@ public final class DBusConnection: @unchecked Sendable {
         guard fd >= 0 else { return }
         let flags = dbus_watch_get_flags(watch)
         var sources: [DispatchSourceProtocol] = []
-        if flags & CDBUS_WATCH_READABLE != 0 {
-            let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in
+        // Each source watches its own duplicate of the socket, closed only once the source is cancelled.
+        // libdbus closes its descriptor as soon as the connection closes, before a cancellation has
+        // reached the dispatch queue; a new connection may then get the same number, and libdispatch,
+        // which keys its epoll registrations by number, would take the new socket for the old, still
+        // registered one and never watch it (a reply that never arrives).
+        func watched() -> Int32? {
+            let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            return copy >= 0 ? copy : nil
+        }
+        if flags & CDBUS_WATCH_READABLE != 0, let copy = watched() {
+            let source = DispatchSource.makeReadSource(fileDescriptor: copy, queue: queue)
+            source.setCancelHandler { _ = Glibc.close(copy) }
+            // Weak, not unowned: the last reference to a connection may go on another thread while an
+            // event of its sources is already on its way; the event then finds nothing and touches nothing.
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
                 // libdbus reads about 4 KiB per call (its socket transport's `max_bytes_read_per_iteration`),
                 // so a message of some MiB took an event per 4 KiB, and every message behind it on the
                 // stream (another caller's call, the bus's signals) waited as long. Read on while bytes wait,
@@ -255,9 +268,11 @@ public final class DBusConnection: @unchecked Sendable {
             }
             sources.append(source)
         }
-        if flags & CDBUS_WATCH_WRITABLE != 0 {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            source.setEventHandler { [unowned self] in
+        if flags & CDBUS_WATCH_WRITABLE != 0, let copy = watched() {
+            let source = DispatchSource.makeWriteSource(fileDescriptor: copy, queue: queue)
+            source.setCancelHandler { _ = Glibc.close(copy) }
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
                 _ = dbus_watch_handle(watch, CDBUS_WATCH_WRITABLE)
                 self.dispatchAll()
             }
@@ -289,7 +304,8 @@ public final class DBusConnection: @unchecked Sendable {
         let interval = DispatchTimeInterval.milliseconds(Int(dbus_timeout_get_interval(timeout)))
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [unowned self] in
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
             _ = dbus_timeout_handle(timeout)
             self.dispatchAll()
         }

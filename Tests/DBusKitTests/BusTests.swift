@@ -434,6 +434,34 @@ import Testing
         }
     }
 
+    /// A connection's last reference may go on any thread while its sources have events on their way
+    /// (signals arriving, a call's reply, libdbus's timeouts); each such event must find the connection
+    /// gone and touch nothing, rather than read a freed object.
+    @Test func aConnectionLetGoWhileMessagesArriveIsFreedSafely() async throws {
+        try await Fixture.run { (f: Fixture) async throws in
+            for _ in 0..<150 {
+                let heard = Recorder<String>()
+                do {
+                    let connection = try await f.bus.connect()
+                    let subscription = try await connection.subscribe(
+                        DBusMatchRule(interface: Self.interface, member: "Said")
+                    ) { _ in heard.append("x") }
+                    for _ in 0..<300 {
+                        try f.service.emitSignal(
+                            path: Self.path, interface: Self.interface, member: "Said", [.string("x")])
+                    }
+                    try await heard.wait(forCount: 1)
+                    // Let go with signals still streaming in: the connection's deinit runs on this task's
+                    // thread while its read source has events on the connection's queue.
+                    withExtendedLifetime(subscription) {}
+                }
+            }
+            // The bus and the service are still served: a call is answered.
+            let answer = try await f.call("Echo", [.variant(.string("still here"))])
+            #expect(answer == [.variant(.string("still here"))])
+        }
+    }
+
     @Test func signalsFromAWellKnownNameFollowItsOwner() async throws {
         try await Fixture.run { (f: Fixture) async throws in
             let got = Recorder<String?>()
