@@ -173,7 +173,7 @@ struct DeliveryPipeline {
     /// Quiet hours and flood control.
     private(set) var gate: DeliveryGate
     /// The notifications of the current plan still to send, the next one last.
-    private var upcoming: [Notification] = []
+    private var upcoming = Plan()
     /// The Notifies awaiting their answers, in the order they were sent.
     private(set) var inFlight: [Sending] = []
     /// The number the last Notify was sent under.
@@ -233,7 +233,10 @@ struct DeliveryPipeline {
         if let retryAt { return (.retry(until: retryAt), nil) }
         // The plan is in order, the next last: the last one of an app with nothing in flight.
         let busy = busyOwners
-        guard let index = upcoming.lastIndex(where: { Self.isFree($0, busy) }) else {
+        // Every app of the plan has a Notify in flight (one app's long backlog waits for its answer): no
+        // notification of it can go, and the plan is not scanned.
+        let blocked = !busy.isEmpty && upcoming.owners.keys.allSatisfy { busy.contains($0) }
+        guard !blocked, let index = upcoming.notifications.lastIndex(where: { Self.isFree($0, busy) }) else {
             return (inFlight.isEmpty ? nil : .answerAwaited, nil)
         }
         return (nil, index)
@@ -298,7 +301,7 @@ struct DeliveryPipeline {
             switch failure {
             case .noServer(let reason):
                 // Keep everything, in order, until a server appears: nothing is lost.
-                upcoming = []
+                upcoming = Plan()
                 server = .missing
                 // Another Notify in flight found no server first: everything is reported already.
                 guard !keptReported else { return actions }
@@ -307,9 +310,9 @@ struct DeliveryPipeline {
                 actions.append(.statusChanged)
                 return actions
             case .serverChanged:
-                upcoming = []
+                upcoming = Plan()
             case .noReply:
-                upcoming = []
+                upcoming = Plan()
                 // Other Notifies in flight to the same server time out with it: one retry for all.
                 guard retryAt == nil else { return actions }
                 let deadline = context.now.addingTimeInterval(Self.retryDelay)
@@ -374,10 +377,9 @@ struct DeliveryPipeline {
     /// back to the gate; nothing of it was sent.
     private mutating func replanForNewOwners(of rows: [OutboxRecord], _ context: Context) {
         guard !upcoming.isEmpty, !rows.isEmpty else { return }
-        let planned = Set(upcoming.flatMap { $0.rows.map(\.owner) })
-        guard rows.contains(where: { !planned.contains($0.owner) }) else { return }
+        guard rows.contains(where: { upcoming.owners[$0.owner] == nil }) else { return }
         gate.giveBack(upcoming.count, now: context.now)
-        upcoming = []
+        upcoming = Plan()
     }
 
     /// A new plan from the gate when the last one is spent, of the rows not in flight.
@@ -401,10 +403,48 @@ struct DeliveryPipeline {
                 }
             }
             + planned.digests.map { digest in .digest(digest, digest.entries.compactMap { rows[$0.seq] }) }
-        upcoming = plan.reversed()
+        upcoming = Plan(plan.reversed())
         guard let deadline = planned.wakeAt else { return [] }
         if let current = gateDeadline, current <= deadline, current > context.now { return [] }
         gateDeadline = deadline
         return [.armGate(at: deadline)]
+    }
+}
+
+extension DeliveryPipeline {
+    /// A plan's notifications still to send, the next one last, and how many of them each app has a row
+    /// in: whether the plan holds anything an app with nothing in flight may send is answered per app,
+    /// not per notification.
+    struct Plan {
+        private(set) var notifications: [Notification] = []
+        private(set) var owners: [String: Int] = [:]
+
+        init(_ notifications: [Notification] = []) {
+            self.notifications = notifications
+            for notification in notifications {
+                for owner in notification.owners { owners[owner, default: 0] += 1 }
+            }
+        }
+
+        var isEmpty: Bool { notifications.isEmpty }
+        var count: Int { notifications.count }
+
+        mutating func remove(at index: Int) -> Notification {
+            let notification = notifications.remove(at: index)
+            for owner in notification.owners {
+                if let count = owners[owner], count > 1 { owners[owner] = count - 1 } else { owners[owner] = nil }
+            }
+            return notification
+        }
+    }
+}
+
+extension DeliveryPipeline.Notification {
+    /// The apps with a row in this notification, each once.
+    var owners: Set<String> {
+        switch self {
+        case .single(let row, _, _): [row.owner]
+        case .digest(_, let rows): Set(rows.map(\.owner))
+        }
     }
 }
