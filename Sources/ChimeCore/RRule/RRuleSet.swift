@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A recurrence set: a start (`DTSTART`), rules (`RRULE`), extra dates (`RDATE`) and excluded dates
 /// (`EXDATE`), expanded on naive wall-clock time exactly as python-dateutil's `rruleset` does.
@@ -18,9 +19,9 @@ import Foundation
 /// produced after year 9999.
 public struct RRuleSet: Codable, Hashable, Sendable {
     /// The start; occurrences of the rules are never earlier than this.
-    public var dtstart: LocalDateTime
+    public var dtstart: LocalDateTime { didSet { compiled = CompiledRules() } }
     /// The rules whose occurrences make up the set.
-    public var rules: [RRule]
+    public var rules: [RRule] { didSet { compiled = CompiledRules() } }
     /// Extra occurrences.
     public var rdates: [LocalDateTime]
     /// Removed occurrences (exact wall-clock matches).
@@ -28,7 +29,15 @@ public struct RRuleSet: Codable, Hashable, Sendable {
     /// The zone DTSTART was given in (`DTSTART;TZID=…` or `UTC` for a trailing `Z`), or nil for floating
     /// time. Expansion is on wall-clock time either way, like dateutil's; the zone only says how a rule's
     /// UTC UNTIL maps onto that wall clock, and how the set serialises.
-    public var timeZoneIdentifier: String?
+    public var timeZoneIdentifier: String? { didSet { compiled = CompiledRules() } }
+    /// The rules compiled against the start, made by the first query and shared by the set's copies: a
+    /// rule is compiled once, not at every query (a scheduler asks a set for its next occurrence each
+    /// time it fires).
+    private var compiled = CompiledRules()
+
+    private enum CodingKeys: String, CodingKey {
+        case dtstart, rules, rdates, exdates, timeZoneIdentifier
+    }
 
     /// Builds a set, checking what dateutil would reject for this start: a UTC UNTIL on a floating start,
     /// a floating UNTIL on a zoned start, out-of-range values, and BYHOUR/BYMINUTE/BYSECOND values that
@@ -66,6 +75,16 @@ public struct RRuleSet: Codable, Hashable, Sendable {
 
     /// The wall-clock zone, when the set has one.
     var zone: TimeZone? { timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } }
+
+    /// The rules that compile, compiled against this set's start (once; see `compiled`).
+    var compiledRules: [RRuleCompiled] {
+        compiled.rules.withLock { rules in
+            if let rules { return rules }
+            let made = self.rules.compactMap { rule in try? compile(rule).get() }
+            rules = made
+            return made
+        }
+    }
 
     /// Normalises one rule against this set's start, mapping a UTC UNTIL onto the set's wall clock.
     func compile(_ rule: RRule) -> Result<RRuleCompiled, RRuleCompileProblem> {
@@ -204,8 +223,7 @@ public struct RRuleSetIterator: IteratorProtocol, Sendable {
         lowerBound = bound
         self.inclusive = inclusive
         var expanders: [RRuleExpander] = []
-        for rule in set.rules {
-            guard case .success(let compiled) = set.compile(rule) else { continue }
+        for compiled in set.compiledRules {
             var expander = RRuleExpander(rule: compiled)
             if let bound { expander.fastForward(to: bound) }
             expanders.append(expander)
@@ -276,4 +294,13 @@ public struct RRuleSetIterator: IteratorProtocol, Sendable {
         }
         return nil
     }
+}
+
+/// A set's compiled rules, made once and shared by its copies until one of them changes its start, rules
+/// or zone. It takes no part in the set's equality, hash or encoding: it is only what they determine.
+final class CompiledRules: Hashable, Sendable {
+    let rules = Mutex<[RRuleCompiled]?>(nil)
+
+    static func == (_: CompiledRules, _: CompiledRules) -> Bool { true }
+    func hash(into _: inout Hasher) {}
 }
