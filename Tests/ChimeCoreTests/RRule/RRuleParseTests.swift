@@ -24,6 +24,30 @@ import Testing
         #expect(rule.weekStart == .sunday)
     }
 
+    /// A set's rules are compiled once and kept: a copy changed after a query answers by its new start,
+    /// rules and zone, and the original by its own; the kept rules take no part in equality.
+    @Test func aSetChangedAfterAQueryAnswersByWhatItIsNow() throws {
+        let start = try #require(LocalDateTime(iso: "2026-01-05T09:00:00"))
+        let daily = try RRuleSet.parse("FREQ=DAILY;COUNT=3", dtstart: start, timeZone: nil)
+        let days = daily.occurrences(limit: 5).map(\.description)
+        #expect(days == ["2026-01-05T09:00:00", "2026-01-06T09:00:00", "2026-01-07T09:00:00"])
+        var weekly = daily
+        weekly.rules = [try RRule.parse("FREQ=WEEKLY;COUNT=2")]
+        #expect(weekly.occurrences(limit: 5).map(\.description) == ["2026-01-05T09:00:00", "2026-01-12T09:00:00"])
+        var later = weekly
+        later.dtstart = try #require(LocalDateTime(iso: "2026-02-02T18:30:00"))
+        #expect(later.occurrences(limit: 5).map(\.description) == ["2026-02-02T18:30:00", "2026-02-09T18:30:00"])
+        var zoned = try RRuleSet.parse("DTSTART;TZID=UTC:20260105T090000\nRRULE:FREQ=DAILY;UNTIL=20260106T080000Z")
+        #expect(zoned.occurrences(limit: 5).map(\.description) == ["2026-01-05T09:00:00"])
+        // The same UTC UNTIL is an hour later on Berlin's wall clock in winter.
+        zoned.timeZoneIdentifier = "Europe/Berlin"
+        #expect(zoned.occurrences(limit: 5).map(\.description) == ["2026-01-05T09:00:00", "2026-01-06T09:00:00"])
+        #expect(daily.occurrences(limit: 5).map(\.description) == days)
+        let fresh = try RRuleSet.parse("FREQ=DAILY;COUNT=3", dtstart: start, timeZone: nil)
+        #expect(fresh == daily)
+        #expect(try JSONDecoder().decode(RRuleSet.self, from: JSONEncoder().encode(daily)) == fresh)
+    }
+
     @Test func isCaseInsensitiveLikeDateutil() throws {
         #expect(try RRule.parse("rrule:freq=weekly;byday=mo,we") == RRule.parse("RRULE:FREQ=WEEKLY;BYDAY=MO,WE"))
     }
