@@ -46,6 +46,10 @@ struct RRuleCompiled: Sendable {
     let bymonthdayMask: UInt64  // bit d for day d
     let bynmonthdayMask: UInt64  // bit -d for day d < 0
     let hasMonthDay: Bool
+    /// BYMONTHDAY's values counted from the start, and those counted from the end (1 = the last day), in
+    /// order.
+    let listedMonthDays: [Int]
+    let listedMonthDaysFromEnd: [Int]
     let byweekdayMask: UInt8?  // bit w for weekday w (0 = Monday)
     let bynweekday: [OrdinalWeekday]?
     let byhour: [Int]?
@@ -105,6 +109,8 @@ struct RRuleCompiled: Sendable {
         bymonthdayMask = pos
         bynmonthdayMask = neg
         hasMonthDay = pos != 0 || neg != 0
+        listedMonthDays = (1...31).filter { pos & (1 << UInt64($0)) != 0 }
+        listedMonthDaysFromEnd = (1...31).filter { neg & (1 << UInt64($0)) != 0 }
         byweekno = rule.byWeekNo.isEmpty ? nil : Array(Set(rule.byWeekNo)).sorted()
 
         if byday.isEmpty {
@@ -172,7 +178,19 @@ struct RRuleCompiled: Sendable {
             timeset = []
         }
         try checkTimeReachable()
+        let timesPerDay =
+            switch freq {
+            case 4: (byminute?.count ?? 1) * (bysecond?.count ?? 1)
+            case 5: bysecond?.count ?? 1
+            case 6: 1
+            default: timeset.count
+            }
+        provablyEmpty = RRuleExpander.provablyEmpty(self, timesPerDay: timesPerDay)
     }
+
+    /// The cheap checks of `RRuleExpander.provablyEmpty` prove that the rule never fires; made once, here,
+    /// rather than at each expansion.
+    private(set) var provablyEmpty = false
 
     /// dateutil's MINUTELY and SECONDLY steps search one full day-cycle of the progression for a time whose
     /// hour (and minute) is allowed, and raise "Invalid combination of interval and byhour resulting in

@@ -62,9 +62,7 @@ struct RRuleExpander: Sendable {
                 || (rule.freq >= 6 && (rule.bysecond.map { !$0.contains(start.second) } ?? false)))
             timeset = startsOnAllowedTime ? makeTimeset() : []
         }
-        if RRuleExpander.provablyEmpty(rule, timesPerDay: rule.freq >= 4 ? makeTimeset().count : rule.timeset.count) {
-            finished = true
-        }
+        if rule.provablyEmpty { finished = true }
     }
 
     /// Cheap checks that prove a rule can never fire, so the common impossible rules (February 30, BYSETPOS

@@ -46,6 +46,11 @@ struct RRuleYearInfo: Sendable {
     private(set) var nthWeekdayMask: [Bool]?
     /// BYYEARDAY for this year: whether each day index (and the 7 days after the year) is one of them.
     private(set) var yearDayMask: [Bool]?
+    /// The day indices each mask lets through, in order: a period's candidates are read from these
+    /// instead of testing every day of it.
+    private var weekNoDays: [Int] = []
+    private var nthWeekdayDays: [Int] = []
+    private var yearDays: [Int] = []
     /// For a yearly or monthly rule with BYYEARDAY, BYDAY with an ordinal, BYWEEKNO or BYMONTHDAY: the
     /// day indices of the current period (the year's allowed months, or the month) that filter lets
     /// through, in order; every kept day is one of them.
@@ -62,14 +67,9 @@ struct RRuleYearInfo: Sendable {
     private let monthDayMask: UInt64
     private let negativeMonthDayMask: UInt64
     private let hasMonthDay: Bool
-    /// BYMONTHDAY's values counted from the start, and those counted from the end (1 = the last day).
-    private let listedMonthDays: [Int]
-    private let listedMonthDaysFromEnd: [Int]
 
     init(rule: RRuleCompiled) {
         self.rule = rule
-        listedMonthDays = (1...31).filter { rule.bymonthdayMask & (1 << UInt64($0)) != 0 }
-        listedMonthDaysFromEnd = (1...31).filter { rule.bynmonthdayMask & (1 << UInt64($0)) != 0 }
         monthMask = rule.bymonth == nil ? UInt16.max : rule.bymonthMask
         weekdayMask = rule.byweekdayMask ?? UInt8.max
         monthDayMask = rule.bymonthdayMask
@@ -91,8 +91,12 @@ struct RRuleYearInfo: Sendable {
             dayOf = leap ? RRuleYearInfo.dayOf366 : RRuleYearInfo.dayOf365
             negDayOf = leap ? RRuleYearInfo.negDayOf366 : RRuleYearInfo.negDayOf365
             monthStart = leap ? RRuleYearInfo.monthStart366 : RRuleYearInfo.monthStart365
-            weekNoMask = rule.byweekno.map { buildWeekNoMask(year: year, weeks: $0) }
-            yearDayMask = rule.byyearday.map { buildYearDayMask(days: $0) }
+            if let weeks = rule.byweekno {
+                (weekNoMask, weekNoDays) = buildWeekNoMask(year: year, weeks: weeks)
+            }
+            if let days = rule.byyearday {
+                (yearDayMask, yearDays) = buildYearDayMask(days: days)
+            }
         }
         if let ordinals = rule.bynweekday, month != lastMonth || year != lastYear {
             var ranges: [(Int, Int)] = []
@@ -107,6 +111,7 @@ struct RRuleYearInfo: Sendable {
             }
             if !ranges.isEmpty {
                 var mask = [Bool](repeating: false, count: yearLength)
+                var days: [Int] = []
                 for (first, end) in ranges {
                     let last = end - 1
                     for o in ordinals {
@@ -118,23 +123,33 @@ struct RRuleYearInfo: Sendable {
                             i = first + (o.n - 1) * 7
                             i += rrFloorMod(7 - weekday(i) + o.weekday, 7)
                         }
-                        if first <= i && i <= last { mask[i] = true }
+                        if first <= i && i <= last, !mask[i] {
+                            mask[i] = true
+                            days.append(i)
+                        }
                     }
                 }
                 nthWeekdayMask = mask
+                nthWeekdayDays = days.sorted()
             }
         }
         if rule.freq <= 1, year != lastYear || month != lastMonth {
             // A yearly or monthly rule's days can only be among those its sparsest filter lets through:
             // the expander looks at those instead of every day of the period.
-            let ranges: [Range<Int>] =
-                rule.freq == 1
-                ? [monthStart[month - 1]..<monthStart[month]]
-                : rule.bymonth.map { $0.map { monthStart[$0 - 1]..<monthStart[$0] } } ?? [0..<yearLength]
-            if let mask = yearDayMask ?? nthWeekdayMask ?? weekNoMask {
-                candidateDays = ranges.flatMap { $0.filter { $0 < mask.count && mask[$0] } }
+            // Read from the filter's own list of days, month by month (a year without BYMONTH is its twelve
+            // months in order): a few steps a period instead of a test of each of its days.
+            let months: [Int] = rule.freq == 1 ? [month] : rule.bymonth ?? Self.allMonths
+            let listed: [Int]? =
+                yearDayMask != nil
+                ? yearDays : nthWeekdayMask != nil ? nthWeekdayDays : weekNoMask != nil ? weekNoDays : nil
+            if let listed {
+                var days: [Int] = []
+                for m in months { days += Self.slice(of: listed, in: monthStart[m - 1]..<monthStart[m]) }
+                candidateDays = days
             } else if hasMonthDay {
-                candidateDays = ranges.flatMap { $0.filter(isListedMonthDay) }
+                var days: [Int] = []
+                for m in months { days += listedMonthDays(inMonth: m) }
+                candidateDays = days
             } else {
                 candidateDays = nil
             }
@@ -146,18 +161,41 @@ struct RRuleYearInfo: Sendable {
         lastMonth = month
     }
 
+    static let allMonths = Array(1...12)
+
+    /// The elements of `sorted` (ascending) that lie in `range`.
+    static func slice(of sorted: [Int], in range: Range<Int>) -> ArraySlice<Int> {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < range.lowerBound { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < sorted.count && sorted[end] < range.upperBound { end += 1 }
+        return sorted[low..<end]
+    }
+
+    /// The day indices of month `m` of this year that BYMONTHDAY lists, in order, each once.
+    private func listedMonthDays(inMonth m: Int) -> [Int] {
+        let first = monthStart[m - 1]
+        let length = monthStart[m] - first
+        var days: [Int] = []
+        for d in rule.listedMonthDays where d <= length { days.append(first + d - 1) }
+        for d in rule.listedMonthDaysFromEnd where d <= length {
+            let i = first + length - d
+            if !days.contains(i) { days.append(i) }
+        }
+        if !rule.listedMonthDaysFromEnd.isEmpty { days.sort() }
+        return days
+    }
+
     private func buildYearCandidates() -> [Int]? {
         guard rule.bymonth != nil || hasMonthDay || rule.byyearday != nil else { return nil }
-        let months = rule.bymonth ?? Array(1...12)
+        let months = rule.bymonth ?? Self.allMonths
         var days: [Int] = []
         if hasMonthDay {
-            for m in months {
-                let first = monthStart[m - 1]
-                let length = monthStart[m] - first
-                var inMonth = listedMonthDays.filter { $0 <= length }
-                inMonth += listedMonthDaysFromEnd.filter { $0 <= length }.map { length + 1 - $0 }
-                days += Set(inMonth).sorted().map { first + $0 - 1 }
-            }
+            for m in months { days += listedMonthDays(inMonth: m) }
         } else if let yearDays = rule.byyearday {
             for d in yearDays {
                 let i = d > 0 ? d - 1 : yearLength + d
@@ -172,10 +210,16 @@ struct RRuleYearInfo: Sendable {
 
     /// dateutil's week-number mask, line for line (including its treatment of week 1 of the next year and
     /// the last week of the previous one).
-    private func buildWeekNoMask(year: Int, weeks: [Int]) -> [Bool] {
+    private func buildWeekNoMask(year: Int, weeks: [Int]) -> ([Bool], [Int]) {
         let wkst = rule.wkst
         var mask = [Bool](repeating: false, count: yearLength + 7)
-        func set(_ i: Int) { if i >= 0 && i < mask.count { mask[i] = true } }
+        var days: [Int] = []
+        func set(_ i: Int) {
+            if i >= 0 && i < mask.count && !mask[i] {
+                mask[i] = true
+                days.append(i)
+            }
+        }
         let firstwkst = rrFloorMod(7 - yearWeekday + wkst, 7)
         var no1wkst = firstwkst
         let wyearlen: Int
@@ -234,7 +278,7 @@ struct RRuleYearInfo: Sendable {
                 for i in 0..<no1wkst { set(i) }
             }
         }
-        return mask
+        return (mask, days.sorted())
     }
 
     /// dateutil's per-day filter: true when day index `i` of the current year is excluded by a BYxxx part.
@@ -256,14 +300,21 @@ struct RRuleYearInfo: Sendable {
     /// BYYEARDAY as a mask of this year's day indices and the 7 after it: day i of the year is kept when
     /// its number from the start (i + 1) or from the end (i - length) is listed; a day past the year is
     /// counted in the next one, as dateutil does.
-    private func buildYearDayMask(days: Set<Int>) -> [Bool] {
+    private func buildYearDayMask(days: Set<Int>) -> ([Bool], [Int]) {
         var mask = [Bool](repeating: false, count: yearLength + 7)
+        var listed: [Int] = []
+        func set(_ i: Int) {
+            if !mask[i] {
+                mask[i] = true
+                listed.append(i)
+            }
+        }
         for d in days {
             let inYear = d > 0 ? d - 1 : yearLength + d
-            if inYear >= 0 && inYear < yearLength { mask[inYear] = true }
+            if inYear >= 0 && inYear < yearLength { set(inYear) }
             let after = d > 0 ? yearLength + d - 1 : yearLength + nextYearLength + d
-            if after >= yearLength && after < mask.count { mask[after] = true }
+            if after >= yearLength && after < mask.count { set(after) }
         }
-        return mask
+        return (mask, listed.sorted())
     }
 }
