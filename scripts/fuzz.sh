@@ -8,7 +8,7 @@
 # Targets: the rule parsers (rrule, oncalendar, phrase), the iCalendar reader (ical) and the TZif reader (tzif),
 # pure ChimeCore built with swiftc; the TOML readers (config: chime.toml and group files through TOMLKit, which is
 # C++) and D-Bus message reading (dbus: DBusKit's demarshalling and chimed's record readers); the last two build
-# through SwiftPM in .build-fuzz-spm-NAME, where CHIME_FUZZ=1 adds them to the package.
+# through SwiftPM in .build-fuzz-spm, where CHIME_FUZZ=1 adds them to the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-10}
@@ -86,37 +86,62 @@ run_target() {
     counters=$(grep -m1 -o "([0-9]* inline 8-bit counters)" "$log" | grep -o "[0-9][0-9]*" | head -1 || true)
     if [ "${counters:-0}" -lt "$minimum_counters" ]; then
         echo "fuzz $name: only ${counters:-0} coverage counters (at least $minimum_counters expected): the build" \
-            "is not instrumented; remove .build-fuzz-spm-$name and run again with nothing else compiling" >&2
+            "is not instrumented; remove .build-fuzz-spm and run again with nothing else compiling" >&2
         if [ -n "$runs" ]; then exit 1; fi
     fi
 }
 
+# The swiftc targets are built two at a time (each compiler runs on one core), then run one after another.
+build_swiftc() {
+    local name=$1 harness=$2 folders=$3 sources=() f
+    for f in $folders; do
+        if [[ $f == *.swift ]]; then sources+=("$core/$f"); else sources+=("$core/$f"/*.swift); fi
+    done
+    local status=0
+    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name ChimeCore "${sources[@]}" "$harness" \
+        -o "$out/fuzz-$name" >"$out/build-$name.log" 2>&1 || status=$?
+    echo "$status" >"$out/build-$name.status"
+}
+built=()
 for t in "${swiftc_targets[@]}"; do
     read -r name harness folders <<<"$t"
     wanted "$name" || continue
     [ -f "$harness" ] || { echo "missing $harness" >&2; exit 1; }
-    sources=()
-    for f in $folders; do
-        if [[ $f == *.swift ]]; then sources+=("$core/$f"); else sources+=("$core/$f"/*.swift); fi
-    done
     echo "== fuzz $name: building"
-    minimum_counters=1000
-    swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name ChimeCore "${sources[@]}" "$harness" \
-        -o "$out/fuzz-$name" 2> >(grep -v "ld.gold: warning\|__asan_report" >&2)
+    rm -f "$out/build-$name.status"
+    build_swiftc "$name" "$harness" "$folders" &
+    built+=("$name")
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n || true; done
+done
+wait
+for name in "${built[@]}"; do
+    if [ "$(cat "$out/build-$name.status" 2>/dev/null)" != 0 ]; then
+        grep -v "ld.gold: warning\|__asan_report" "$out/build-$name.log" | tail -40 >&2
+        echo "fuzz $name: the build failed (the log above)" >&2
+        exit 1
+    fi
+done
+minimum_counters=1000
+for name in "${built[@]}"; do
     # shellcheck disable=SC2086 # one seed folder, or none
     run_target "$name" "$out/fuzz-$name" ${swiftc_seeds[$name]:-}
 done
 
-# Each in a scratch folder of its own, built from nothing (the packages come from the local cache).
+# In one scratch folder, built from nothing (the packages come from the local cache), one product after the
+# other with the same flags, so that the modules both need are compiled once.
 # SwiftPM given `--sanitize fuzzer --sanitize address` compiles with only one of the two, chosen anew on
 # each build (a set's order): half the builds had no coverage counters, the other half no AddressSanitizer.
 # So `--sanitize fuzzer` (which also links libFuzzer's main) is given alone, and both sanitizers go to the
-# compilers directly; the binary is still checked for coverage before it runs.
+# compilers directly; each binary is still checked for coverage before it runs.
+spm_build=.build-fuzz-spm
+spm_cleaned=
 for t in "${spm_targets[@]}"; do
     read -r name seeds <<<"$t"
     wanted "$name" || continue
-    spm_build=.build-fuzz-spm-$name
-    rm -rf "$spm_build"
+    if [ -z "$spm_cleaned" ]; then
+        rm -rf "$spm_build" .build-fuzz-spm-config .build-fuzz-spm-dbus
+        spm_cleaned=1
+    fi
     echo "== fuzz $name: building"
     CHIME_FUZZ=1 swift build -c release --scratch-path "$spm_build" --sanitize fuzzer \
         -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address \
