@@ -561,6 +561,8 @@ struct Report: Codable {
         if let idle { result["idle-wakeups-per-minute"] = Double(idle.contextSwitches) * 60 / idle.seconds }
         if let timeEngine {
             result["chime-next-over-systemd-analyze"] = timeEngine.chimeNextSeconds / timeEngine.systemdAnalyzeSeconds
+            // Both expand the same RRULE set in the same run: the ratio does not drift with the machine.
+            result["rrule-dateutil-over-chimecore"] = timeEngine.dateutilOverChimeCore
         }
         if let scale {
             // Memory does not drift with the machine's speed: kilobytes per entry, chimed and its relay.

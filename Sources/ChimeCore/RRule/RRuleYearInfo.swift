@@ -98,57 +98,53 @@ struct RRuleYearInfo: Sendable {
                 (yearDayMask, yearDays) = buildYearDayMask(days: days)
             }
         }
-        if let ordinals = rule.bynweekday, month != lastMonth || year != lastYear {
-            var ranges: [(Int, Int)] = []
-            if rule.freq == 0 {
-                if let months = rule.bymonth {
-                    for m in months { ranges.append((monthStart[m - 1], monthStart[m])) }
-                } else {
-                    ranges = [(0, yearLength)]
-                }
-            } else if rule.freq == 1 {
-                ranges = [(monthStart[month - 1], monthStart[month])]
+        if let ordinals = rule.bynweekday, rule.freq <= 1, month != lastMonth || year != lastYear {
+            // The mask is kept from period to period: the last period's days are cleared and this one's set,
+            // rather than a new mask made and filled.
+            var mask = nthWeekdayMask ?? []
+            nthWeekdayMask = nil
+            if mask.count != RRuleYearInfo.maskLength {
+                mask = [Bool](repeating: false, count: RRuleYearInfo.maskLength)
+            } else {
+                for i in nthWeekdayDays { mask[i] = false }
             }
-            if !ranges.isEmpty {
-                var mask = [Bool](repeating: false, count: yearLength)
-                var days: [Int] = []
-                for (first, end) in ranges {
-                    let last = end - 1
-                    for o in ordinals {
-                        var i: Int
-                        if o.n < 0 {
-                            i = last + (o.n + 1) * 7
-                            i -= rrFloorMod(weekday(i) - o.weekday, 7)
-                        } else {
-                            i = first + (o.n - 1) * 7
-                            i += rrFloorMod(7 - weekday(i) + o.weekday, 7)
-                        }
-                        if first <= i && i <= last, !mask[i] {
-                            mask[i] = true
-                            days.append(i)
-                        }
-                    }
-                }
-                nthWeekdayMask = mask
-                nthWeekdayDays = days.sorted()
+            nthWeekdayDays.removeAll(keepingCapacity: true)
+            if rule.freq == 1 {
+                markOrdinals(ordinals, monthStart[month - 1], monthStart[month], &mask)
+            } else if let months = rule.bymonth {
+                for m in months { markOrdinals(ordinals, monthStart[m - 1], monthStart[m], &mask) }
+            } else {
+                markOrdinals(ordinals, 0, yearLength, &mask)
             }
+            nthWeekdayDays.sort()
+            nthWeekdayMask = mask
         }
         if rule.freq <= 1, year != lastYear || month != lastMonth {
             // A yearly or monthly rule's days can only be among those its sparsest filter lets through:
-            // the expander looks at those instead of every day of the period.
-            // Read from the filter's own list of days, month by month (a year without BYMONTH is its twelve
-            // months in order): a few steps a period instead of a test of each of its days.
-            let months: [Int] = rule.freq == 1 ? [month] : rule.bymonth ?? Self.allMonths
+            // the expander looks at those instead of every day of the period. They are read from the
+            // filter's own list of days, month by month (a year without BYMONTH is its twelve months in
+            // order): a few steps a period instead of a test of each of its days.
             let listed: [Int]? =
                 yearDayMask != nil
                 ? yearDays : nthWeekdayMask != nil ? nthWeekdayDays : weekNoMask != nil ? weekNoDays : nil
-            if let listed {
-                var days: [Int] = []
-                for m in months { days += Self.slice(of: listed, in: monthStart[m - 1]..<monthStart[m]) }
-                candidateDays = days
-            } else if hasMonthDay {
-                var days: [Int] = []
-                for m in months { days += listedMonthDays(inMonth: m) }
+            if listed != nil || hasMonthDay {
+                var days = candidateDays ?? []
+                candidateDays = nil
+                days.removeAll(keepingCapacity: true)
+                func add(_ m: Int) {
+                    if let listed {
+                        days += Self.slice(of: listed, in: monthStart[m - 1]..<monthStart[m])
+                    } else {
+                        addListedMonthDays(inMonth: m, to: &days)
+                    }
+                }
+                if rule.freq == 1 {
+                    add(month)
+                } else if let months = rule.bymonth {
+                    for m in months { add(m) }
+                } else {
+                    for m in 1...12 { add(m) }
+                }
                 candidateDays = days
             } else {
                 candidateDays = nil
@@ -176,18 +172,45 @@ struct RRuleYearInfo: Sendable {
         return sorted[low..<end]
     }
 
-    /// The day indices of month `m` of this year that BYMONTHDAY lists, in order, each once.
-    private func listedMonthDays(inMonth m: Int) -> [Int] {
+    /// The length of the day masks: a leap year and the 7 days after it.
+    static let maskLength = 366 + 7
+
+    /// Marks, in `mask` and `nthWeekdayDays`, the days of `first..<end` that BYDAY's ordinal weekdays name
+    /// (`1FR`, `-1SU`), each once.
+    private mutating func markOrdinals(
+        _ ordinals: [RRuleCompiled.OrdinalWeekday], _ first: Int, _ end: Int, _ mask: inout [Bool]
+    ) {
+        let last = end - 1
+        for o in ordinals {
+            var i: Int
+            if o.n < 0 {
+                i = last + (o.n + 1) * 7
+                i -= rrFloorMod(weekday(i) - o.weekday, 7)
+            } else {
+                i = first + (o.n - 1) * 7
+                i += rrFloorMod(7 - weekday(i) + o.weekday, 7)
+            }
+            if first <= i && i <= last, !mask[i] {
+                mask[i] = true
+                nthWeekdayDays.append(i)
+            }
+        }
+    }
+
+    /// Appends the day indices of month `m` of this year that BYMONTHDAY lists to `days`, in order, each
+    /// once.
+    private func addListedMonthDays(inMonth m: Int, to days: inout [Int]) {
         let first = monthStart[m - 1]
         let length = monthStart[m] - first
-        var days: [Int] = []
+        let start = days.count
         for d in rule.listedMonthDays where d <= length { days.append(first + d - 1) }
-        for d in rule.listedMonthDaysFromEnd where d <= length {
+        let fromEnd = rule.listedMonthDaysFromEnd
+        guard !fromEnd.isEmpty else { return }
+        for d in fromEnd.reversed() where d <= length {
             let i = first + length - d
-            if !days.contains(i) { days.append(i) }
+            if !days[start...].contains(i) { days.append(i) }
         }
-        if !rule.listedMonthDaysFromEnd.isEmpty { days.sort() }
-        return days
+        days[start...].sort()
     }
 
     private func buildYearCandidates() -> [Int]? {
@@ -195,7 +218,7 @@ struct RRuleYearInfo: Sendable {
         let months = rule.bymonth ?? Self.allMonths
         var days: [Int] = []
         if hasMonthDay {
-            for m in months { days += listedMonthDays(inMonth: m) }
+            for m in months { addListedMonthDays(inMonth: m, to: &days) }
         } else if let yearDays = rule.byyearday {
             for d in yearDays {
                 let i = d > 0 ? d - 1 : yearLength + d
