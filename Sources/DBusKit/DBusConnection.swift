@@ -45,9 +45,29 @@ public final class DBusConnection: @unchecked Sendable {
     var objects: [DBusObjectPath: [String: DBusInterface]] = [:]
     var nameOwners: [String: String] = [:]
     var watchedNames: [String: Int] = [:]
-    var watchSources: [OpaquePointer: [DispatchSourceProtocol]] = [:]
-    var timeoutSources: [OpaquePointer: DispatchSourceTimer] = [:]
-    var dispatchScheduled = false
+    /// The dispatch sources of libdbus's watches and timeouts. libdbus adds, toggles and removes them from
+    /// whichever thread calls into it (a reply or a signal sent from another thread too), so they are kept
+    /// behind a lock of their own, not confined to the queue.
+    private var sourceTable = SourceTable()
+    private let sourcesLock: UnsafeMutablePointer<pthread_mutex_t> = {
+        let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        return lock
+    }()
+
+    /// Runs `body` on the sources with their lock held; `body` makes no call into libdbus.
+    private func withSources<T>(_ body: (inout SourceTable) -> T) -> T {
+        pthread_mutex_lock(sourcesLock)
+        defer { pthread_mutex_unlock(sourcesLock) }
+        return body(&sourceTable)
+    }
+
+    struct SourceTable {
+        var watches: [OpaquePointer: [DispatchSourceProtocol]] = [:]
+        var timeouts: [OpaquePointer: DispatchSourceTimer] = [:]
+    }
+    /// A dispatch is on its way to the queue (set from any thread libdbus calls from).
+    let dispatchScheduled = Atomic<Bool>(false)
     var isClosed = false
     /// `isClosed`, for threads other than the queue's.
     let closed = Atomic<Bool>(false)
@@ -212,6 +232,8 @@ public final class DBusConnection: @unchecked Sendable {
         }
         methodCalls.removeAll()
         dbus_connection_unref(raw)
+        pthread_mutex_destroy(sourcesLock)
+        sourcesLock.deallocate()
     }
 
     // MARK: - Watches, timeouts and dispatch
@@ -222,7 +244,8 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func removeWatch(_ watch: OpaquePointer) {
-        for source in watchSources.removeValue(forKey: watch) ?? [] { source.cancel() }
+        let removed = withSources { $0.watches.removeValue(forKey: watch) }
+        for source in removed ?? [] { source.cancel() }
     }
 
     private func toggleWatch(_ watch: OpaquePointer) {
@@ -234,7 +257,7 @@ public final class DBusConnection: @unchecked Sendable {
         let fd = dbus_watch_get_unix_fd(watch)
         guard fd >= 0 else { return }
         let flags = dbus_watch_get_flags(watch)
-        var sources: [DispatchSourceProtocol] = []
+        var made: [DispatchSourceProtocol] = []
         // Each source watches its own duplicate of the socket, closed only once the source is cancelled.
         // libdbus closes its descriptor as soon as the connection closes, before a cancellation has
         // reached the dispatch queue; a new connection may then get the same number, and libdispatch,
@@ -250,7 +273,8 @@ public final class DBusConnection: @unchecked Sendable {
             // Weak, not unowned: the last reference to a connection may go on another thread while an
             // event of its sources is already on its way; the event then finds nothing and touches nothing.
             source.setEventHandler { [weak self] in
-                guard let self else { return }
+                // A watch libdbus removed meanwhile (and may have freed) is not touched.
+                guard let self, self.isWatched(watch) else { return }
                 // libdbus reads about 4 KiB per call (its socket transport's `max_bytes_read_per_iteration`),
                 // so a message of some MiB took an event per 4 KiB, and every message behind it on the
                 // stream (another caller's call, the bus's signals) waited as long. Read on while bytes wait,
@@ -262,25 +286,29 @@ public final class DBusConnection: @unchecked Sendable {
                     self.dispatchAll()
                     rounds += 1
                     // A watch libdbus disabled or removed meanwhile (its queue of messages full, the
-                    // connection gone) is no longer in `watchSources`, and is not touched again.
-                } while rounds < Self.readRoundsPerEvent && !self.isClosed && self.watchSources[watch] != nil
+                    // connection gone) is no longer in `sources`, and is not touched again.
+                } while rounds < Self.readRoundsPerEvent && !self.isClosed && self.isWatched(watch)
                     && cdbus_bytes_waiting(fd) > 0
             }
-            sources.append(source)
+            made.append(source)
         }
         if flags & CDBUS_WATCH_WRITABLE != 0, let copy = watched() {
             let source = DispatchSource.makeWriteSource(fileDescriptor: copy, queue: queue)
             source.setCancelHandler { _ = Glibc.close(copy) }
             source.setEventHandler { [weak self] in
-                guard let self else { return }
+                guard let self, self.isWatched(watch) else { return }
                 _ = dbus_watch_handle(watch, CDBUS_WATCH_WRITABLE)
                 self.dispatchAll()
             }
-            sources.append(source)
+            made.append(source)
         }
-        for source in sources { source.resume() }
-        watchSources[watch] = sources
+        // Known before their first event, which checks for them.
+        withSources { $0.watches[watch] = made }
+        for source in made { source.resume() }
     }
+
+    /// Whether `watch` is still one of libdbus's (not removed or disabled since).
+    private func isWatched(_ watch: OpaquePointer) -> Bool { withSources { $0.watches[watch] != nil } }
 
     /// The most a readable event reads before the queue serves its other events: 1,024 of libdbus's reads
     /// of at most about 4 KiB, about 4 MiB.
@@ -292,7 +320,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func removeTimeout(_ timeout: OpaquePointer) {
-        timeoutSources.removeValue(forKey: timeout)?.cancel()
+        withSources { $0.timeouts.removeValue(forKey: timeout) }?.cancel()
     }
 
     private func toggleTimeout(_ timeout: OpaquePointer) {
@@ -305,21 +333,21 @@ public final class DBusConnection: @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in
-            guard let self else { return }
+            // A timeout libdbus removed meanwhile (and may have freed) is not touched.
+            guard let self, self.withSources({ $0.timeouts[timeout] != nil }) else { return }
             _ = dbus_timeout_handle(timeout)
             self.dispatchAll()
         }
+        withSources { $0.timeouts[timeout] = timer }
         timer.resume()
-        timeoutSources[timeout] = timer
     }
 
-    /// Called by libdbus, possibly with its lock held: never dispatch here, only schedule.
+    /// Called by libdbus, possibly with its lock held and on any thread: never dispatch here, only schedule.
     private func scheduleDispatch() {
-        guard !dispatchScheduled else { return }
-        dispatchScheduled = true
+        guard !dispatchScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [weak self] in
             guard let self else { return }
-            self.dispatchScheduled = false
+            self.dispatchScheduled.store(false, ordering: .releasing)
             self.dispatchAll()
         }
     }
@@ -596,10 +624,12 @@ public final class DBusConnection: @unchecked Sendable {
                 call.complete(.failure(DBusError(.disconnected, "the connection was closed")))
             }
             dbus_connection_close(raw)
-            for (_, sources) in watchSources { for source in sources { source.cancel() } }
-            watchSources.removeAll()
-            for (_, timer) in timeoutSources { timer.cancel() }
-            timeoutSources.removeAll()
+            let table = withSources { table in
+                defer { table = SourceTable() }
+                return table
+            }
+            for (_, watchSources) in table.watches { for source in watchSources { source.cancel() } }
+            for (_, timer) in table.timeouts { timer.cancel() }
             subscriptions.removeAll()
             objects.removeAll()
             disconnectHandlers.removeAll()
