@@ -18,6 +18,9 @@
 
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
+# chimed's notification relay, a program only chimed starts; chimed finds it as ../libexec/chime/chime-relay from
+# its own folder, so the two keep their places relative to each other.
+RELAYDIR = $(PREFIX)/libexec/chime
 DATADIR ?= $(PREFIX)/share
 DOCDIR ?= $(DATADIR)/doc/chime
 UNITDIR ?= $(DATADIR)/systemd/user
@@ -48,6 +51,7 @@ USER_DOCS := index.md install.md cli.md rules.md rule-phrases.md timelines.md gr
 all:
 	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chimed
 	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chime
+	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chime-relay
 
 # The plugin builds every product in release first: with the same flags, that build is the one above.
 man: all
@@ -55,11 +59,12 @@ man: all
 
 # In the generated man pages a blank line is a paragraph break: .Pp says so without groff's warning.
 install: all man
-	install -d $(addprefix $(DESTDIR),$(BINDIR) $(UNITDIR) $(DBUSDIR) $(IFACEDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) \
+	install -d $(addprefix $(DESTDIR),$(BINDIR) $(RELAYDIR) $(UNITDIR) $(DBUSDIR) $(IFACEDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) \
 		$(FISHDIR) $(MANDIR) $(DOCDIR)/examples $(DOCDIR)/examples/groups)
 	for page in $(MANPAGES); do sed 's/^$$/.Pp/' $$page > $(DESTDIR)$(MANDIR)/$$(basename $$page); done
 	install -m 0755 $(BUILD)/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0755 $(BUILD)/release/chime $(DESTDIR)$(BINDIR)/chime
+	install -m 0755 $(BUILD)/release/chime-relay $(DESTDIR)$(RELAYDIR)/chime-relay
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' -e 's|@DOCDIR@|$(abspath $(DOCDIR))|g' \
 		systemd/chimed.service.in > $(DESTDIR)$(UNITDIR)/chimed.service
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' systemd/io.chime.Chime1.service.in \
@@ -77,13 +82,13 @@ install: all man
 
 uninstall:
 	-systemctl --user disable --now chimed.service 2>/dev/null
-	rm -f $(addprefix $(DESTDIR),$(BINDIR)/chimed $(BINDIR)/chime $(UNITDIR)/chimed.service \
+	rm -f $(addprefix $(DESTDIR),$(BINDIR)/chimed $(BINDIR)/chime $(RELAYDIR)/chime-relay $(UNITDIR)/chimed.service \
 		$(DBUSDIR)/io.chime.Chime1.service $(IFACEDIR)/io.chime.Chime1.xml \
 		$(DOCDIR)/README.md $(addprefix $(DOCDIR)/,$(USER_DOCS)) \
 		$(DOCDIR)/examples/chime.toml $(MANDIR)/chime.1 $(MANDIR)/chimed.1 \
 		$(addprefix $(DOCDIR)/examples/groups/,$(notdir $(EXAMPLE_GROUPS))) \
 		$(BASHDIR)/chime $(ZSHDIR)/_chime $(FISHDIR)/chime.fish)
-	-rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR)) 2>/dev/null
+	-rmdir $(addprefix $(DESTDIR),$(DOCDIR)/examples/groups $(DOCDIR)/examples $(DOCDIR) $(RELAYDIR)) 2>/dev/null
 	@if [ "$(PURGE)" = 1 ]; then rm -rf $(STATEDIR); echo "Removed the schedule in $(STATEDIR)"; \
 	else echo "Kept the schedule in $(STATEDIR) (make uninstall PURGE=1 removes it)"; fi
 

@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "chimed", targets: ["chimed"]),
         .executable(name: "chime", targets: ["chime"]),
+        .executable(name: "chime-relay", targets: ["chime-relay"]),
         .library(name: "ChimeKit", targets: ["ChimeKit"]),
         .library(name: "DBusKit", targets: ["DBusKit"]),
         .executable(name: "DailyQuote", targets: ["DailyQuote"]),
@@ -44,11 +45,25 @@ let package = Package(
             name: "CCanberra",
             providers: [.apt(["libcanberra-dev"])]
         ),
+        // SQLite's C API, for the notification relay's receipts (GRDB has its own module of it).
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // Linux interfaces Glibc's Swift module lacks (timerfd) or spells as untyped macros (inotify).
         .target(name: "CLinux"),
         .target(
             name: "DBusKit",
             dependencies: ["CDBus"]
+        ),
+        // The notification relay's frames and receipts, without Foundation or GRDB.
+        .target(
+            name: "ChimeRelay",
+            dependencies: ["CSQLite", "DBusKit"]
+        ),
+        .executableTarget(
+            name: "chime-relay",
+            dependencies: ["ChimeRelay", "CLinux", "DBusKit"]
         ),
         .target(
             name: "SystemdKit",
@@ -77,8 +92,8 @@ let package = Package(
         .target(
             name: "ChimeDaemon",
             dependencies: [
-                "CCanberra", "ChimeConfig", "ChimeCore", "ChimeProtocol", "ChimeStore", "CLinux", "DBusKit",
-                "SystemdKit",
+                "CCanberra", "ChimeConfig", "ChimeCore", "ChimeProtocol", "ChimeRelay", "ChimeStore", "CLinux",
+                "DBusKit", "SystemdKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -92,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "chimed",
             dependencies: [
-                "ChimeConfig", "ChimeDaemon", "CLinux",
+                "ChimeConfig", "ChimeDaemon", "ChimeRelay", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -145,28 +160,33 @@ let package = Package(
             ]
         ),
         .testTarget(name: "SystemdKitTests", dependencies: ["SystemdKit"]),
-        .testTarget(name: "ChimeStoreTests", dependencies: ["ChimeStore"], exclude: ["Databases/v10.sql"]),
+        .testTarget(
+            name: "ChimeStoreTests", dependencies: ["ChimeRelay", "ChimeStore"], exclude: ["Databases/v10.sql"]),
         .testTarget(name: "ChimeConfigTests", dependencies: ["ChimeConfig"]),
         .testTarget(
             name: "ChimeDaemonTests",
             dependencies: [
-                "ChimeDaemon", "ChimeStore", "CLinux", "DBusKit", "TestSupport",
+                "ChimeDaemon", "ChimeRelay", "ChimeStore", "CLinux", "DBusKit", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "DailyQuote", "FirstFriday"]
+            dependencies: [
+                "ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "chime-relay", "DailyQuote", "FirstFriday",
+            ]
         ),
         .testTarget(
-            name: "SeedSnippetTests", dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime"],
+            name: "SeedSnippetTests",
+            dependencies: ["ChimeKit", "DBusKit", "TestSupport", "chimed", "chime", "chime-relay"],
             exclude: ["README.md"],
             swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
         // App code written against NiceNotifications' API, compiled as it was written (Swift 5 mode; no warnings
         // shown: its non-Sendable completion handlers are passed on to ChimeKit's @Sendable ones) and run against
         // chimed on a private bus.
         .testTarget(
-            name: "NiceNotificationsAppTests", dependencies: ["ChimeKit", "TestSupport", "chimed", "chime"],
+            name: "NiceNotificationsAppTests",
+            dependencies: ["ChimeKit", "TestSupport", "chimed", "chime", "chime-relay"],
             swiftSettings: [.swiftLanguageMode(.v5), .unsafeFlags(["-suppress-warnings"])]),
         // DateBuilder's own XCTest file, run against ChimeKit in three zones by scripts/test.sh; Swift 5 mode and
         // no warnings shown, as it was written (its calls discard their results).

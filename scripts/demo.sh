@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
-echo "== building chimed and chime"
+echo "== building chimed, its relay and chime"
 swift build --product chimed >/dev/null
+swift build --product chime-relay >/dev/null
 swift build --product chime >/dev/null
 bin=$(swift build --show-bin-path)
 

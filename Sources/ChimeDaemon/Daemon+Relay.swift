@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeRelay
 import ChimeStore
 import DBusKit
 import Dispatch

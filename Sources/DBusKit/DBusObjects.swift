@@ -1,5 +1,3 @@
-import Foundation
-
 /// One argument of a method or signal, for introspection and signature checks.
 public struct DBusArgument: Sendable, Hashable {
     public var name: String
@@ -388,8 +386,18 @@ extension DBusConnection {
 /// Generates introspection XML from what is registered.
 public enum DBusIntrospection {
     static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        var escaped = ""
+        escaped.reserveCapacity(s.utf8.count)
+        for character in s {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
     }
 
     /// The XML document for an object with `interfaces` and child nodes `children`; the standard

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A match rule: which signals a subscription receives.
 ///
@@ -35,7 +37,9 @@ public struct DBusMatchRule: Hashable, Sendable, CustomStringConvertible {
 
     /// The rule in the bus's text form: `type='signal',sender='…',arg0='…',eavesdrop='true'`.
     public var description: String {
-        func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        func quote(_ s: String) -> String {
+            "'" + s.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        }
         var parts = ["type='signal'"]
         if let sender { parts.append("sender=" + quote(sender)) }
         if let interface { parts.append("interface=" + quote(interface)) }
@@ -314,8 +318,14 @@ extension DBusConnection {
     }
 
     static func processName(_ pid: UInt32) -> String? {
-        guard let raw = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The name is at most 16 bytes and ends with a newline.
+        let descriptor = Glibc.open("/proc/\(pid)/comm", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { _ = Glibc.close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return nil }
+        let text = String(decoding: bytes[0..<count], as: UTF8.self).trimmingCharacters { $0.isWhitespace }
         return text.isEmpty ? nil : text
     }
 }
@@ -323,4 +333,13 @@ extension DBusConnection {
 extension DBusError {
     /// The error `requestName` throws when the name belongs to someone else.
     public static let nameTaken = "io.chime.DBusKit.Error.NameTaken"
+}
+
+extension String {
+    /// The string without the leading and trailing characters `isTrimmed` accepts.
+    func trimmingCharacters(_ isTrimmed: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !isTrimmed($0) }), let last = lastIndex(where: { !isTrimmed($0) })
+        else { return "" }
+        return String(self[first...last])
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinux
 import ChimeConfig
 import ChimeDaemon
+import ChimeRelay
 import ChimeStore
 import DBusKit
 import Foundation
@@ -60,13 +61,6 @@ struct Chimed: AsyncParsableCommand {
             valueName: "DIR"))
     var groupsDir: String?
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "Run as chimed's notification relay, serving chimed on descriptor FD (chimed starts it itself).",
-            valueName: "FD", visibility: .hidden))
-    var relaySocket: Int32?
-
     /// The state directory by the XDG Base Directory rules.
     var resolvedStateDirectory: String {
         if let stateDir { return stateDir }
@@ -76,9 +70,18 @@ struct Chimed: AsyncParsableCommand {
         return home + "/.local/state/chime"
     }
 
-    /// This executable, which also runs the notification relay.
+    /// This executable.
     static func executablePath() -> String {
         (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// The notification relay's program: beside chimed (a build folder), else in `libexec/chime` beside
+    /// chimed's `bin` (`make install`, the Debian package).
+    static func relayPath() -> String {
+        let folder = URL(fileURLWithPath: executablePath()).deletingLastPathComponent()
+        let beside = folder.appendingPathComponent("chime-relay").path
+        let installed = folder.deletingLastPathComponent().appendingPathComponent("libexec/chime/chime-relay").path
+        return access(beside, X_OK) != 0 && access(installed, X_OK) == 0 ? installed : beside
     }
 
     func validate() throws {
@@ -107,7 +110,7 @@ struct Chimed: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Every file chimed (and its relay, this same program) creates is the user's alone, whatever the
+        // Every file chimed creates is the user's alone, whatever the
         // umask it was started with: the schedule says what the user does and when.
         umask(0o077)
         // A file size limit (ulimit -f) must make a write fail, which chimed reports, not kill chimed.
@@ -118,11 +121,6 @@ struct Chimed: AsyncParsableCommand {
         // size for good.
         _ = CLinux_setMmapThreshold(1 << 20)
         let databasePath = resolvedStateDirectory + "/chime.sqlite"
-        if let relaySocket {
-            let status = await NotificationRelay.serve(
-                socket: relaySocket, databasePath: databasePath, bus: address.map { .bus($0) } ?? .session)
-            throw ExitCode(status)
-        }
         let settingsPath = config ?? DaemonSettings.defaultPath()
         let settings: DaemonSettings
         do {
@@ -168,8 +166,8 @@ struct Chimed: AsyncParsableCommand {
         if let address { configuration.bus = .bus(address) }
         configuration.relay = RelaySettings(
             arguments: [
-                Self.executablePath(), "--relay-socket", "\(NotificationRelay.socketDescriptor)", "--state-dir",
-                resolvedStateDirectory,
+                Self.relayPath(), "--socket", "\(NotificationRelay.socketDescriptor)", "--receipts",
+                DeliveryReceipts.path(besides: databasePath),
             ] + (address.map { ["--address", $0] } ?? []),
             lockPath: databasePath + ".relay-lock")
         configuration.logger = Logger(label: "chimed")

@@ -1,3 +1,4 @@
+import ChimeRelay
 import DBusKit
 import Testing
 

@@ -1,4 +1,5 @@
 import ChimeCore
+import ChimeRelay
 import Foundation
 import GRDB
 import Testing

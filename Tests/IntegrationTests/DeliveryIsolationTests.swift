@@ -77,6 +77,41 @@ import Testing
         }
     }
 
+    @Test func chimedsRelayIsTheSmallRelayProgramWithoutFoundation() async throws {
+        try await Session.run { s in
+            let relay = try #require(Self.children(of: s.chimed!.pid).first, "chimed has no relay")
+            let program = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(relay)/exe")
+            #expect(program == Binaries.directory.appendingPathComponent("chime-relay").path)
+            // The libraries it has mapped: libdbus and SQLite, not Foundation (and so not ICU) nor chimed's code.
+            // Read to its end: /proc says the file is empty, so a read by its size would get nothing.
+            let file = try #require(FileHandle(forReadingAtPath: "/proc/\(relay)/maps"))
+            let maps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+            try file.close()
+            #expect(maps.contains("libdbus-1") && maps.contains("libsqlite3"))
+            for library in ["libFoundation", "libicu", "/chimed"] {
+                #expect(!maps.contains(library), "the relay maps \(library)")
+            }
+        }
+    }
+
+    @Test func theRelayProgramSaysWhatIsWrongWithItsArguments() async throws {
+        let relay = Binaries.directory.appendingPathComponent("chime-relay").path
+        let cases: [([String], String)] = [
+            ([], "--socket is missing"),
+            (["--socket", "three", "--receipts", "/tmp/r"], "--socket takes a descriptor number, not 'three'"),
+            (["--socket", "3"], "--receipts is missing"),
+            (["--socket", "3", "--receipts", "relative"], "--receipts takes an absolute path, not 'relative'"),
+            (["--socket", "3", "--receipts", "/tmp/r", "--speed", "9"], "unknown option '--speed'"),
+            (["--socket"], "--socket needs a value"),
+        ]
+        for (arguments, problem) in cases {
+            let process = try ManagedProcess(relay, arguments)
+            #expect(await process.waitForExit() == 2, "\(arguments)")
+            #expect(process.stderr.hasPrefix("chime-relay: \(problem)\n"), "\(arguments): \(process.stderr)")
+            #expect(process.stderr.contains("chimed starts it itself"))
+        }
+    }
+
     @Test func aStalledServerGetsEachNotifyOnce() async throws {
         try await Session.run(settings: Self.settings) { s in
             let server = s.server!.process

@@ -77,10 +77,12 @@ echo "installed size: $(dpkg-query -W -f='${Installed-Size}' chime) KiB; package
 layout_system
 check_installed_files
 check "the package owns each file" package_owns_each_file
-for binary in chimed chime; do
+for binary in /usr/bin/chimed /usr/bin/chime /usr/libexec/chime/chime-relay; do
     check "$binary needs no Swift toolchain (no /opt/swift in its dynamic section or libraries)" sh -c \
-        "! readelf -d /usr/bin/$binary | grep -q /opt/swift && ! env -u LD_LIBRARY_PATH ldd /usr/bin/$binary | grep -Eq '/opt/swift|libswift|not found'"
+        "! readelf -d $binary | grep -q /opt/swift && ! env -u LD_LIBRARY_PATH ldd $binary | grep -Eq '/opt/swift|libswift|not found'"
 done
+check "the relay links neither Foundation nor ICU" sh -c \
+    "! grep -aqE 'FoundationEssentials|icu_7|ucal_open' /usr/libexec/chime/chime-relay"
 check "chime runs with an empty environment" sh -c 'env -i /usr/bin/chime --help >/dev/null'
 check "the package depends on the libraries the binaries link" sh -c \
     "dpkg-query -W -f='\${Depends}' chime | grep -q libsystemd0 && dpkg-query -W -f='\${Depends}' chime | grep -q libdbus-1-3 && dpkg-query -W -f='\${Depends}' chime | grep -q libcanberra0"

@@ -30,6 +30,7 @@ until_true() {
 # Where an install put each file. man pages may be compressed (.gz), as a package does.
 layout_home() { # PREFIX
     bindir=$1/bin
+    relaydir=$1/libexec/chime
     unitdir=$1/share/systemd/user
     dbusdir=$1/share/dbus-1/services
     ifacedir=$1/share/dbus-1/interfaces
@@ -41,6 +42,7 @@ layout_home() { # PREFIX
 }
 layout_system() {
     bindir=/usr/bin
+    relaydir=/usr/libexec/chime
     unitdir=/usr/lib/systemd/user
     dbusdir=/usr/share/dbus-1/services
     ifacedir=/usr/share/dbus-1/interfaces
@@ -52,7 +54,7 @@ layout_system() {
 }
 # Every file an install puts in place (one of each kind), by the layout.
 installed_files() {
-    echo "$bindir/chimed" "$bindir/chime" "$unitdir/chimed.service" "$dbusdir/io.chime.Chime1.service" \
+    echo "$bindir/chimed" "$bindir/chime" "$relaydir/chime-relay" "$unitdir/chimed.service" "$dbusdir/io.chime.Chime1.service" \
         "$ifacedir/io.chime.Chime1.xml" "$bashdir/chime" "$zshdir/_chime" "$fishdir/chime.fish" \
         "$docdir/README.md" "$docdir/examples/chime.toml"
 }
@@ -68,7 +70,7 @@ all_files_in_place() {
     for f in $(installed_files); do
         [ -s "$f" ] || { echo "missing or empty: $f"; return 1; }
     done
-    [ -x "$bindir/chimed" ] && [ -x "$bindir/chime" ] && man_page chime >/dev/null && man_page chimed >/dev/null
+    [ -x "$bindir/chimed" ] && [ -x "$bindir/chime" ] && [ -x "$relaydir/chime-relay" ] && man_page chime >/dev/null && man_page chimed >/dev/null
 }
 no_file_left() {
     local f
@@ -76,6 +78,7 @@ no_file_left() {
         [ ! -e "$f" ] || { echo "still there: $f"; return 1; }
     done
     [ ! -e "$docdir" ] || { echo "still there: $docdir"; return 1; }
+    [ ! -e "$relaydir" ] || { echo "still there: $relaydir"; return 1; }
 }
 check_installed_files() {
     # The integration tests' controls (CHIMED_TEST_HOOKS and the rest) are compiled into debug builds only.
@@ -172,6 +175,12 @@ activation_checks() {
 
 # With chimed enabled and active under the user manager: readiness, a notification, the watchdog, reload
 # and a manager restart. The manager runs again at the end.
+# chimed's child chime-relay runs the program the install put in place.
+relay_is_installed_one() {
+    local relay
+    relay=$(pgrep -P "$(prop MainPID)" -x chime-relay | head -1)
+    [ -n "$relay" ] && [ "$(readlink "/proc/$relay/exe")" = "$relaydir/chime-relay" ]
+}
 service_checks() {
     check "chimed.service is active" prop_is ActiveState active
     check "READY came after the name was owned: io.chime.Chime1 has an owner" \
@@ -186,6 +195,7 @@ service_checks() {
     check "a notification server is on the session bus" gdbus wait --session --timeout 10 org.freedesktop.Notifications
     check "chime send --in 5s hi is accepted" chime send --in 5s hi
     check "the server received hi" until_true 10 grep -q '"hi"' "$root/server.log"
+    check "chimed's notification relay is the installed $relaydir/chime-relay" relay_is_installed_one
 
     echo "== the watchdog"
     check "an item is scheduled for later" chime send --at "$(date -d '+2 hours' +%Y-%m-%dT%H:%M:%S)" "Survivor"
