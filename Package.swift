@@ -45,11 +45,6 @@ let package = Package(
             name: "CCanberra",
             providers: [.apt(["libcanberra-dev"])]
         ),
-        // SQLite's C API, for the notification relay's receipts (GRDB has its own module of it).
-        .systemLibrary(
-            name: "CSQLite",
-            providers: [.apt(["libsqlite3-dev"])]
-        ),
         // Linux interfaces Glibc's Swift module lacks (timerfd) or spells as untyped macros (inotify).
         .target(name: "CLinux"),
         .target(
@@ -59,7 +54,7 @@ let package = Package(
         // The notification relay's frames and receipts, without Foundation or GRDB.
         .target(
             name: "ChimeRelay",
-            dependencies: ["CSQLite", "DBusKit"]
+            dependencies: ["DBusKit", .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "chime-relay",
@@ -75,7 +70,10 @@ let package = Package(
         ),
         .target(
             name: "ChimeStore",
-            dependencies: ["ChimeCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "ChimeCore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "ChimeProtocol",

@@ -1,4 +1,4 @@
-internal import CSQLite
+internal import GRDBSQLite
 import Synchronization
 
 /// The notification relay's receipts: the id the server answered each Notify with, by the outbox rows the
@@ -14,7 +14,8 @@ import Synchronization
 /// chimed's write lock (and chimed's writes for the relay's synced one) in SQLite's busy handler, whose
 /// sleeps of 1 to 100 ms held up the next notification (docs/performance.md).
 ///
-/// SQLite's C API directly, so that the relay needs neither GRDB nor Foundation (docs/performance.md,
+/// SQLite's C API directly (GRDB's module of it, `GRDBSQLite`, without GRDB), so that the relay needs
+/// neither GRDB nor Foundation (docs/performance.md,
 /// "Footprint"): its work is one INSERT per notification.
 public final class DeliveryReceipts: @unchecked Sendable {
     // @unchecked Sendable: `connection` is used only under `lock`.

@@ -229,13 +229,14 @@ public final class ScheduleStore: Sendable {
             }
             // By position (see `item(from:)`); `id` is the rowid. In the order they were scheduled: one
             // scan of the table, without sorting it (the scheduler orders them by their next occurrence).
-            let items = try aside.rows(
-                db, "item",
+            let itemStatement = try db.makeStatement(
                 sql: """
                     SELECT \(Self.itemColumns) FROM item NOT INDEXED
                     WHERE state = 'pending' OR (state = 'finished' AND groupID IS NOT NULL)
                     ORDER BY id
-                    """, decode: Self.item(from:))
+                    """)
+            var columns = ItemColumns(itemStatement)
+            let items = try aside.rows("item", itemStatement) { _ in try Self.item(from: &columns) }
             let outbox = try aside.rows(
                 db, "outbox", sql: "SELECT rowid, * FROM outbox ORDER BY seq", decode: Self.outbox(from:))
             let shown = try aside.rows(
@@ -1014,8 +1015,9 @@ public final class ScheduleStore: Sendable {
     static let qualifiedItemColumns = itemColumns.split(separator: ",")
         .map { "item." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
 
-    /// An item from a row of `itemColumns`, read by position: a read by name compares the names
-    /// case-insensitively, column by column, which cost a start with a million items over a second.
+    /// An item from a row of `itemColumns`, read by position (a read by name compared the names
+    /// case-insensitively, column by column, which cost a start with a million items over a second), with
+    /// SQLite's column functions (`ItemColumns`).
     ///
     /// Nothing is decoded, and the definition is not copied: the item holds its fingerprint
     /// (`EntryDefinition.released`), and the daemon reads the definition from the row when it needs it
@@ -1023,25 +1025,24 @@ public final class ScheduleStore: Sendable {
     /// columns. The row's checksum must match its definition columns, so a row changed by anything but
     /// chimed is found here, not when it comes due. Throws for a value chimed cannot use, so that the row
     /// is set aside.
-    static func item(from row: Row) throws -> ScheduledItem {
+    static func item(from row: inout ItemColumns) throws -> ScheduledItem {
         // Hashed where SQLite holds it: the fingerprint is the checksum's state after the entry's bytes.
-        let (fingerprint, encodedBytes) = try row.withUnsafeData(atIndex: 4) { data -> (UInt64, Int) in
-            guard let data else { throw RowProblem("entry is NULL") }
-            return (data.withUnsafeBytes { EntryDefinition.fingerprint(of: $0) }, data.count)
-        }
-        let rule: String? = try row.decode(atIndex: 5)
-        let pool: String? = try row.decode(atIndex: 6)
-        let reason: String? = try row.decode(atIndex: 7)
-        let snoozeOf: Int64? = try row.decode(atIndex: 8)
-        let replacesID: Int64? = try row.decode(atIndex: 9)
-        let entryID: String = try row.decode(atIndex: 10)
-        let end: Int64? = try row.decode(atIndex: 11)
-        let maximum: Int64? = try row.decode(atIndex: 12)
-        let bytes: Int64 = try row.decode(atIndex: 13)
-        let occurrences: Int64 = try row.decode(atIndex: 14)
-        let lastFired: Int64? = try row.decode(atIndex: 15)
-        let check: Int64? = try row.decode(atIndex: 16)
-        let wakes = try row.decode(Int64.self, atIndex: 17) != 0
+        let entry = try row.bytes(4, "entry")
+        let fingerprint = EntryDefinition.fingerprint(of: entry)
+        let encodedBytes = entry.count
+        let rule = try row.optionalText(5, "recurrence")
+        let pool = try row.optionalText(6, "entryState")
+        let reason = try row.optionalText(7, "finishReason")
+        let snoozeOf = try row.optionalInt(8, "snoozeOf")
+        let replacesID = try row.optionalInt(9, "replacesID")
+        let entryID = try row.text(10, "entryID")
+        let end = try row.optionalInt(11, "endUsec")
+        let maximum = try row.optionalInt(12, "maxOccurrences")
+        let bytes = try row.int(13, "contentBytes")
+        let occurrences = try row.int(14, "occurrences")
+        let lastFired = try row.optionalInt(15, "lastFiredUsec")
+        let check = try row.optionalInt(16, "definitionCheck")
+        let wakes = try row.int(17, "wake") != 0
         guard
             check
                 == definitionCheck(
@@ -1056,15 +1057,15 @@ public final class ScheduleStore: Sendable {
         state.occurrences = count
         state.lastFired = try lastFired.map { try storedDate($0, "lastFiredUsec") }
         return ScheduledItem(
-            id: try storedID(row.decode(atIndex: 0), "id"), owner: try row.decode(atIndex: 1),
-            groupID: try row.decode(atIndex: 2),
+            id: try storedID(row.int(0, "id"), "id"), owner: try row.owner(1, "owner"),
+            groupID: try row.group(2, "groupID"),
             definition: EntryDefinition(
                 encoded: nil, fingerprint: fingerprint, encodedBytes: encodedBytes, id: entryID,
                 endDate: try end.map { try storedDate($0, "endUsec") },
                 maximumOccurrences: maximum.map { Int(clamping: $0) }, contentBytes: Int(clamping: bytes),
                 wakes: wakes),
             storedRecurrence: rule.map(StoredRecurrence.init(encoded:)),
-            fireDate: try storedDate(row.decode(atIndex: 3), "fireAtUsec"), state: state,
+            fireDate: try storedDate(row.int(3, "fireAtUsec"), "fireAtUsec"), state: state,
             finished: reason.flatMap(FinishReason.init(rawValue:)),
             snoozeOf: try snoozeOf.map { try storedID($0, "snoozeOf") },
             replacesID: replacesID.map { UInt32(truncatingIfNeeded: $0) })
@@ -1155,19 +1156,21 @@ public final class ScheduleStore: Sendable {
                 arguments += [after.fireUsec, Int64(clamping: after.id)]
             }
             arguments += [query.limit]
-            let rows = try Row.fetchCursor(
-                db,
+            let statement = try db.makeStatement(
                 sql: """
                     SELECT \(Self.qualifiedItemColumns)
                     FROM item LEFT JOIN timelineGroup g ON g.owner = item.owner AND g.id = item.groupID
                     WHERE \(conditions.joined(separator: " AND "))
                         AND (g.settings IS NULL OR json_extract(g.settings, '$.enabled') IS NOT 0)
                     ORDER BY item.fireAtUsec, item.id LIMIT ?
-                    """, arguments: arguments)
+                    """)
+            statement.arguments = arguments
+            let rows = try Row.fetchCursor(statement)
+            var columns = ItemColumns(statement)
             var page: [(ScheduledItem, TimelineEntry)] = []
             while let row = try rows.next() {
                 // A row chimed cannot read is left out of a listing; the next start sets it aside.
-                guard let item = try? Self.item(from: row) else { continue }
+                guard let item = try? Self.item(from: &columns) else { continue }
                 let text: String = row[4]
                 page.append(
                     (

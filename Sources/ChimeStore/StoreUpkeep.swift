@@ -54,8 +54,16 @@ struct SetAside {
         _ db: Database, _ table: String, sql: String, arguments: StatementArguments = [],
         decode: (Row) throws -> T
     ) throws -> [T] {
+        let statement = try db.makeStatement(sql: sql)
+        statement.arguments = arguments
+        return try rows(table, statement, decode: decode)
+    }
+
+    /// `rows(_:_:sql:arguments:decode:)` for a statement made already, which `decode` may read directly
+    /// (`ItemColumns`).
+    mutating func rows<T>(_ table: String, _ statement: Statement, decode: (Row) throws -> T) throws -> [T] {
         var values: [T] = []
-        let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+        let cursor = try Row.fetchCursor(statement)
         while let row = try cursor.next() {
             do {
                 values.append(try decode(row))

@@ -129,6 +129,37 @@ extension SchedulerStep {
         #expect(s.allocateID() == 8)
     }
 
+    /// A start counts each app's items and bytes by runs of one app's items: the counts must be what they
+    /// are item by item, however the apps' items alternate, and go back to nothing as the items go.
+    @Test func restoredItemsAreCountedPerAppAsTheyAreOneByOne() {
+        var s = Scheduler()
+        let owners =
+            ["org.example.LongApplicationName", "org.example.LongApplicationName", "b", "", "b", "b"]
+            + ["org.example.LongApplicationName", "", "c"]
+        var items = owners.enumerated().map { index, owner in
+            ScheduledItem(
+                id: UInt64(index + 1), content: content(String(repeating: "x", count: index)),
+                fireDate: t0 + Double(60 * (index + 1)), owner: owner)
+        }
+        items[4].groupID = "weekly"
+        var finished = ScheduledItem(id: 20, content: content("done"), fireDate: t0 - 60, owner: "b")
+        finished.groupID = "weekly"
+        finished.finished = .lastOccurrence
+        _ = s.restore(groups: [:], items: items + [finished], now: t0)
+        for owner in Set(owners) {
+            let pending = items.filter { $0.owner == owner }
+            #expect(s.pendingCount(owner: owner) == pending.count, "\(owner)")
+            let bytes = owner.isEmpty ? 0 : (pending + (owner == "b" ? [finished] : [])).map(\.storedBytes).reduce(0, +)
+            #expect(s.bytes(owner: owner) == bytes, "\(owner)")
+        }
+        for item in items { _ = s.cancel(item.id, now: t0) }
+        for owner in Set(owners) {
+            #expect(s.pendingCount(owner: owner) == 0, "\(owner)")
+        }
+        #expect(s.bytes(owner: "b") == finished.storedBytes)
+        #expect(s.bytes(owner: "org.example.LongApplicationName") == 0)
+    }
+
     /// A long simulated run: 10 000 items over a simulated year, cancelled at random, stepped exactly at
     /// each deadline; every live item is delivered exactly once, in deadline order, never early or late.
     @Test func aSimulatedYearDeliversEveryLiveItemOnceInOrder() {

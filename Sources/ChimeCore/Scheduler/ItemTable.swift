@@ -32,12 +32,7 @@ struct ItemTable: Sendable {
         get { index[id].flatMap { slots[Int($0)] } }
         set {
             if let newValue {
-                var item = newValue
-                if releasesDefinitions {
-                    if item.definition.isResident { item.definition = item.definition.released }
-                } else if item.definition.decodedEntry != nil {
-                    item.definition = item.definition.compact
-                }
+                let item = kept(newValue)
                 // One lookup for a new item: its slot is offered, and taken back if the item had one.
                 let offered = free.last ?? Int32(slots.count)
                 if let slot = index.updateValue(offered, forKey: id) {
@@ -61,6 +56,63 @@ struct ItemTable: Sendable {
                 removeValue(forKey: id)
             }
         }
+    }
+
+    /// The item as the table keeps it: its definition released when the store holds definitions, else
+    /// compact.
+    private func kept(_ newItem: ScheduledItem) -> ScheduledItem {
+        var item = newItem
+        if releasesDefinitions {
+            if item.definition.isResident { item.definition = item.definition.released }
+        } else if item.definition.decodedEntry != nil {
+            item.definition = item.definition.compact
+        }
+        return item
+    }
+
+    /// The owner whose items `add(_:sequence:)` is adding, with the count and bytes not yet added to
+    /// `perOwner` and `bytesPerOwner`.
+    private var adding: (owner: String, count: Int, bytes: Int)?
+
+    /// Adds an item with its trigger's sequence number, for a start (`Scheduler.restore`): one lookup of
+    /// the index, and the owner's count and bytes added once for each run of one owner's items (a start
+    /// reads them stored together) instead of two lookups by the owner's name for each item.
+    /// `finishAdding()` must come before anything reads the counts.
+    mutating func add(_ newItem: ScheduledItem, sequence: UInt64) {
+        let item = kept(newItem)
+        let offered = free.last ?? Int32(slots.count)
+        if let slot = index.updateValue(offered, forKey: item.id) {
+            // Held already: replaced as any change is.
+            index[item.id] = slot
+            finishAdding()
+            self[item.id] = item
+            sequences[Int(slot)] = sequence
+            return
+        }
+        if free.popLast() != nil {
+            slots[Int(offered)] = item
+            sequences[Int(offered)] = sequence
+        } else {
+            slots.append(item)
+            sequences.append(sequence)
+        }
+        countWakesAndSingles(item, 1)
+        if adding?.owner != item.owner {
+            finishAdding()
+            adding = (item.owner, 0, 0)
+        }
+        adding!.count += 1
+        adding!.bytes += item.storedBytes
+    }
+
+    /// Adds the counts `add(_:sequence:)` has kept back.
+    mutating func finishAdding() {
+        guard let (owner, count, bytes) = adding else { return }
+        adding = nil
+        perOwner[owner, default: 0] += count
+        guard !owner.isEmpty else { return }
+        let total = (bytesPerOwner[owner] ?? 0) + bytes
+        bytesPerOwner[owner] = total == 0 ? nil : total
     }
 
     @discardableResult
@@ -119,12 +171,19 @@ struct ItemTable: Sendable {
     func singles(owner: String) -> [ScheduledItem] { (singlesPerOwner[owner] ?? []).compactMap { self[$0] } }
 
     private mutating func count(_ item: ScheduledItem, _ sign: Int) {
+        countWakesAndSingles(item, sign)
+        let now = (perOwner[item.owner] ?? 0) + sign
+        perOwner[item.owner] = now == 0 ? nil : now
+        guard !item.owner.isEmpty else { return }
+        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.storedBytes
+        bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes
+    }
+
+    private mutating func countWakesAndSingles(_ item: ScheduledItem, _ sign: Int) {
         if item.definition.wakes {
             if sign > 0 { wakeIDs.insert(item.id) } else { wakeIDs.remove(item.id) }
             wakeGeneration &+= 1
         }
-        let now = (perOwner[item.owner] ?? 0) + sign
-        perOwner[item.owner] = now == 0 ? nil : now
         if item.groupID == nil {
             if sign > 0 {
                 singlesPerOwner[item.owner, default: []].insert(item.id)
@@ -133,8 +192,5 @@ struct ItemTable: Sendable {
                 if singlesPerOwner[item.owner]?.isEmpty == true { singlesPerOwner.removeValue(forKey: item.owner) }
             }
         }
-        guard !item.owner.isEmpty else { return }
-        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.storedBytes
-        bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes
     }
 }

@@ -64,8 +64,6 @@ public struct Scheduler: Sendable {
     public static let missedCountLimit = 100_000
 
     private var heap = Heap<Trigger>()
-    /// The triggers of the items `restore` puts back, while it does.
-    private var restored: [Trigger] = []
     /// Pending items.
     private(set) var items = ItemTable()
     /// Group items that are finished, or whose group is disabled: kept so a reschedule keeps their state.
@@ -271,6 +269,9 @@ public struct Scheduler: Sendable {
     ) -> SchedulerStep {
         for (key, settings) in storedGroups { setGroup(key, GroupRecord(settings: settings)) }
         items.reserveCapacity(items.count + storedItems.count)
+        // The triggers of the items put back, for one heap built from them all at once (linear), instead of
+        // an insertion per item.
+        var restored: [Trigger] = []
         restored.reserveCapacity(storedItems.count)
         // A group's items come one after the other (they are stored together): the group is looked up
         // once per run of its items, not once per item.
@@ -296,13 +297,15 @@ public struct Scheduler: Sendable {
             if item.finished != nil || !enabled {
                 retired[item.id] = item
             } else {
-                insert(item, intoHeap: false)
+                let sequence = nextSequence
+                nextSequence += 1
+                items.add(item, sequence: sequence)
+                restored.append(trigger(of: item, sequence: sequence))
             }
         }
+        items.finishAdding()
         endRun()
-        // One heap built from every trigger at once (linear), instead of an insertion per item.
         heap = Heap(heap.unordered + restored)
-        restored = []
         return step(now: now)
     }
 
@@ -532,18 +535,21 @@ public struct Scheduler: Sendable {
         insert(item)
     }
 
-    /// Makes an item pending; `intoHeap` false collects its trigger in `restored`, for `restore` to build
-    /// the heap from at once.
-    private mutating func insert(_ item: ScheduledItem, intoHeap: Bool = true) {
+    /// Makes an item pending.
+    private mutating func insert(_ item: ScheduledItem) {
         items[item.id] = item
         let sequence = nextSequence
         nextSequence += 1
         items.setSequence(sequence, of: item.id)
+        heap.insert(trigger(of: item, sequence: sequence))
+    }
+
+    /// The trigger of a pending item: its next occurrence, or its end date when that comes first.
+    private func trigger(of item: ScheduledItem, sequence: UInt64) -> Trigger {
         let endsFirst = item.endDate.map { $0 < item.fireDate } ?? false
-        let trigger = Trigger(
+        return Trigger(
             date: endsFirst ? item.endDate! : item.fireDate, sequence: sequence, itemID: item.id,
             kind: endsFirst ? .end : .fire)
-        if intoHeap { heap.insert(trigger) } else { restored.append(trigger) }
     }
 
     private mutating func dropStale() {

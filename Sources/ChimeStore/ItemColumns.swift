@@ -1,0 +1,88 @@
+import GRDB
+internal import GRDBSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The columns of the row a statement is on, read with SQLite's own column functions: a start reads every
+/// item's row, and GRDB's `Row` asked SQLite for each column's type again for each value and wrapped the
+/// definition's bytes in a `Data` (docs/performance.md). A value of a type the column never holds is a
+/// `RowProblem`, so that the row is set aside, as GRDB's decoding did.
+///
+/// Owner and group names repeat from row to row (a group's items are stored together): a name equal to the
+/// previous row's is that same string, so a million items share a few hundred names instead of each
+/// holding copies of its own.
+struct ItemColumns {
+    private let statement: SQLiteStatement
+    private var owner = ""
+    private var group: String?
+
+    init(_ statement: Statement) { self.statement = statement.sqliteStatement }
+
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
+
+    func int(_ index: Int32, _ column: String) throws(RowProblem) -> Int64 {
+        guard sqlite3_column_type(statement, index) == SQLITE_INTEGER else {
+            throw RowProblem("\(column) is \(kind(index)), not an integer")
+        }
+        return sqlite3_column_int64(statement, index)
+    }
+
+    func optionalInt(_ index: Int32, _ column: String) throws(RowProblem) -> Int64? {
+        isNull(index) ? nil : try int(index, column)
+    }
+
+    /// The bytes of a text column, valid until the statement moves on.
+    func bytes(_ index: Int32, _ column: String) throws(RowProblem) -> UnsafeRawBufferPointer {
+        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else {
+            throw RowProblem("\(column) is \(kind(index)), not text")
+        }
+        let count = Int(sqlite3_column_bytes(statement, index))
+        guard let start = sqlite3_column_text(statement, index) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: start, count: count)
+    }
+
+    func text(_ index: Int32, _ column: String) throws(RowProblem) -> String {
+        String(decoding: try bytes(index, column), as: UTF8.self)
+    }
+
+    func optionalText(_ index: Int32, _ column: String) throws(RowProblem) -> String? {
+        isNull(index) ? nil : try text(index, column)
+    }
+
+    /// The owner's name, the previous row's string when it is the same.
+    mutating func owner(_ index: Int32, _ column: String) throws(RowProblem) -> String {
+        let bytes = try bytes(index, column)
+        if !Self.same(owner, bytes) { owner = String(decoding: bytes, as: UTF8.self) }
+        return owner
+    }
+
+    /// The group's id (nil for a one-off), the previous row's string when it is the same.
+    mutating func group(_ index: Int32, _ column: String) throws(RowProblem) -> String? {
+        guard !isNull(index) else { return nil }
+        let bytes = try bytes(index, column)
+        if let group, Self.same(group, bytes) { return group }
+        group = String(decoding: bytes, as: UTF8.self)
+        return group
+    }
+
+    private static func same(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var string = string
+        return string.withUTF8 {
+            $0.count == bytes.count && (bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+    }
+
+    private func kind(_ index: Int32) -> String {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: "an integer"
+        case SQLITE_FLOAT: "a real number"
+        case SQLITE_TEXT: "text"
+        case SQLITE_BLOB: "a blob"
+        default: "NULL"
+        }
+    }
+}
