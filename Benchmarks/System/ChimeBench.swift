@@ -110,6 +110,11 @@ struct ChimeBench: AsyncParsableCommand {
             try await Self.allow(appID: "chime-bench", chime: binaries.appendingPathComponent("chime").path, bus: bus)
             let client = try await ChimeClient.connect(.bus(bus.address))
             defer { client.close() }
+            if measures(.idle) {
+                // A fresh chimed and its relay, with nothing scheduled yet: what every session pays all day.
+                report.freshRSSMB = Double(chimed!.residentBytes) / 1_048_576
+                say(row("fresh chimed and its relay, resident", String(format: "%.1f MB", report.freshRSSMB!)))
+            }
 
             // 2. Load the active entries (far ahead, spread over years), then measure idle cost.
             let loadStart = Clock.monotonic()
@@ -531,6 +536,7 @@ struct Report: Codable {
     var latenessUnderLoad: Percentiles?
     var systemdTimer: Percentiles?
     var loadSeconds: Double?
+    var freshRSSMB: Double?
     var idle: Idle?
     var throughput: Throughput?
     var scale: Scale?
@@ -559,6 +565,8 @@ struct Report: Codable {
             result["schedule-8-over-ping"] = throughput.schedule8 / throughput.ping
         }
         if let idle { result["idle-wakeups-per-minute"] = Double(idle.contextSwitches) * 60 / idle.seconds }
+        // Memory does not drift with the machine's speed.
+        if let freshRSSMB { result["fresh-rss-mb"] = freshRSSMB }
         if let timeEngine {
             result["chime-next-over-systemd-analyze"] = timeEngine.chimeNextSeconds / timeEngine.systemdAnalyzeSeconds
             // Both expand the same RRULE set in the same run: the ratio does not drift with the machine.
