@@ -30,7 +30,11 @@ struct ItemColumns {
     }
 
     func optionalInt(_ index: Int32, _ column: String) throws(RowProblem) -> Int64? {
-        isNull(index) ? nil : try int(index, column)
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL: return nil
+        case SQLITE_INTEGER: return sqlite3_column_int64(statement, index)
+        default: throw RowProblem("\(column) is \(kind(index)), not an integer")
+        }
     }
 
     /// The bytes of a text column, valid until the statement moves on.
@@ -38,11 +42,16 @@ struct ItemColumns {
         guard sqlite3_column_type(statement, index) == SQLITE_TEXT else {
             throw RowProblem("\(column) is \(kind(index)), not text")
         }
-        let count = Int(sqlite3_column_bytes(statement, index))
+        return textBytes(index)
+    }
+
+    /// The bytes of a column that holds text.
+    private func textBytes(_ index: Int32) -> UnsafeRawBufferPointer {
+        // The text first, then its length, as SQLite's documentation says to.
         guard let start = sqlite3_column_text(statement, index) else {
             return UnsafeRawBufferPointer(start: nil, count: 0)
         }
-        return UnsafeRawBufferPointer(start: start, count: count)
+        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index)))
     }
 
     func text(_ index: Int32, _ column: String) throws(RowProblem) -> String {
@@ -50,7 +59,11 @@ struct ItemColumns {
     }
 
     func optionalText(_ index: Int32, _ column: String) throws(RowProblem) -> String? {
-        isNull(index) ? nil : try text(index, column)
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL: return nil
+        case SQLITE_TEXT: return String(decoding: textBytes(index), as: UTF8.self)
+        default: throw RowProblem("\(column) is \(kind(index)), not text")
+        }
     }
 
     /// The owner's name, the previous row's string when it is the same.

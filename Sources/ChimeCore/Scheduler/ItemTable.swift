@@ -60,7 +60,7 @@ struct ItemTable: Sendable {
 
     /// The item as the table keeps it: its definition released when the store holds definitions, else
     /// compact.
-    private func kept(_ newItem: ScheduledItem) -> ScheduledItem {
+    private func kept(_ newItem: consuming ScheduledItem) -> ScheduledItem {
         var item = newItem
         if releasesDefinitions {
             if item.definition.isResident { item.definition = item.definition.released }
@@ -78,7 +78,7 @@ struct ItemTable: Sendable {
     /// the index, and the owner's count and bytes added once for each run of one owner's items (a start
     /// reads them stored together) instead of two lookups by the owner's name for each item.
     /// `finishAdding()` must come before anything reads the counts.
-    mutating func add(_ newItem: ScheduledItem, sequence: UInt64) {
+    mutating func add(_ newItem: consuming ScheduledItem, sequence: UInt64) {
         let item = kept(newItem)
         let offered = free.last ?? Int32(slots.count)
         if let slot = index.updateValue(offered, forKey: item.id) {

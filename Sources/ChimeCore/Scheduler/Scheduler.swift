@@ -305,7 +305,8 @@ public struct Scheduler: Sendable {
         }
         items.finishAdding()
         endRun()
-        heap = Heap(heap.unordered + restored)
+        // Built in place from the triggers when nothing was pending before (a start), not from a copy.
+        heap = heap.isEmpty ? Heap(consume restored) : Heap(heap.unordered + restored)
         return step(now: now)
     }
 
