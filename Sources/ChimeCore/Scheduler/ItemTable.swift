@@ -109,10 +109,7 @@ struct ItemTable: Sendable {
     mutating func finishAdding() {
         guard let (owner, count, bytes) = adding else { return }
         adding = nil
-        perOwner[owner, default: 0] += count
-        guard !owner.isEmpty else { return }
-        let total = (bytesPerOwner[owner] ?? 0) + bytes
-        bytesPerOwner[owner] = total == 0 ? nil : total
+        add(owner: owner, count: count, bytes: bytes)
     }
 
     @discardableResult
@@ -172,11 +169,16 @@ struct ItemTable: Sendable {
 
     private mutating func count(_ item: ScheduledItem, _ sign: Int) {
         countWakesAndSingles(item, sign)
-        let now = (perOwner[item.owner] ?? 0) + sign
-        perOwner[item.owner] = now == 0 ? nil : now
-        guard !item.owner.isEmpty else { return }
-        let bytes = (bytesPerOwner[item.owner] ?? 0) + sign * item.storedBytes
-        bytesPerOwner[item.owner] = bytes == 0 ? nil : bytes
+        add(owner: item.owner, count: sign, bytes: sign * item.storedBytes)
+    }
+
+    /// Adds to `owner`'s count and (for an app, not the user) bytes; a total of 0 leaves no entry.
+    private mutating func add(owner: String, count: Int, bytes: Int) {
+        let items = (perOwner[owner] ?? 0) + count
+        perOwner[owner] = items == 0 ? nil : items
+        guard !owner.isEmpty else { return }
+        let total = (bytesPerOwner[owner] ?? 0) + bytes
+        bytesPerOwner[owner] = total == 0 ? nil : total
     }
 
     private mutating func countWakesAndSingles(_ item: ScheduledItem, _ sign: Int) {
