@@ -408,7 +408,7 @@ public enum UserInfoWire {
     /// Reads `key` of `fields` as user info (nil when absent), checking every limit; a refusal names the
     /// key and where in it the value is.
     public static func decode(_ fields: WireFields, key: String) throws(DBusError) -> [String: UserInfoValue]? {
-        guard let value = fields.values[key] else { return nil }
+        guard let value = fields[key] else { return nil }
         var reader = Reader(what: "\(fields.what) key \"\(key)\"")
         let info = try reader.dictionary(value, path: "", depth: 0, allowStrings: true)
         guard reader.bytes <= NotificationContent.maximumUserInfoBytes else {

@@ -41,7 +41,13 @@ public struct WireFields: Sendable {
     /// The most records of an `aa{sv}` value inside a record.
     public static let maximumRecords = 10_000
 
-    let values: [String: DBusValue]
+    /// The keys and their values, in the order sent. A record has a handful of keys, found faster by
+    /// comparing them than by hashing; one with more than `indexedAbove` has an index too, so that a caller
+    /// who sends thousands of keys costs no more than their hashing.
+    private let keys: [String]
+    private let fieldValues: [DBusValue]
+    private let index: [String: Int]?
+    static let indexedAbove = 16
     /// What the record is, for messages ("content", "entry 3").
     let what: String
 
@@ -49,20 +55,35 @@ public struct WireFields: Sendable {
         guard case .dictionary(.string, .variant, let entries) = value else {
             throw invalid("the \(what) must be a dictionary a{sv}")
         }
-        var values: [String: DBusValue] = [:]
+        var keys: [String] = []
+        var values: [DBusValue] = []
+        keys.reserveCapacity(entries.count)
+        values.reserveCapacity(entries.count)
+        var index: [String: Int]? = entries.count > Self.indexedAbove ? [:] : nil
         for entry in entries {
             guard case .string(let key) = entry.key, case .variant(let inner) = entry.value else { continue }
-            guard values[key] == nil else { throw invalid("\(what) key \"\(key)\" appears twice") }
-            values[key] = inner
+            let seen = index != nil ? index![key] != nil : keys.contains(key)
+            guard !seen else { throw invalid("\(what) key \"\(key)\" appears twice") }
+            index?[key] = keys.count
+            keys.append(key)
+            values.append(inner)
         }
-        self.values = values
+        self.keys = keys
+        self.fieldValues = values
+        self.index = index
         self.what = what
     }
 
-    public func has(_ key: String) -> Bool { values[key] != nil }
+    /// The value of a key, if the record has it.
+    subscript(key: String) -> DBusValue? {
+        if let index { return index[key].map { fieldValues[$0] } }
+        return keys.firstIndex(of: key).map { fieldValues[$0] }
+    }
+
+    public func has(_ key: String) -> Bool { self[key] != nil }
 
     public func value(_ key: String, _ type: DBusType) throws(DBusError) -> DBusValue? {
-        guard let v = values[key] else { return nil }
+        guard let v = self[key] else { return nil }
         guard v.type == type else {
             throw invalid("\(what) key \"\(key)\" must have type \(type), not \(v.type)")
         }
@@ -170,7 +191,10 @@ public struct WireFields: Sendable {
     }
 
     public func refuseUnknown(known: Set<String>) throws(DBusError) {
-        if let unknown = values.keys.sorted().first(where: { !known.contains($0) }) {
+        // The first unknown key in sorted order, sorted only when there is one.
+        if keys.contains(where: { !known.contains($0) }),
+            let unknown = keys.sorted().first(where: { !known.contains($0) })
+        {
             throw invalid(
                 "unknown \(what) key \(excerpt(unknown)); known keys: \(known.sorted().joined(separator: ", "))")
         }
