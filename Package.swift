@@ -201,5 +201,6 @@ if Context.environment["CHIME_FUZZ"] != nil {
     package.targets += [
         .executableTarget(name: "fuzz-config", dependencies: ["ChimeConfig", "ChimeCore"], path: "Fuzz/Config"),
         .executableTarget(name: "fuzz-dbus", dependencies: ["ChimeProtocol", "DBusKit"], path: "Fuzz/DBus"),
+        .executableTarget(name: "fuzz-definition", dependencies: ["ChimeCore"], path: "Fuzz/Definition"),
     ]
 }

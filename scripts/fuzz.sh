@@ -7,8 +7,9 @@
 #   FUZZ_TARGETS="config dbus"              only these targets
 # Targets: the rule parsers (rrule, oncalendar, phrase), the iCalendar reader (ical) and the TZif reader (tzif),
 # pure ChimeCore built with swiftc; the TOML readers (config: chime.toml and group files through TOMLKit, which is
-# C++) and D-Bus message reading (dbus: DBusKit's demarshalling and chimed's record readers); the last two build
-# through SwiftPM in .build-fuzz-spm, where CHIME_FUZZ=1 adds them to the package.
+# C++), D-Bus message reading (dbus: DBusKit's demarshalling and chimed's record readers) and the binary encoding
+# of stored definitions (definition); the last three build through SwiftPM in .build-fuzz-spm, where CHIME_FUZZ=1
+# adds them to the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-10}
@@ -45,6 +46,7 @@ declare -A swiftc_seeds=([ical]=Tests/ChimeCoreTests/Fixtures/ics [tzif]=/usr/sh
 spm_targets=(
     "config config"
     "dbus Fuzz/corpus/dbus"
+    "definition Fuzz/corpus/definition"
 )
 
 wanted() { [ -z "${FUZZ_TARGETS:-}" ] || [[ " $FUZZ_TARGETS " == *" $1 "* ]]; }

@@ -238,7 +238,7 @@ struct AppStorage {
 
     /// What categories take as stored: their encodings.
     static func bytes(of categories: [ActionCategory]) -> Int {
-        categories.reduce(0) { $0 + DefinitionCoding.encode($1).utf8.count }
+        categories.reduce(0) { $0 + DefinitionCoding.encodeJSON($1).utf8.count }
     }
 
     func bytes(ofCategoriesOf owner: String) -> Int { categoryBytes[owner] ?? 0 }

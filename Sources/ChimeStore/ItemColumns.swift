@@ -45,6 +45,30 @@ struct ItemColumns {
         return textBytes(index)
     }
 
+    /// The bytes of a definition column: a blob (or text, as definitions were before they were binary),
+    /// valid until the statement moves on.
+    func definition(_ index: Int32, _ column: String) throws(RowProblem) -> UnsafeRawBufferPointer {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_BLOB: return blobBytes(index)
+        case SQLITE_TEXT: return textBytes(index)
+        default: throw RowProblem("\(column) is \(kind(index)), not a definition")
+        }
+    }
+
+    /// The bytes of a definition column that may be NULL, copied.
+    func optionalDefinition(_ index: Int32, _ column: String) throws(RowProblem) -> [UInt8]? {
+        guard !isNull(index) else { return nil }
+        return Array(try definition(index, column))
+    }
+
+    private func blobBytes(_ index: Int32) -> UnsafeRawBufferPointer {
+        // The blob first, then its length, as SQLite's documentation says to.
+        guard let start = sqlite3_column_blob(statement, index) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_column_bytes(statement, index)))
+    }
+
     /// The bytes of a column that holds text.
     private func textBytes(_ index: Int32) -> UnsafeRawBufferPointer {
         // The text first, then its length, as SQLite's documentation says to.

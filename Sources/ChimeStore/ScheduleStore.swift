@@ -1027,10 +1027,10 @@ public final class ScheduleStore: Sendable {
     /// is set aside.
     static func item(from row: inout ItemColumns) throws -> ScheduledItem {
         // Hashed where SQLite holds it: the fingerprint is the checksum's state after the entry's bytes.
-        let entry = try row.bytes(4, "entry")
+        let entry = try row.definition(4, "entry")
         let fingerprint = EntryDefinition.fingerprint(of: entry)
         let encodedBytes = entry.count
-        let rule = try row.optionalText(5, "recurrence")
+        let rule = try row.optionalDefinition(5, "recurrence")
         let pool = try row.optionalText(6, "entryState")
         let reason = try row.optionalText(7, "finishReason")
         let snoozeOf = try row.optionalInt(8, "snoozeOf")
@@ -1095,7 +1095,8 @@ public final class ScheduleStore: Sendable {
                     """, arguments: StatementArguments(Array(chunk)))
             while let row = try rows.next() {
                 result[UInt64(clamping: row[0] as Int64)] = Self.entry(
-                    row[1], recurrence: row[2], entryID: row[3], end: row[4], maximum: row[5], bytes: row[6],
+                    Self.bytes(row[1]), recurrence: Self.optionalBytes(row[2]), entryID: row[3], end: row[4],
+                    maximum: row[5], bytes: row[6],
                     check: row[7], wakes: row[8] as Int64 != 0)
             }
         }
@@ -1115,7 +1116,7 @@ public final class ScheduleStore: Sendable {
     /// An entry from its row's columns; one whose definition does not match its checksum or does not
     /// decode reads as `EntryDefinition.unreadable`, so that chimed goes on.
     static func entry(
-        _ entry: String, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64,
+        _ entry: [UInt8], recurrence: [UInt8]?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64,
         check: Int64?, wakes: Bool
     ) -> TimelineEntry {
         let intact =
@@ -1171,12 +1172,12 @@ public final class ScheduleStore: Sendable {
             while let row = try rows.next() {
                 // A row chimed cannot read is left out of a listing; the next start sets it aside.
                 guard let item = try? Self.item(from: &columns) else { continue }
-                let text: String = row[4]
                 page.append(
                     (
                         item,
                         Self.entry(
-                            text, recurrence: row[5], entryID: row[10], end: row[11], maximum: row[12],
+                            Self.bytes(row[4]), recurrence: Self.optionalBytes(row[5]), entryID: row[10], end: row[11],
+                            maximum: row[12],
                             bytes: row[13], check: row[16], wakes: row[17] as Int64 != 0)
                     ))
             }
@@ -1245,8 +1246,8 @@ public final class ScheduleStore: Sendable {
     /// entry's bytes (its fingerprint is the hash after them), a zero byte, then the other columns. `wake`
     /// counts only when set, so that the checksums of rows stored before the column existed stay right.
     static func definitionCheck(
-        entryFingerprint: UInt64, recurrence: String?, entryID: String, end: Int64?, maximum: Int64?, bytes: Int64,
-        wakes: Bool
+        entryFingerprint: UInt64, recurrence: [UInt8]?, entryID: String, end: Int64?, maximum: Int64?,
+        bytes: Int64, wakes: Bool
     ) -> Int64 {
         var hash = entryFingerprint
         func add(_ byte: UInt8) {
@@ -1257,6 +1258,10 @@ public final class ScheduleStore: Sendable {
             if var text {
                 text.withUTF8 { hash = EntryDefinition.fingerprint(of: UnsafeRawBufferPointer($0), from: hash) }
             }
+            add(0)
+        }
+        func add(_ bytes: [UInt8]?) {
+            if let bytes { bytes.withUnsafeBytes { hash = EntryDefinition.fingerprint(of: $0, from: hash) } }
             add(0)
         }
         func add(_ number: Int64?) {
@@ -1277,14 +1282,14 @@ public final class ScheduleStore: Sendable {
     /// The definition columns of an item and of its state, in the order of `save`: entry, recurrence,
     /// entryState (a pool's position, or NULL), endUsec, maxOccurrences, contentBytes, occurrences,
     /// lastFiredUsec, definitionCheck (which covers `wake`, stored beside them by `save`).
-    static func definitionValues(_ item: ScheduledItem, encoded: String) -> StatementArguments {
+    static func definitionValues(_ item: ScheduledItem, encoded: [UInt8]) -> StatementArguments {
         let definition = item.definition
         let end = definition.endDate.map(Time.usec)
         let maximum = definition.maximumOccurrences.map { Int64(clamping: $0) }
         let bytes = Int64(clamping: definition.contentBytes)
         let rule = item.storedRecurrence?.encoded
         return [
-            encoded, rule, poolState(item.state), end, maximum, bytes,
+            Data(encoded), rule.map { Data($0) }, poolState(item.state), end, maximum, bytes,
             Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
             definitionCheck(
                 entryFingerprint: definition.fingerprint, recurrence: rule, entryID: definition.id, end: end,
@@ -1295,7 +1300,7 @@ public final class ScheduleStore: Sendable {
     /// A pool's place in the state (`entryState`); nil for the state of every entry without a pool.
     static func poolState(_ state: EntryState) -> String? {
         guard state.poolPosition != 0 || !state.poolBag.isEmpty else { return nil }
-        return DefinitionCoding.encode(EntryState(poolPosition: state.poolPosition, poolBag: state.poolBag))
+        return DefinitionCoding.encodeJSON(EntryState(poolPosition: state.poolPosition, poolBag: state.poolBag))
     }
 
     static func outbox(from row: Row) throws -> OutboxRecord {
@@ -1485,7 +1490,20 @@ enum Time {
     }
 }
 
-/// JSON for the definition columns.
+/// The bytes of a definition column (a blob; a row written before definitions were binary holds text).
+extension ScheduleStore {
+    static func bytes(_ value: DatabaseValue) -> [UInt8] {
+        switch value.storage {
+        case .blob(let data): [UInt8](data)
+        case .string(let text): Array(text.utf8)
+        default: []
+        }
+    }
+
+    static func optionalBytes(_ value: DatabaseValue) -> [UInt8]? { value.isNull ? nil : bytes(value) }
+}
+
+/// JSON for the columns that keep it: a pool's state and categories.
 enum Coding {
     // One of each, shared: both are safe to use from several threads, and making one per value cost
     // a visible part of storing and loading items.

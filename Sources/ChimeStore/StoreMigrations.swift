@@ -232,7 +232,7 @@ enum StoreMigrations {
                     let state = try? Coding.decode(EntryState.self, row[3] ?? "{}")
                 else { continue }
                 let rule: String? = row[2]
-                var recurrence: String?
+                var recurrence: [UInt8]?
                 if let rule {
                     guard let decoded = try? Coding.decode(Recurrence.self, rule) else { continue }
                     recurrence = DefinitionCoding.encode(decoded)
@@ -248,7 +248,7 @@ enum StoreMigrations {
                             contentBytes = ?, occurrences = ?, lastFiredUsec = ?, definitionCheck = ?
                         WHERE id = ?
                         """,
-                    arguments: ScheduleStore.definitionValues(item, encoded: definition.encoded ?? "") + [id])
+                    arguments: ScheduleStore.definitionValues(item, encoded: definition.encoded ?? []) + [id])
             }
         }
         migrator.registerMigration("v12: escalations") { db in
@@ -274,6 +274,51 @@ enum StoreMigrations {
             // when it is 1, so earlier rows keep theirs.
             try db.alter(table: "item") { t in t.add(column: "wake", .integer).notNull().defaults(to: 0) }
         }
+        migrator.registerMigration("v16: definitions in the binary encoding") { db in
+            try binaryDefinitions(db)
+        }
         return migrator
+    }
+
+    /// Entries and rules from JSON to `BinaryDefinition`, each row's checksum computed anew over the new
+    /// bytes. A row whose checksum does not match its JSON is left as it is, and one whose JSON does not
+    /// decode loses its checksum: the next start sets both aside, as it does any row it cannot use. A row
+    /// already binary (written by an earlier migration of the same run) is left as it is.
+    static func binaryDefinitions(_ db: Database) throws {
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT id, entry, recurrence, entryID, endUsec, maxOccurrences, contentBytes, wake, definitionCheck
+                FROM item
+                """)
+        while let row = try rows.next() {
+            let id: Int64 = row[0]
+            let entry = ScheduleStore.bytes(row[1])
+            let rule = ScheduleStore.optionalBytes(row[2])
+            guard DefinitionCoding.isJSON(entry) || rule.map(DefinitionCoding.isJSON) == true else { continue }
+            let entryID: String = row[3]
+            let end: Int64? = row[4]
+            let maximum: Int64? = row[5]
+            let bytes: Int64 = row[6]
+            let wakes = (row[7] as Int64) != 0
+            func check(_ entry: [UInt8], _ rule: [UInt8]?) -> Int64 {
+                ScheduleStore.definitionCheck(
+                    entryFingerprint: EntryDefinition.fingerprint(of: entry), recurrence: rule, entryID: entryID,
+                    end: end, maximum: maximum, bytes: bytes, wakes: wakes)
+            }
+            guard row[8] as Int64? == check(entry, rule) else { continue }
+            let newEntry: [UInt8]
+            let newRule: [UInt8]?
+            do {
+                newEntry = DefinitionCoding.encode(try DefinitionCoding.decodeJSON(TimelineEntry.self, entry))
+                newRule = try rule.map { DefinitionCoding.encode(try DefinitionCoding.decodeJSON(Recurrence.self, $0)) }
+            } catch {
+                try db.execute(sql: "UPDATE item SET definitionCheck = NULL WHERE id = ?", arguments: [id])
+                continue
+            }
+            try db.execute(
+                sql: "UPDATE item SET entry = ?, recurrence = ?, definitionCheck = ? WHERE id = ?",
+                arguments: [Data(newEntry), newRule.map { Data($0) }, check(newEntry, newRule), id])
+        }
     }
 }

@@ -59,10 +59,10 @@ import Testing
 
     @Test func anEntryThatDoesNotWakeEncodesAsBeforeTheFlagExisted() {
         let entry = TimelineEntry(id: "e", trigger: .at(t0), content: .fixed(NotificationContent(summary: "x")))
-        #expect(!DefinitionCoding.encode(entry).contains("wake"))
+        #expect(!String(decoding: DefinitionCoding.encode(entry), as: UTF8.self).contains("wake"))
         var waking = entry
         waking.wake = true
-        #expect(DefinitionCoding.encode(waking).contains("wake"))
+        #expect(String(decoding: DefinitionCoding.encode(waking), as: UTF8.self).contains("wake"))
         #expect(EntryDefinition(waking).wakes && !EntryDefinition(entry).wakes)
         // The flag shares its word with the content's size, which it leaves as it is.
         #expect(EntryDefinition(waking).contentBytes == EntryDefinition(entry).contentBytes)

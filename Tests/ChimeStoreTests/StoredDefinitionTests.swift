@@ -111,33 +111,97 @@ import Testing
     /// A database of the version before the wake column (v14) opens with every item not waking the
     /// machine, and each row keeps its checksum: nothing is set aside.
     @Test func aVersionFourteenDatabaseMigratesWithNoItemWaking() throws {
-        let path = ScheduleStoreTests.temporaryPath()
-        try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let queue = try DatabaseQueue(path: path)
-        try StoreMigrations.migrator.migrate(queue, upTo: "v14: what a snooze brings back")
+        let (path, queue) = try database(migratedTo: "v14: what a snooze brings back")
         // Rows as the v14 chimed wrote them: its columns and checksum, without `wake`.
         try queue.write { db in
-            for id: Int64 in 1...3 {
-                let stored = item(UInt64(id), "n\(id)", at: 60 * Double(id))
-                let encoded = try #require(stored.definition.encoded)
-                try db.execute(
-                    sql: """
-                        INSERT INTO item (entry, recurrence, entryState, endUsec, maxOccurrences, contentBytes,
-                            occurrences, lastFiredUsec, definitionCheck, id, owner, entryID, fireAtUsec, summary,
-                            state, createdUsec)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?, ?, ?, 'pending', 0)
-                        """,
-                    arguments: ScheduleStore.definitionValues(stored, encoded: encoded) + [
-                        id, stored.entryID, Time.usec(stored.fireDate), "n\(id)",
-                    ])
-            }
+            for id: UInt64 in 1...3 { try insertAsJSON(item(id, "n\(id)", at: 60 * Double(id)), db) }
         }
         let state = try ScheduleStore(path: path).load()
         #expect(state.setAside == 0)
         #expect(state.items.count == 3 && state.items.allSatisfy { !$0.definition.wakes })
         let columns = try queue.read { db in try db.columns(in: "item").map(\.name) }
         #expect(columns.contains("wake"))
+    }
+
+    /// A new database file with the schema of an earlier version: the migrations up to `version`.
+    func database(migratedTo version: String) throws -> (String, DatabaseQueue) {
+        let path = ScheduleStoreTests.temporaryPath()
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: path)
+        try StoreMigrations.migrator.migrate(queue, upTo: version)
+        return (path, queue)
+    }
+
+    /// Inserts an item's row as chimed wrote it before definitions were binary (schema v11 to v15): the
+    /// entry and rule as JSON text, the checksum over that text. `entry` replaces the entry's JSON.
+    func insertAsJSON(_ stored: ScheduledItem, _ db: Database, entry: String? = nil) throws {
+        let json = DefinitionCoding.encodeJSON(stored.entry)
+        let rule = stored.recurrence.map(DefinitionCoding.encodeJSON)
+        let end = stored.endDate.map(Time.usec)
+        let maximum = stored.maximumOccurrences.map { Int64($0) }
+        let bytes = Int64(stored.definition.contentBytes)
+        let check = ScheduleStore.definitionCheck(
+            entryFingerprint: EntryDefinition.fingerprint(of: Array(json.utf8)),
+            recurrence: rule.map { Array($0.utf8) },
+            entryID: stored.entryID, end: end, maximum: maximum, bytes: bytes, wakes: false)
+        try db.execute(
+            sql: """
+                INSERT INTO item (entry, recurrence, endUsec, maxOccurrences, contentBytes, definitionCheck, id, owner,
+                    entryID, fireAtUsec, summary, state, createdUsec)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 'app', ?, ?, ?, 'pending', 0)
+                """,
+            arguments: [
+                entry ?? json, rule, end, maximum, bytes, check, Int64(stored.id), stored.entryID,
+                Time.usec(stored.fireDate), stored.content.summary,
+            ])
+    }
+
+    /// A database of the version before binary definitions (v15, entries and rules as JSON) opens with
+    /// every intact row's definitions in the binary encoding and read back as they were, each under a new
+    /// checksum; a row edited outside chimed, and one whose JSON does not decode, are set aside.
+    @Test func aVersionFifteenDatabaseMovesItsDefinitionsToTheBinaryEncoding() throws {
+        let (path, queue) = try database(migratedTo: "v15: items that wake the machine")
+        var once = item(1, "once", at: 60)
+        once.entry.endDate = t0 + 3_600
+        once.entry.maximumOccurrences = 1
+        once.entry.category = "c"
+        let rule = WrittenRule.rrule("FREQ=DAILY;BYHOUR=9", dtstart: nil)
+        let repeating = ScheduledItem(
+            id: 2,
+            entry: TimelineEntry(
+                id: "daily", trigger: .rule(rule, timeZone: "Europe/Berlin"),
+                content: .fixed(NotificationContent(summary: "daily"))),
+            recurrence: try Recurrence.parse(rule, now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: utc),
+            fireDate: t0 + 120)
+        let kept = [once, repeating]
+        try queue.write { db in
+            for stored in kept { try insertAsJSON(stored, db) }
+            try insertAsJSON(item(3, "edited", at: 60), db)
+            try db.execute(sql: "UPDATE item SET entry = replace(entry, 'edited', 'changed') WHERE id = 3")
+            // Valid JSON under a right checksum, but not an entry.
+            let broken = item(4, "broken", at: 60)
+            try insertAsJSON(broken, db, entry: #"{"id":"x"}"#)
+        }
+        try queue.close()
+        let store = try ScheduleStore(path: path)
+        let state = try store.load()
+        #expect(state.items.map(\.id).sorted() == [1, 2])
+        #expect(state.setAside == 2 && state.setAsideNow.allSatisfy { $0.contains("checksum") })
+        let entries = try store.entries(of: [1, 2])
+        for stored in kept {
+            let loaded = try #require(state.items.first { $0.id == stored.id })
+            #expect(entries[stored.id] == stored.entry)
+            #expect(loaded.definition.fingerprint == stored.definition.fingerprint)
+            #expect(loaded.recurrence == stored.recurrence)
+        }
+        let columns = try DatabaseQueue(path: path).read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT typeof(entry), typeof(recurrence), hex(substr(entry, 1, 1)) FROM item ORDER BY id")
+        }
+        #expect(columns.map { $0[0] as String } == ["blob", "blob"])
+        #expect(columns.map { $0[1] as String } == ["null", "blob"])
+        #expect(columns.allSatisfy { $0[2] as String == "01" })
     }
 
     /// An item that wakes the machine reads back as one, from its column; the row's checksum covers the

@@ -28,18 +28,18 @@ public struct EntryDefinition: Hashable, Sendable {
     private let encodingBytes: UInt32
 
     private final class Resident: Sendable {
-        let encoded: String
+        let encoded: [UInt8]
         /// The entry it was made from, while a caller still holds it; the scheduler keeps items without it.
         let entry: TimelineEntry?
-        init(_ encoded: String, _ entry: TimelineEntry?) {
+        init(_ encoded: [UInt8], _ entry: TimelineEntry?) {
             self.encoded = encoded
             self.entry = entry
         }
     }
 
-    /// The canonical encoding: JSON with sorted keys, so equal entries encode equally and a reschedule
-    /// can compare definitions by their bytes. Nil when only the store holds it (`released`).
-    public var encoded: String? { resident?.encoded }
+    /// The canonical encoding (`BinaryDefinition`), so equal entries encode equally and a reschedule can
+    /// compare definitions by their bytes. Nil when only the store holds it (`released`).
+    public var encoded: [UInt8]? { resident?.encoded }
     public var endDate: Date? { endSeconds.isNaN ? nil : Date(timeIntervalSince1970: endSeconds) }
     public var maximumOccurrences: Int? { maximum < 0 ? nil : maximum }
     /// `ContentSource.byteSize` of its content, as the limit of one item's content counts it.
@@ -69,22 +69,22 @@ public struct EntryDefinition: Hashable, Sendable {
         self.init(
             resident: Resident(encoded, entry), fingerprint: Self.fingerprint(of: encoded), id: entry.id,
             endDate: entry.endDate, maximumOccurrences: entry.maximumOccurrences,
-            contentBytes: entry.content.byteSize, encodedBytes: encoded.utf8.count, wakes: entry.wake)
+            contentBytes: entry.content.byteSize, encodedBytes: encoded.count, wakes: entry.wake)
     }
 
     /// A stored definition with the fields kept beside it as its row has them; nothing is decoded. A nil
     /// `encoded` leaves the encoding in the store; `fingerprint` and `encodedBytes` (its length) must then
     /// be given. `wakes` is the entry's `wake`, kept in a column of its own.
     public init(
-        encoded: String?, fingerprint: UInt64? = nil, encodedBytes: Int? = nil, id: String, endDate: Date?,
+        encoded: [UInt8]?, fingerprint: UInt64? = nil, encodedBytes: Int? = nil, id: String, endDate: Date?,
         maximumOccurrences: Int?, contentBytes: Int, wakes: Bool = false
     ) {
         precondition(encoded != nil || fingerprint != nil, "a released definition needs its fingerprint")
         self.init(
             resident: encoded.map { Resident($0, nil) },
-            fingerprint: fingerprint ?? Self.fingerprint(of: encoded ?? ""),
+            fingerprint: fingerprint ?? Self.fingerprint(of: encoded ?? []),
             id: id, endDate: endDate, maximumOccurrences: maximumOccurrences, contentBytes: contentBytes,
-            encodedBytes: encoded?.utf8.count ?? encodedBytes ?? 0, wakes: wakes)
+            encodedBytes: encoded?.count ?? encodedBytes ?? 0, wakes: wakes)
     }
 
     /// Whether the encoding is held here (not `released`).
@@ -145,12 +145,11 @@ public struct EntryDefinition: Hashable, Sendable {
     }
     public func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
 
-    static func encode(_ entry: TimelineEntry) -> String { DefinitionCoding.encode(entry) }
+    static func encode(_ entry: TimelineEntry) -> [UInt8] { DefinitionCoding.encode(entry) }
 
-    /// FNV-1a, 64 bits, of the text's UTF-8 bytes: the fingerprint of an encoding.
-    public static func fingerprint(of text: String) -> UInt64 {
-        var text = text
-        return text.withUTF8 { fingerprint(of: UnsafeRawBufferPointer($0)) }
+    /// FNV-1a, 64 bits, of an encoding's bytes: its fingerprint.
+    public static func fingerprint(of encoded: [UInt8]) -> UInt64 {
+        encoded.withUnsafeBytes { fingerprint(of: $0) }
     }
 
     /// FNV-1a, 64 bits, of bytes (continuing from `hash`: the store's row checksum starts with the
@@ -171,7 +170,7 @@ public struct EntryDefinition: Hashable, Sendable {
 /// A repeating item's parsed rule as the scheduler holds it: encoded as the store keeps it, decoded the
 /// first time the item needs its next occurrence and kept decoded after that.
 public final class StoredRecurrence: Hashable, Sendable {
-    public let encoded: String
+    public let encoded: [UInt8]
     private let decoded: Mutex<Recurrence?>
 
     public init(_ recurrence: Recurrence) {
@@ -180,7 +179,7 @@ public final class StoredRecurrence: Hashable, Sendable {
     }
 
     /// A stored rule; decoded when it is first used.
-    public init(encoded: String) {
+    public init(encoded: [UInt8]) {
         self.encoded = encoded
         decoded = Mutex(nil)
     }
@@ -199,34 +198,59 @@ public final class StoredRecurrence: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
 }
 
-/// The encoding of definitions: JSON, keys sorted so that equal values encode to equal bytes, and
-/// numbers JSON cannot hold (a hint's NaN) written as strings rather than refused.
+/// The encoding of definitions: `BinaryDefinition`, canonical, so that equal values encode to equal bytes.
+/// JSON, the encoding of earlier versions, is read only to migrate a store (`decodeJSON`), and written only
+/// where a size is still counted as JSON (`encodeJSON`).
 public enum DefinitionCoding {
-    private static let encoder: JSONEncoder = {
+    /// Encodes a definition; the types it is used for encode without failing.
+    public static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        do {
+            return try BinaryDefinition.encode(value)
+        } catch {
+            preconditionFailure("a definition did not encode: \(error)")
+        }
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws -> T {
+        try BinaryDefinition.decode(type, from: bytes)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer) throws -> T {
+        try BinaryDefinition.decode(type, from: bytes)
+    }
+
+    /// Whether stored bytes are a definition in JSON (an object or a string: how every definition of
+    /// earlier versions begins), rather than in the binary encoding (whose first byte is its version).
+    public static func isJSON(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.first == UInt8(ascii: "{") || bytes.first == UInt8(ascii: "\"")
+    }
+
+    private static let jsonEncoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return encoder
     }()
-    private static let decoder: JSONDecoder = {
+    private static let jsonDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return decoder
     }()
 
-    /// Encodes a definition; the types it is used for encode without failing.
-    public static func encode<T: Encodable>(_ value: T) -> String {
+    /// The JSON encoding of earlier versions' definitions: keys sorted, and numbers JSON cannot hold (a
+    /// hint's NaN) written as strings.
+    public static func encodeJSON<T: Encodable>(_ value: T) -> String {
         do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+            return String(decoding: try jsonEncoder.encode(value), as: UTF8.self)
         } catch {
             preconditionFailure("a definition did not encode: \(error)")
         }
     }
 
-    public static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-        try decoder.decode(type, from: Data(text.utf8))
+    public static func decodeJSON<T: Decodable>(_ type: T.Type, _ bytes: some Collection<UInt8>) throws -> T {
+        try jsonDecoder.decode(type, from: Data(bytes))
     }
 
     /// A definition was read that is held only by the store: a caller that should have read it there.

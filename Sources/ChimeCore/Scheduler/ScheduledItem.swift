@@ -102,7 +102,7 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
     /// What the item takes in the store, as an app's byte quota counts it: its encoded entry (content,
     /// user info, ids, the rule as written…), its parsed rule, and its group's id.
     public var storedBytes: Int {
-        definition.encodedBytes + (storedRecurrence?.encoded.utf8.count ?? 0) + (groupID?.utf8.count ?? 0)
+        definition.encodedBytes + (storedRecurrence?.encoded.count ?? 0) + (groupID?.utf8.count ?? 0)
     }
 
     /// Whether it repeats (it has a rule), known without decoding the rule.

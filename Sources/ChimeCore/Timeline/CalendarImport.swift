@@ -655,6 +655,6 @@ private struct Reader {
     }
 
     static func hash(_ text: String) -> String {
-        String(EntryDefinition.fingerprint(of: text) & 0xffff_ffff, radix: 16)
+        String(EntryDefinition.fingerprint(of: Array(text.utf8)) & 0xffff_ffff, radix: 16)
     }
 }
