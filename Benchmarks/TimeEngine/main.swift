@@ -179,6 +179,43 @@ func importOfMadeUpZones() throws -> (String, Double) {
 }
 let importCost = try importOfMadeUpZones()
 
+/// An entry's definition encoded and decoded as the store keeps it (binary) and as it kept it before
+/// (JSON with sorted keys), 10,000 entries like a group's, median of 9 rounds: microseconds an entry.
+func definitionCosts() throws -> [(String, Double)] {
+    var content = NotificationContent(summary: "Stand up", body: "Ten minutes, then back to it")
+    content.userInfo = ["room": .string("B2"), "attendees": .integer(4)]
+    let entries = (0..<10_000).map { n in
+        TimelineEntry(
+            id: "e\(n)", trigger: .at(Date(timeIntervalSince1970: 2_000_000_000 + Double(n) * 60)),
+            content: .fixed(content), category: n % 2 == 0 ? "meeting" : nil)
+    }
+    func perEntry(_ body: () throws -> Void) rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<9 {
+            let start = Date()
+            try body()
+            samples.append(Date().timeIntervalSince(start) / Double(entries.count) * 1_000_000)
+        }
+        return median(samples)
+    }
+    var binary: [[UInt8]] = []
+    var json: [String] = []
+    let binaryEncode = perEntry { binary = entries.map { DefinitionCoding.encode($0) } }
+    let jsonEncode = perEntry { json = entries.map { DefinitionCoding.encodeJSON($0) } }
+    let binaryDecode = try perEntry {
+        for bytes in binary { _ = try DefinitionCoding.decode(TimelineEntry.self, bytes) }
+    }
+    let jsonDecode = try perEntry {
+        for text in json { _ = try DefinitionCoding.decodeJSON(TimelineEntry.self, Array(text.utf8)) }
+    }
+    return [
+        ("encode, binary", binaryEncode), ("encode, JSON", jsonEncode), ("decode, binary", binaryDecode),
+        ("decode, JSON", jsonDecode), ("bytes, binary", Double(binary[1].count)),
+        ("bytes, JSON", Double(json[1].utf8.count)),
+    ]
+}
+let definitions = try definitionCosts()
+
 print("Time engine benchmark (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 print("")
 print(
@@ -203,6 +240,11 @@ for (label, milliseconds) in budgetCosts {
     print(row(label, String(format: "%.2f ms", milliseconds)))
 }
 print(row(importCost.0, String(format: "%.1f ms", importCost.1)))
+print("")
+print("An entry's stored definition, 10,000 entries, median of 9 (µs an entry; bytes of one)")
+for (label, value) in definitions {
+    print(row(label, label.hasPrefix("bytes") ? String(format: "%.0f", value) : String(format: "%.2f µs", value)))
+}
 let summary: [String: Any] = [
     "budget_search_milliseconds": Dictionary(uniqueKeysWithValues: (budgetCosts + [importCost]).map { ($0.0, $0.1) }),
     "rrule_set": [
@@ -210,6 +252,7 @@ let summary: [String: Any] = [
         "dateutil_seconds": python.seconds, "dateutil_version": python.version, "ratio": ratio,
     ],
     "next_occurrence_per_second": Dictionary(uniqueKeysWithValues: rates.map { ($0.0, $0.1) }),
+    "definition": Dictionary(uniqueKeysWithValues: definitions.map { ($0.0, $0.1) }),
 ]
 print("")
 print(String(decoding: try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys]), as: UTF8.self))

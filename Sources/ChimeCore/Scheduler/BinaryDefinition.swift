@@ -36,22 +36,20 @@ enum BinaryNode {
 
 /// A keyed container's fields, in the order they were encoded (written) or in key order (read).
 final class BinaryFields {
-    var keys: [String] = []
-    var values: [BinaryNode] = []
+    var fields: [(key: String, value: BinaryNode)] = []
 
-    func set(_ key: String, _ value: BinaryNode) {
-        keys.append(key)
-        values.append(value)
-    }
+    func set(_ key: String, _ value: BinaryNode) { fields.append((key, value)) }
 
-    /// The index of a key's value in fields read (keys ascending): a binary search by UTF-8 bytes.
-    func index(of key: String) -> Int? {
+    var keys: [String] { fields.map(\.key) }
+
+    /// The value of a key, in fields read (keys ascending): a binary search by UTF-8 bytes.
+    func value(of key: String) -> BinaryNode? {
         var low = 0
-        var high = keys.count
+        var high = fields.count
         while low < high {
             let middle = (low + high) / 2
-            let probe = keys[middle]
-            if probe == key { return middle }
+            let probe = fields[middle].key
+            if probe == key { return fields[middle].value }
             if BinaryDefinition.precedes(probe, key) { low = middle + 1 } else { high = middle }
         }
         return nil
@@ -151,32 +149,28 @@ struct BinaryWriter {
         }
     }
 
-    /// Fields in ascending key order; a key encoded twice keeps its last value (as JSONEncoder does).
-    private mutating func write(_ fields: BinaryFields) {
+    /// Fields in ascending key order; a key encoded twice keeps its last value (as JSONEncoder does). The
+    /// fields are sorted where they are: a value is written once.
+    private mutating func write(_ container: BinaryFields) {
         tag(.keyed)
-        let keys = fields.keys
-        var order = Array(keys.indices)
         // Insertion sort, stable: a container has a handful of fields, often nearly in order already.
-        for i in order.indices.dropFirst() {
-            let moving = order[i]
+        var fields = container.fields
+        container.fields = []
+        for i in fields.indices.dropFirst() {
             var j = i
-            while j > 0, BinaryDefinition.precedes(keys[moving], keys[order[j - 1]]) {
-                order[j] = order[j - 1]
+            while j > 0, BinaryDefinition.precedes(fields[j].key, fields[j - 1].key) {
+                fields.swapAt(j, j - 1)
                 j -= 1
             }
-            order[j] = moving
         }
         // Of equal keys (adjacent now, in the order encoded) the last is kept.
-        var kept: [Int] = []
-        kept.reserveCapacity(order.count)
-        for (position, index) in order.enumerated() {
-            if position + 1 < order.count, keys[order[position + 1]] == keys[index] { continue }
-            kept.append(index)
-        }
-        varint(UInt64(kept.count))
-        for index in kept {
-            text(keys[index])
-            write(fields.values[index])
+        var count = fields.count
+        for i in fields.indices.dropLast() where fields[i].key == fields[i + 1].key { count -= 1 }
+        varint(UInt64(count))
+        for i in fields.indices {
+            if i + 1 < fields.count, fields[i].key == fields[i + 1].key { continue }
+            text(fields[i].key)
+            write(fields[i].value)
         }
     }
 }
@@ -473,11 +467,10 @@ struct BinaryReader {
         case .keyed:
             let count = try count(of: "a container")
             let fields = BinaryFields()
-            fields.keys.reserveCapacity(count)
-            fields.values.reserveCapacity(count)
+            fields.fields.reserveCapacity(count)
             for _ in 0..<count {
                 let key = try text()
-                if let last = fields.keys.last, !BinaryDefinition.precedes(last, key) {
+                if let last = fields.fields.last?.key, !BinaryDefinition.precedes(last, key) {
                     throw corrupt("the key \"\(key)\" is out of order after \"\(last)\"")
                 }
                 fields.set(key, try value(depth: depth + 1))
@@ -597,15 +590,15 @@ struct BinaryKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { decoding.codingPath }
     var allKeys: [Key] { fields.keys.compactMap(Key.init(stringValue:)) }
 
-    func contains(_ key: Key) -> Bool { fields.index(of: key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool { fields.value(of: key.stringValue) != nil }
 
     private func node(_ key: Key) throws -> BinaryNode {
-        guard let index = fields.index(of: key.stringValue) else {
+        guard let value = fields.value(of: key.stringValue) else {
             throw DecodingError.keyNotFound(
                 key,
                 DecodingError.Context(codingPath: codingPath, debugDescription: "no value for \"\(key.stringValue)\""))
         }
-        return fields.values[index]
+        return value
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try node(key).isNull }
@@ -640,7 +633,7 @@ struct BinaryKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder() throws -> any Decoder { try superDecoder(key: BinaryKey.super) }
     func superDecoder(forKey key: Key) throws -> any Decoder { try superDecoder(key: key) }
     private func superDecoder(key: any CodingKey) throws -> any Decoder {
-        let node = fields.index(of: key.stringValue).map { fields.values[$0] } ?? .null
+        let node = fields.value(of: key.stringValue) ?? .null
         return BinaryDecoding(node, parent: decoding, key: key)
     }
 }
