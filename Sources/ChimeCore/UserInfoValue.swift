@@ -111,7 +111,12 @@ public enum UserInfoValue: Hashable, Sendable, Codable {
         case .double(let number): try c.encode(number, forKey: .double)
         case .bool(let flag): try c.encode(flag, forKey: .bool)
         case .date(let date):
-            try c.encode(Int64((date.timeIntervalSince1970 * 1_000_000).rounded()), forKey: .date)
+            // Saturating: a date read from a stored Int64.max microseconds encodes back as that number
+            // (its Double rounds to 2^63, which Int64 cannot hold), instead of stopping chimed.
+            let usec = (date.timeIntervalSince1970 * 1_000_000).rounded()
+            let clamped: Int64 =
+                usec.isNaN ? 0 : usec >= 0x1p63 ? .max : usec < -0x1p63 ? .min : Int64(usec)
+            try c.encode(clamped, forKey: .date)
         case .data(let data): try c.encode(data.base64EncodedString(), forKey: .data)
         case .array(let items): try c.encode(items, forKey: .array)
         case .dictionary(let items): try c.encode(items, forKey: .dictionary)

@@ -153,15 +153,24 @@ struct BinaryWriter {
     /// fields are sorted where they are: a value is written once.
     private mutating func write(_ container: BinaryFields) {
         tag(.keyed)
-        // Insertion sort, stable: a container has a handful of fields, often nearly in order already.
         var fields = container.fields
         container.fields = []
-        for i in fields.indices.dropFirst() {
-            var j = i
-            while j > 0, BinaryDefinition.precedes(fields[j].key, fields[j - 1].key) {
-                fields.swapAt(j, j - 1)
-                j -= 1
+        if fields.count <= 16 {
+            // Insertion sort, stable: most containers have a handful of fields.
+            for i in fields.indices.dropFirst() {
+                var j = i
+                while j > 0, BinaryDefinition.precedes(fields[j].key, fields[j - 1].key) {
+                    fields.swapAt(j, j - 1)
+                    j -= 1
+                }
             }
+        } else {
+            // A caller's dictionary (user info) may have thousands of keys: n log n, equal keys kept in
+            // the order encoded.
+            fields = fields.enumerated().sorted {
+                BinaryDefinition.precedes($0.element.key, $1.element.key)
+                    || ($0.element.key == $1.element.key && $0.offset < $1.offset)
+            }.map(\.element)
         }
         // Of equal keys (adjacent now, in the order encoded) the last is kept.
         var count = fields.count
@@ -383,6 +392,10 @@ struct BinaryReader {
 
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    /// The most values a container's count reserves room for before they are read: a count is checked
+    /// only against the bytes left, which every level of a nested container would reserve again.
+    static let reservedAtMost = 64
+
     private func corrupt(_ what: String) -> DecodingError {
         DecodingError.dataCorrupted(
             DecodingError.Context(codingPath: [], debugDescription: "at byte \(offset) of the definition: \(what)"))
@@ -467,7 +480,7 @@ struct BinaryReader {
         case .keyed:
             let count = try count(of: "a container")
             let fields = BinaryFields()
-            fields.fields.reserveCapacity(count)
+            fields.fields.reserveCapacity(min(count, Self.reservedAtMost))
             for _ in 0..<count {
                 let key = try text()
                 if let last = fields.fields.last?.key, !BinaryDefinition.precedes(last, key) {
@@ -479,7 +492,7 @@ struct BinaryReader {
         case .unkeyed:
             let count = try count(of: "a list")
             let items = BinaryItems()
-            items.values.reserveCapacity(count)
+            items.values.reserveCapacity(min(count, Self.reservedAtMost))
             for _ in 0..<count { items.values.append(try value(depth: depth + 1)) }
             return .unkeyed(items)
         }
@@ -545,6 +558,19 @@ final class BinaryDecoding: Decoder, BinaryCodingLink {
         return value
     }
 
+    /// A Float: a number it cannot hold (beyond its range, not infinite to begin with) is refused.
+    func float(_ node: BinaryNode, _ key: (any CodingKey)? = nil) throws -> Float {
+        let value = try double(node, key)
+        let float = Float(value)
+        guard float.isFinite || !value.isFinite else {
+            var path = codingPath
+            if let key { path.append(key) }
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: path, debugDescription: "\(value) does not fit in Float"))
+        }
+        return float
+    }
+
     func integer<T: FixedWidthInteger>(_ type: T.Type, _ node: BinaryNode, _ key: (any CodingKey)? = nil) throws -> T {
         let value: T?
         switch node {
@@ -605,7 +631,7 @@ struct BinaryKeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoding.bool(node(key), key) }
     func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoding.string(node(key), key) }
     func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoding.double(node(key), key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { Float(try decoding.double(node(key), key)) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoding.float(node(key), key) }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoding.integer(type, node(key), key) }
     func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoding.integer(type, node(key), key) }
     func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoding.integer(type, node(key), key) }
@@ -653,36 +679,34 @@ struct BinaryUnkeyedDecoding: UnkeyedDecodingContainer {
 
     private var key: BinaryKey { BinaryKey(index: currentIndex) }
 
-    private mutating func next() throws -> BinaryNode {
-        guard !isAtEnd else {
-            throw DecodingError.valueNotFound(
-                Any.self,
-                DecodingError.Context(
-                    codingPath: codingPath + [key], debugDescription: "the list ends after \(items.values.count)"))
-        }
-        defer { currentIndex += 1 }
-        return items.values[currentIndex]
+    /// The next value decoded by `body`; the list moves on only when it decodes, as JSONDecoder's does, so
+    /// that a caller may try another type.
+    private mutating func next<T>(_ body: (BinaryDecoding, BinaryNode, BinaryKey) throws -> T) throws -> T {
+        guard !isAtEnd else { throw end(T.self) }
+        let value = try body(decoding, items.values[currentIndex], key)
+        currentIndex += 1
+        return value
     }
 
+    private func end(_ type: Any.Type) -> DecodingError {
+        DecodingError.valueNotFound(
+            type,
+            DecodingError.Context(
+                codingPath: codingPath + [key], debugDescription: "the list ends after \(items.values.count)"))
+    }
+
+    /// Whether the next value is nil, moving past it if it is; at the end of the list, an error.
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd, items.values[currentIndex].isNull else { return false }
+        guard !isAtEnd else { throw end(Never?.self) }
+        guard items.values[currentIndex].isNull else { return false }
         currentIndex += 1
         return true
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { let key = key; return try decoding.bool(next(), key) }
-    mutating func decode(_ type: String.Type) throws -> String {
-        let key = key
-        return try decoding.string(next(), key)
-    }
-    mutating func decode(_ type: Double.Type) throws -> Double {
-        let key = key
-        return try decoding.double(next(), key)
-    }
-    mutating func decode(_ type: Float.Type) throws -> Float {
-        let key = key
-        return Float(try decoding.double(next(), key))
-    }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next { try $0.bool($1, $2) } }
+    mutating func decode(_ type: String.Type) throws -> String { try next { try $0.string($1, $2) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next { try $0.double($1, $2) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next { try $0.float($1, $2) } }
     mutating func decode(_ type: Int.Type) throws -> Int { try integer(type) }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
     mutating func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
@@ -694,29 +718,24 @@ struct BinaryUnkeyedDecoding: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
     private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let key = key
-        return try decoding.integer(type, next(), key)
+        try next { try $0.integer(type, $1, $2) }
     }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let key = key
-        return try BinaryDecoding.value(T.self, next(), parent: decoding, key: key)
+        try next { try BinaryDecoding.value(T.self, $1, parent: $0, key: $2) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type
     ) throws -> KeyedDecodingContainer<NestedKey> {
-        let key = key
-        return try BinaryDecoding(next(), parent: decoding, key: key).container(keyedBy: NestedKey.self)
+        try next { try BinaryDecoding($1, parent: $0, key: $2).container(keyedBy: NestedKey.self) }
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let key = key
-        return try BinaryDecoding(next(), parent: decoding, key: key).unkeyedContainer()
+        try next { try BinaryDecoding($1, parent: $0, key: $2).unkeyedContainer() }
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let key = key
-        return BinaryDecoding(try next(), parent: decoding, key: key)
+        try next { BinaryDecoding($1, parent: $0, key: $2) }
     }
 }
 
@@ -729,7 +748,7 @@ struct BinarySingleDecoding: SingleValueDecodingContainer {
     func decode(_ type: Bool.Type) throws -> Bool { try decoding.bool(node) }
     func decode(_ type: String.Type) throws -> String { try decoding.string(node) }
     func decode(_ type: Double.Type) throws -> Double { try decoding.double(node) }
-    func decode(_ type: Float.Type) throws -> Float { Float(try decoding.double(node)) }
+    func decode(_ type: Float.Type) throws -> Float { try decoding.float(node) }
     func decode(_ type: Int.Type) throws -> Int { try decoding.integer(type, node) }
     func decode(_ type: Int8.Type) throws -> Int8 { try decoding.integer(type, node) }
     func decode(_ type: Int16.Type) throws -> Int16 { try decoding.integer(type, node) }

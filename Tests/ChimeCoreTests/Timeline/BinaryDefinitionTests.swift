@@ -115,6 +115,77 @@ import Testing
         #expect(DefinitionCoding.encode(small) == DefinitionCoding.encode(large))
     }
 
+    /// A small container and a caller's large dictionary (thousands of keys) encode in key order whatever
+    /// order they were filled in, and a key encoded twice keeps its last value.
+    @Test func containersOfEverySizeAreWrittenInKeyOrder() throws {
+        for count in [3, 16, 17, 5_000] {
+            let keys = (0..<count).map { "k\($0)" }
+            var forward: [String: UserInfoValue] = [:]
+            var backward: [String: UserInfoValue] = [:]
+            backward.reserveCapacity(count * 4)
+            for key in keys { forward[key] = .string(key) }
+            for key in keys.reversed() { backward[key] = .string(key) }
+            let bytes = DefinitionCoding.encode(forward)
+            #expect(DefinitionCoding.encode(backward) == bytes, "\(count) keys")
+            #expect(try DefinitionCoding.decode([String: UserInfoValue].self, bytes) == forward)
+        }
+        struct Twice: Encodable {
+            enum Key: String, CodingKey { case b, a }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(1, forKey: .b)
+                try container.encode(2, forKey: .a)
+                try container.encode(3, forKey: .b)
+            }
+        }
+        struct Read: Codable, Equatable { var a: Int, b: Int }
+        let twice = DefinitionCoding.encode(Twice())
+        #expect(try DefinitionCoding.decode(Read.self, twice) == Read(a: 2, b: 3))
+        #expect(twice == DefinitionCoding.encode(Read(a: 2, b: 3)))
+    }
+
+    /// A list read one value after another moves on only past a value that decoded, and says so when it
+    /// has no more.
+    @Test func aListMovesOnOnlyPastWhatDecoded() throws {
+        struct Either: Decodable {
+            var values: [String] = []
+            init(from decoder: any Decoder) throws {
+                var list = try decoder.unkeyedContainer()
+                while !list.isAtEnd {
+                    if let number = try? list.decode(Int.self) {
+                        values.append("\(number)")
+                    } else if try list.decodeNil() {
+                        values.append("nil")
+                    } else {
+                        values.append(try list.decode(String.self))
+                    }
+                }
+                #expect(throws: DecodingError.self) { _ = try list.decodeNil() }
+                #expect(throws: DecodingError.self) { _ = try list.decode(Int.self) }
+            }
+        }
+        let bytes = DefinitionCoding.encode([UserInfoValue?.some(.string("a")), nil, .some(.string("b"))])
+        #expect(try DefinitionCoding.decode(Either.self, bytes).values == ["a", "nil", "b"])
+    }
+
+    /// A number too large for a Float is refused, not read as infinity; a date at the edge of what user
+    /// info holds encodes again instead of trapping.
+    @Test func valuesAtTheEdgesOfTheirTypes() throws {
+        #expect(throws: DecodingError.self) {
+            _ = try DefinitionCoding.decode(Float.self, DefinitionCoding.encode(Double.greatestFiniteMagnitude))
+        }
+        #expect(try DefinitionCoding.decode(Float.self, DefinitionCoding.encode(Double.infinity)) == .infinity)
+        struct Stored: Encodable {
+            enum Key: String, CodingKey { case date }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Key.self)
+                try container.encode(Int64.max, forKey: .date)
+            }
+        }
+        let edge = try DefinitionCoding.decode(UserInfoValue.self, DefinitionCoding.encode(Stored()))
+        #expect(try DefinitionCoding.decode(UserInfoValue.self, DefinitionCoding.encode(edge)) == edge)
+    }
+
     /// Integers at their limits, and numbers JSON cannot hold.
     @Test func numbersKeepTheirValues() throws {
         struct Numbers: Codable, Equatable {
