@@ -215,10 +215,6 @@ public enum DefinitionCoding {
         try BinaryDefinition.decode(type, from: bytes)
     }
 
-    public static func decode<T: Decodable>(_ type: T.Type, _ bytes: UnsafeRawBufferPointer) throws -> T {
-        try BinaryDefinition.decode(type, from: bytes)
-    }
-
     /// Whether stored bytes are a definition in JSON (an object or a string: how every definition of
     /// earlier versions begins), rather than in the binary encoding (whose first byte is its version).
     public static func isJSON(_ bytes: some Collection<UInt8>) -> Bool {
