@@ -90,11 +90,39 @@ struct ChimeBench: AsyncParsableCommand {
             say(row("time engine", report.timeEngine!.text))
         }
 
+        var regressions: [String] = []
+        if let baseline {
+            regressions = try Self.compare(report, baseline: baseline)
+            if !regressions.isEmpty && regressions.allSatisfy(Self.confirmedByASecondRun.contains) {
+                // A delivery's p99 is the second-latest of 200; another process waking on these two cores
+                // at the wrong moment moves it. Noise does not repeat; a regression (deliveries waiting on a
+                // lock or a queue) does: the floor and the lateness are measured once more, and the ratio
+                // fails only if it fails again.
+                say("\n\(regressions.joined(separator: ", ")) beyond the baseline: the floor and lateness once more")
+                var again = self
+                again.only = [.lateness]
+                var second = Report(mode: report.mode)
+                second.floor = Percentiles(seconds: floorLateness(count: sizes.dueItems, spacing: sizes.spacing))
+                say(row("floor: clock_nanosleep(TIMER_ABSTIME)", second.floor!.text))
+                try await again.measureOnABus(binaries: binaries, sizes: sizes, into: &second)
+                report.secondRun = SecondRun(
+                    floor: second.floor, lateness: second.lateness, latenessUnderLoad: second.latenessUnderLoad)
+                regressions = try Self.compare(second, baseline: baseline, only: Set(regressions))
+            }
+        }
         let data = try JSONEncoder.sorted.encode(report)
         say("\n" + String(decoding: data, as: UTF8.self))
         if let json { try data.write(to: URL(fileURLWithPath: json)) }
-        if let baseline { try Self.compare(report, baseline: baseline) }
+        if !regressions.isEmpty {
+            throw BenchFailure("regressed beyond the baseline: \(regressions.joined(separator: ", "))")
+        }
     }
+
+    /// The ratios that fail only when a second measurement fails too: a few milliseconds of another
+    /// process's work at the wrong instant decide them.
+    static let confirmedByASecondRun: Set<String> = [
+        "lateness-p99-over-floor-p99", "lateness-under-load-p99-over-floor-p99",
+    ]
 
     /// Idle cost, lateness, throughput and the systemd peer: one chimed with the active entries loaded.
     func measureOnABus(binaries: URL, sizes: Sizes, into report: inout Report) async throws {
@@ -485,11 +513,12 @@ struct ChimeBench: AsyncParsableCommand {
     }
 
     /// Fails when a ratio is worse than the baseline by more than its tolerance.
-    static func compare(_ report: Report, baseline path: String) throws {
+    /// Prints each ratio against the baseline (those in `only`, when given) and returns the regressed ones.
+    static func compare(_ report: Report, baseline path: String, only: Set<String>? = nil) throws -> [String] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         let base = try JSONDecoder().decode(Baseline.self, from: data)
         var regressions: [String] = []
-        for (name, value) in report.ratios {
+        for (name, value) in report.ratios where only?.contains(name) ?? true {
             guard let limit = base.ratios[name] else { continue }
             let tolerance = limit.tolerance ?? base.tolerance
             let worse = limit.lowerIsBetter ? value > limit.value * tolerance : value < limit.value / tolerance
@@ -500,9 +529,7 @@ struct ChimeBench: AsyncParsableCommand {
                     tolerance, verdict))
             if worse { regressions.append(name) }
         }
-        if !regressions.isEmpty {
-            throw BenchFailure("regressed beyond the baseline: \(regressions.joined(separator: ", "))")
-        }
+        return regressions.sorted()
     }
 }
 
@@ -542,6 +569,8 @@ struct Report: Codable {
     var scale: Scale?
     var timeEngine: TimeEngine?
     var attack: AttackFigures?
+    /// The floor and lateness measured again when their ratio was beyond the baseline.
+    var secondRun: SecondRun?
 
     init(mode: String) { self.mode = mode }
 
@@ -585,6 +614,12 @@ struct Report: Codable {
         }
         return result
     }
+}
+
+struct SecondRun: Codable {
+    var floor: Percentiles?
+    var lateness: Percentiles?
+    var latenessUnderLoad: Percentiles?
 }
 
 struct Idle: Codable {
@@ -653,7 +688,11 @@ enum Machine {
             ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").split(separator: "\n")
             .first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
             ?? "?"
-        return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu)"
+        // The load average says whether the machine was shared while the figures were taken.
+        let load =
+            ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").first
+            ?? "?"
+        return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu), load average \(load)"
     }
 }
 
