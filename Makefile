@@ -1,7 +1,8 @@
 # Install and uninstall chimed and chime for one user (or system-wide with PREFIX=/usr/local), or build the
 # Debian package.
 #
-#   make install PREFIX=~/.local      release build; binaries, user unit, D-Bus activation, the D-Bus
+#   make install PREFIX=~/.local      release build; binaries (chime, and chimed as a link to it: the program
+#                                     is chimed when started by that name), user unit, D-Bus activation, the D-Bus
 #                                     interface (share/dbus-1/interfaces/io.chime.Chime1.xml), completions,
 #                                     man pages chime(1) and chimed(1), the example chime.toml and group
 #                                     files in share/doc/chime/examples, and the user's pages of docs/
@@ -48,8 +49,9 @@ USER_DOCS := index.md install.md cli.md rules.md rule-phrases.md timelines.md gr
 
 .PHONY: all man install uninstall deb
 
+# What is installed: chime (which is chimed too) and the relay. The chimed product is the same daemon alone,
+# for the tests and the man page.
 all:
-	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chimed
 	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chime
 	$(SWIFT) build -c release --scratch-path $(BUILD) $(SWIFT_RELEASE) --product chime-relay
 
@@ -62,8 +64,8 @@ install: all man
 	install -d $(addprefix $(DESTDIR),$(BINDIR) $(RELAYDIR) $(UNITDIR) $(DBUSDIR) $(IFACEDIR) $(DOCDIR) $(BASHDIR) $(ZSHDIR) \
 		$(FISHDIR) $(MANDIR) $(DOCDIR)/examples $(DOCDIR)/examples/groups)
 	for page in $(MANPAGES); do sed 's/^$$/.Pp/' $$page > $(DESTDIR)$(MANDIR)/$$(basename $$page); done
-	install -m 0755 $(BUILD)/release/chimed $(DESTDIR)$(BINDIR)/chimed
 	install -m 0755 $(BUILD)/release/chime $(DESTDIR)$(BINDIR)/chime
+	ln -sf chime $(DESTDIR)$(BINDIR)/chimed
 	install -m 0755 $(BUILD)/release/chime-relay $(DESTDIR)$(RELAYDIR)/chime-relay
 	sed -e 's|@BINDIR@|$(abspath $(BINDIR))|g' -e 's|@DOCDIR@|$(abspath $(DOCDIR))|g' \
 		systemd/chimed.service.in > $(DESTDIR)$(UNITDIR)/chimed.service

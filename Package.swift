@@ -102,8 +102,9 @@ let package = Package(
             name: "ChimeKit",
             dependencies: ["ChimeCore", "ChimeProtocol", "DBusKit"]
         ),
-        .executableTarget(
-            name: "chimed",
+        // chimed's command line, in both programs: the installed chimed is a link to chime.
+        .target(
+            name: "ChimedCommand",
             dependencies: [
                 "ChimeConfig", "ChimeDaemon", "ChimeRelay", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -112,6 +113,7 @@ let package = Package(
             ],
             swiftSettings: [testHooks]
         ),
+        .executableTarget(name: "chimed", dependencies: ["ChimedCommand", "CLinux"]),
         // Run: swift run -c release --scratch-path .build-release time-engine-benchmark
         .executableTarget(
             name: "time-engine-benchmark",
@@ -141,7 +143,7 @@ let package = Package(
         .executableTarget(
             name: "chime",
             dependencies: [
-                "ChimeConfig", "ChimeKit",
+                "ChimeConfig", "ChimeKit", "ChimedCommand", "CLinux",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

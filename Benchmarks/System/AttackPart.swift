@@ -74,7 +74,8 @@ enum AttackPart {
             burst = 10000
             """.write(to: bus.directory.appendingPathComponent("chime.toml"), atomically: true, encoding: .utf8)
             chimed = try await ChimedProcess.start(
-                binary: binaries.appendingPathComponent("chimed").path, bus: bus, directory: bus.directory,
+                binary: try ChimeBench.installedChimed(binaries, in: bus.directory), bus: bus,
+                directory: bus.directory,
                 logLevel: ProcessInfo.processInfo.environment["CHIME_BENCH_LOG"] ?? "warning")
             let chime = binaries.appendingPathComponent("chime").path
             for app in [holderName, victimName, "chime-bench"] {

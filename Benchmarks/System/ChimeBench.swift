@@ -133,7 +133,7 @@ struct ChimeBench: AsyncParsableCommand {
             server = try await RecordingServer.start(on: bus)
             try Self.writeSettings(in: bus.directory)
             chimed = try await ChimedProcess.start(
-                binary: binaries.appendingPathComponent("chimed").path, bus: bus, directory: bus.directory,
+                binary: try Self.installedChimed(binaries, in: bus.directory), bus: bus, directory: bus.directory,
                 logLevel: ProcessInfo.processInfo.environment["CHIME_BENCH_LOG"] ?? "warning")
             try await Self.allow(appID: "chime-bench", chime: binaries.appendingPathComponent("chime").path, bus: bus)
             let client = try await ChimeClient.connect(.bus(bus.address))
@@ -238,6 +238,15 @@ struct ChimeBench: AsyncParsableCommand {
             Clock.sleep(until: deadline)
             return Clock.realtime() - deadline
         }
+    }
+
+    /// chimed as it is installed: the chime program started by the name `chimed`, through a link in
+    /// `folder` (it finds its relay beside the program itself, in `binaries`).
+    static func installedChimed(_ binaries: URL, in folder: URL) throws -> String {
+        let link = folder.appendingPathComponent("chimed").path
+        try FileManager.default.createSymbolicLink(
+            atPath: link, withDestinationPath: binaries.appendingPathComponent("chime").path)
+        return link
     }
 
     static func writeSettings(in directory: URL) throws {
@@ -374,7 +383,7 @@ struct ChimeBench: AsyncParsableCommand {
         var chimed: ChimedProcess?
         do {
             try writeSettings(in: bus.directory)
-            let binary = binaries.appendingPathComponent("chimed").path
+            let binary = try installedChimed(binaries, in: bus.directory)
             chimed = try await ChimedProcess.start(binary: binary, bus: bus, directory: bus.directory)
             try await allow(appID: "chime-bench", chime: binaries.appendingPathComponent("chime").path, bus: bus)
             var client = try await ChimeClient.connect(.bus(bus.address))

@@ -1,5 +1,7 @@
 import ArgumentParser
+import CLinux
 import ChimeKit
+import ChimedCommand
 import Foundation
 
 @main
@@ -25,7 +27,17 @@ struct Chime: AsyncParsableCommand {
 
     /// Runs the command, with usage errors (an unknown option, a missing argument, a value of the wrong
     /// type) as one line and exit status 2, as every other bad input.
+    ///
+    /// Started as `chimed` (the installed `chimed` is a link to this program), it is chimed.
     static func main() async {
+        if CommandLine.arguments.first?.split(separator: "/").last == "chimed" {
+            // Before anything can leave this thread (see Chimed.runAsProgram).
+            CLinux_runGlobalJobsOnOvercommitThreads()
+            await Chimed.runAsProgram()
+            return
+        }
+        // A capability given to the one program for chimed's sake (docs/wake.md) is not chime's.
+        _ = CLinux_dropCapabilities()
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {
             var command = try parseAsRoot(arguments)

@@ -15,6 +15,42 @@ import Testing
 @Suite(.serialized) struct WakeAlarmTests {
     /// The timers on clock 8 (`CLOCK_REALTIME_ALARM`) that process `pid` holds: each one's `it_value`
     /// (seconds and nanoseconds until it fires; (0, 0) when disarmed).
+    /// Starts `chime status` (the copy at `program`, through `launcher`) against a bus address where a
+    /// socket listens and never answers, so that the command waits for the bus, and reads its
+    /// capabilities meanwhile: none permitted, none effective.
+    static func expectNoCapabilities(inChime program: String, launcher: [String], folder: URL) async throws {
+        let path = folder.appendingPathComponent("silent-bus").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8.prefix(raw.count - 1)))
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0 && listen(listener, 4) == 0 && chmod(path, 0o777) == 0)
+        #expect(chmod(folder.path, 0o755) == 0)
+        let command = try ManagedProcess(
+            launcher.first ?? program, Array(launcher.dropFirst()) + [program, "status"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(path)", "PATH": "/usr/bin:/bin"],
+            directory: folder)
+        defer { command.kill(SIGKILL) }
+        // Its connection is waiting in the backlog: chime is past its start, and waits for the bus.
+        var ready = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        try #require(poll(&ready, 1, 20_000) == 1, "chime status did not connect: \(command.stderr)")
+        let status = try String(contentsOfFile: "/proc/\(command.pid)/status", encoding: .utf8)
+        #expect(status.contains("\nUid:\t\(getpwnam("nobody").pointee.pw_uid)\t"), "\(status)")
+        for set in ["CapPrm:", "CapEff:"] {
+            let line = status.split(separator: "\n").first { $0.hasPrefix(set) }
+            #expect(line.flatMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) } == 0, "\(status)")
+        }
+    }
+
     static func wakeAlarms(of pid: Int32) throws -> [(seconds: Int, nanoseconds: Int)] {
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fdinfo")
         return descriptors.compactMap { fd -> (Int, Int)? in
@@ -184,29 +220,35 @@ import Testing
         }
     }
 
-    /// The grant docs/wake.md gives: a copy of chimed with `cap_wake_alarm+ep`, run by an ordinary user
-    /// (nobody), arms the alarm for a group file's wake entry; it runs in glibc's secure mode (`AT_SECURE`),
-    /// and still serves the bus.
+    /// The grant docs/wake.md gives, on the program as it is installed (`chime`, with `chimed` a link to
+    /// it): a copy of chime with `cap_wake_alarm+ep`, started as chimed by an ordinary user (nobody), arms
+    /// the alarm for a group file's wake entry; it runs in glibc's secure mode (`AT_SECURE`), and still
+    /// serves the bus. Started as chime, the same program gives the capability up first thing.
     @Test func aFileCapabilityLetsAnOrdinaryUsersChimedWakeTheMachine() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chime-wake-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        let program = folder.appendingPathComponent("chime").path
         let chimed = folder.appendingPathComponent("chimed").path
-        try FileManager.default.copyItem(atPath: Binaries.chimed, toPath: chimed)
-        let setcap = try ManagedProcess("/usr/sbin/setcap", ["cap_wake_alarm+ep", chimed], environment: [:])
+        try FileManager.default.copyItem(atPath: Binaries.chime, toPath: program)
+        try FileManager.default.createSymbolicLink(atPath: chimed, withDestinationPath: "chime")
+        try FileManager.default.createSymbolicLink(
+            atPath: folder.appendingPathComponent("chime-relay").path,
+            withDestinationPath: Binaries.directory.appendingPathComponent("chime-relay").path)
+        let setcap = try ManagedProcess("/usr/sbin/setcap", ["cap_wake_alarm+ep", program], environment: [:])
         #expect(await setcap.waitForExit() == 0)
+        let nobody = getpwnam("nobody").pointee
+        let asNobody = ["/usr/bin/setpriv", "--reuid=\(nobody.pw_uid)", "--regid=\(nobody.pw_gid)", "--clear-groups"]
+        try await Self.expectNoCapabilities(inChime: program, launcher: asNobody, folder: folder)
         let state = folder.appendingPathComponent("state").path
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        let nobody = getpwnam("nobody").pointee
         #expect(chown(state, nobody.pw_uid, nobody.pw_gid) == 0)
         let group = "[[entry]]\nid = \"alarm\"\nevery = \"every day at 06:30\"\nwake = true\nsummary = \"Up\"\n"
         try await Session.run(
             withServer: false, groups: ["mornings.toml": group], startChimed: false, allowOtherUsers: true
         ) { s in
             s.chimedExecutable = chimed
-            s.chimedLauncher = [
-                "/usr/bin/setpriv", "--reuid=\(nobody.pw_uid)", "--regid=\(nobody.pw_gid)", "--clear-groups",
-            ]
+            s.chimedLauncher = asNobody
             s.stateDirectory = state
             // The user's chime is the one beside chimed's executable, not the test's: nobody allows no app.
             s.allowTestApp = false

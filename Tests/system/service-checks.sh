@@ -85,6 +85,8 @@ check_installed_files() {
     check "the installed chimed has no test hooks" sh -c "! grep -aq CHIMED_TEST '$bindir/chimed'"
     check "install put the binaries, unit, activation file, interface, completions, man pages and docs in place" \
         all_files_in_place
+    check "chimed is the chime program under its other name (a link)" \
+        sh -c "[ \"\$(readlink '$bindir/chimed')\" = chime ] && [ -f '$bindir/chime' ] && [ ! -L '$bindir/chime' ]"
     check "the unit starts $bindir/chimed" grep -qx "ExecStart=$bindir/chimed" "$unitdir/chimed.service"
     check "the unit's documentation is there" \
         test -f "$(sed -n 's|^Documentation=file://||p' "$unitdir/chimed.service")"

@@ -65,6 +65,17 @@ static inline pid_t CLinux_gettid(void) { return (pid_t)syscall(SYS_gettid); }
 // Swift's Glibc module.
 static inline int CLinux_setMmapThreshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
 
+// Gives up every capability the process holds (permitted, effective, inheritable): the chime program is
+// also chimed, and a file capability given to chimed (cap_wake_alarm, docs/wake.md) is on that one
+// program, so chime's commands drop it first thing. capset(2) has no glibc wrapper; dropping is always
+// allowed. Returns 0, or -1 with errno set.
+static inline int CLinux_dropCapabilities(void) {
+    // struct __user_cap_header_struct and two __user_cap_data_struct (_LINUX_CAPABILITY_VERSION_3).
+    uint32_t header[2] = {0x20080522, 0};
+    uint32_t data[6] = {0, 0, 0, 0, 0, 0};
+    return (int)syscall(SYS_capset, header, data);
+}
+
 // struct inotify_event ends in a flexible array member (char name[]), which Swift does not import:
 // the name starts at this offset from the start of each event.
 static const size_t CLinux_INOTIFY_EVENT_NAME_OFFSET = offsetof(struct inotify_event, name);

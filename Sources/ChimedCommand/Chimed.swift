@@ -10,9 +10,11 @@ import Logging
 import ServiceLifecycle
 import SystemdKit
 
-@main
-struct Chimed: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// chimed's command line. It is the `chimed` program's, and the `chime` program's when that is started as
+/// `chimed` (the installed `chimed` is a link to `chime`: one program for both, so that the Swift runtime,
+/// Foundation and ICU's data are in the package once).
+public struct Chimed: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "chimed",
         abstract: "The Chime notification scheduler daemon.",
         discussion: """
@@ -61,6 +63,8 @@ struct Chimed: AsyncParsableCommand {
             valueName: "DIR"))
     var groupsDir: String?
 
+    public init() {}
+
     /// The state directory by the XDG Base Directory rules.
     var resolvedStateDirectory: String {
         if let stateDir { return stateDir }
@@ -84,7 +88,7 @@ struct Chimed: AsyncParsableCommand {
         return access(beside, X_OK) != 0 && access(installed, X_OK) == 0 ? installed : beside
     }
 
-    func validate() throws {
+    public func validate() throws {
         guard let logLevel else { return }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError(
@@ -94,8 +98,9 @@ struct Chimed: AsyncParsableCommand {
 
     /// Takes over Swift's global executor before any task runs on it (see GlobalExecutor.c: an idle
     /// chimed must not wake every second), then parses the arguments and runs as
-    /// `AsyncParsableCommand.main` does.
-    static func main() async {
+    /// `AsyncParsableCommand.main` does. A program's entry calls `CLinux_runGlobalJobsOnOvercommitThreads`
+    /// itself before it calls this: an `async` call can already run on the global executor.
+    public static func runAsProgram() async {
         CLinux_runGlobalJobsOnOvercommitThreads()
         do {
             var command = try parseAsRoot()
@@ -109,7 +114,7 @@ struct Chimed: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    public func run() async throws {
         // Every file chimed creates is the user's alone, whatever the
         // umask it was started with: the schedule says what the user does and when.
         umask(0o077)
