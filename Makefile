@@ -14,8 +14,8 @@
 #
 # DESTDIR=DIR puts what install (or uninstall) handles under DIR, with the paths inside the files unchanged.
 # Every release build links the Swift runtime in (-static-stdlib), so the binaries need no Swift toolchain where
-# they run, binds symbols at start (-z now, as Debian's hardening does) and is linked by the toolchain's lld. scripts/bench builds with the same
-# flags in the same folder, so that both use one build.
+# they run, binds symbols at start (-z now, as Debian's hardening does) and is linked by the toolchain's lld.
+# scripts/bench builds with the same flags in the same folder, so that both use one build.
 
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin

@@ -521,7 +521,6 @@ struct ChimeBench: AsyncParsableCommand {
             dateutilOverChimeCore: (summary["rrule_set"] as? [String: Any])?["ratio"] as? Double ?? .nan)
     }
 
-    /// Fails when a ratio is worse than the baseline by more than its tolerance.
     /// Prints each ratio against the baseline (those in `only`, when given) and returns the regressed ones.
     static func compare(_ report: Report, baseline path: String, only: Set<String>? = nil) throws -> [String] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))

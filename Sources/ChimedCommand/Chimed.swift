@@ -96,12 +96,11 @@ public struct Chimed: AsyncParsableCommand {
         }
     }
 
-    /// Takes over Swift's global executor before any task runs on it (see GlobalExecutor.c: an idle
-    /// chimed must not wake every second), then parses the arguments and runs as
-    /// `AsyncParsableCommand.main` does. A program's entry calls `CLinux_runGlobalJobsOnOvercommitThreads`
-    /// itself before it calls this: an `async` call can already run on the global executor.
+    /// Parses the arguments and runs as `AsyncParsableCommand.main` does. The program's entry has taken
+    /// over Swift's global executor first (`CLinux_runGlobalJobsOnOvercommitThreads`, GlobalExecutor.c: an
+    /// idle chimed must not wake every second), before this call: an `async` call can already run on the
+    /// global executor.
     public static func runAsProgram() async {
-        CLinux_runGlobalJobsOnOvercommitThreads()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

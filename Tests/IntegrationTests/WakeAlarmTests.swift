@@ -13,8 +13,6 @@ import Testing
 /// not. The timer is seen as the kernel shows it (`/proc/PID/fdinfo`); a real suspend and resume cannot be
 /// had in a VM (docs/wake.md).
 @Suite(.serialized) struct WakeAlarmTests {
-    /// The timers on clock 8 (`CLOCK_REALTIME_ALARM`) that process `pid` holds: each one's `it_value`
-    /// (seconds and nanoseconds until it fires; (0, 0) when disarmed).
     /// Starts `chime status` (the copy at `program`, through `launcher`) against a bus address where a
     /// socket listens and never answers, so that the command waits for the bus, and reads its
     /// capabilities meanwhile: none permitted, none effective.
@@ -51,6 +49,8 @@ import Testing
         }
     }
 
+    /// The timers on clock 8 (`CLOCK_REALTIME_ALARM`) that process `pid` holds: each one's `it_value`
+    /// (seconds and nanoseconds until it fires; (0, 0) when disarmed).
     static func wakeAlarms(of pid: Int32) throws -> [(seconds: Int, nanoseconds: Int)] {
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fdinfo")
         return descriptors.compactMap { fd -> (Int, Int)? in
