@@ -62,6 +62,56 @@ extension TimeOfDay {
 }
 
 extension DateBuilder.ResolvedDate {
+    /// The instant in `DateBuilder.calendar`: the exact one, or the components' wall-clock time in their zone
+    /// (else the calendar's); `Date.distantPast` when the components do not make a date (February 30, no
+    /// year). `date(now:systemTimeZone:defaultWeek:)` says nil instead.
+    public func date() -> Date {
+        let (zone, week) = DateBuilder.resolving
+        return date(now: Date(), systemTimeZone: zone, defaultWeek: week) ?? .distantPast
+    }
+
+    /// The components as made; for an exact date, its era, year, month, weekday, day, hour, minute and second
+    /// in `DateBuilder.calendar`, as DateBuilder gives them.
+    public func dateComponents() -> DateComponents {
+        switch self {
+        case .exact(let date):
+            return DateBuilder.calendar.dateComponents(
+                [.era, .year, .month, .weekday, .day, .hour, .minute, .second], from: date)
+        case .components(let components):
+            return components
+        }
+    }
+
+    /// `date()` moved by every field of `dateComponents` that is set, the largest unit first as Foundation
+    /// adds them (days and months on the wall clock of `DateBuilder.calendar`'s zone): an exact date. Nil
+    /// when a field cannot be added (era, quarter, weekday, weekdayOrdinal, yearForWeekOfYear) or the result
+    /// does not exist.
+    public func adding(dateComponents: DateComponents) -> DateBuilder.ResolvedDate? {
+        let (zone, week) = DateBuilder.resolving
+        let now = Date()
+        guard let start = date(now: now, systemTimeZone: zone, defaultWeek: week),
+            let moved = DateBuilder.Moment.exact(start).adding(dateComponents: dateComponents)?
+                .date(now: now, systemTimeZone: zone, defaultWeek: week)
+        else { return nil }
+        return .exact(moved)
+    }
+
+    /// `adding(dateComponents:)` with one field; `.exact(.distantPast)` when the result does not exist, where
+    /// DateBuilder asserted.
+    private func adding(_ components: DateComponents) -> DateBuilder.ResolvedDate {
+        adding(dateComponents: components) ?? .exact(.distantPast)
+    }
+
+    public func addingSeconds(_ seconds: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(second: seconds)) }
+    public func addingMinutes(_ minutes: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(minute: minutes)) }
+    public func addingHours(_ hours: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(hour: hours)) }
+    public func addingDays(_ days: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(day: days)) }
+    public func addingWeeks(_ weeks: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(weekOfYear: weeks)) }
+    public func addingMonths(_ months: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(month: months)) }
+    public func addingYears(_ years: Int) -> DateBuilder.ResolvedDate { adding(DateComponents(year: years)) }
+}
+
+extension DateBuilder.Moment {
     /// The instant, now, in `DateBuilder.calendar`; `Date.distantPast` when it does not exist (February 30, a
     /// time a `.skip` DST policy skips). `date(now:systemTimeZone:defaultWeek:)` says nil instead.
     public func date() -> Date {
@@ -75,6 +125,62 @@ extension DateBuilder.ResolvedDate {
         let (zone, week) = DateBuilder.resolving
         return dateComponents(now: Date(), systemTimeZone: zone, defaultWeek: week) ?? DateComponents()
     }
+}
+
+extension DateBuilder.Day {
+    /// This day as it is now in `DateBuilder.calendar`, at `timeOfDay`: DateBuilder's `.components` value
+    /// (in the day's own zone when it names one). `Day.at(_:)` returning a `Moment` (a value resolved when it
+    /// is scheduled) is there too, for `let later: DateBuilder.Moment = Tomorrow().at(hour: 9, minute: 0)`.
+    public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> DateBuilder.ResolvedDate {
+        let (zone, week) = DateBuilder.resolving
+        return resolvedDate(at: timeOfDay(), now: Date(), systemTimeZone: zone, defaultWeek: week)
+    }
+
+    public func at(hour: Int, minute: Int, second: Int = 0) -> DateBuilder.ResolvedDate {
+        at(TimeOfDay(hour: hour, minute: minute, second: second))
+    }
+}
+
+extension Sequence where Element == DateBuilder.Day {
+    /// Each day as it is now in `DateBuilder.calendar`, at `timeOfDay` (evaluated once per day, so
+    /// `.randomTime(from:to:)` differs from day to day).
+    public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> [DateBuilder.ResolvedDate] {
+        let (zone, week) = DateBuilder.resolving
+        return resolvedDates(at: timeOfDay(), now: Date(), systemTimeZone: zone, defaultWeek: week)
+    }
+
+    public func at(hour: Int, minute: Int, second: Int = 0) -> [DateBuilder.ResolvedDate] {
+        at(TimeOfDay(hour: hour, minute: minute, second: second))
+    }
+}
+
+/// An exact instant: `ExactlyAt(account.createdAt).addingDays(15)`.
+public func ExactlyAt(_ date: Date) -> DateBuilder.ResolvedDate { .exact(date) }
+
+/// The day `date` falls on, at `timeOfDay`.
+public func DayOf(_ date: Date, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { DayOf(date).at(timeOfDay) }
+
+/// Today at `timeOfDay`.
+public func Today(at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { Today().at(timeOfDay) }
+
+/// Tomorrow at `timeOfDay`.
+public func Tomorrow(at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { AfterToday(days: 1, at: timeOfDay) }
+
+/// `days` days after today, at `timeOfDay`.
+public func AfterToday(days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate {
+    Today().addingDays(days).at(timeOfDay)
+}
+
+/// `days` days after the day `date` falls on, at `timeOfDay`.
+public func After(dayOf date: Date, days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate {
+    AddingDays(days, to: .dayOf(date)).at(timeOfDay)
+}
+
+/// `forDays` consecutive days from `starting`, each at `timeOfDay`.
+public func EveryDay(
+    starting day: DateBuilder.Day, forDays days: Int, at timeOfDay: @autoclosure () -> TimeOfDay
+) -> [DateBuilder.ResolvedDate] {
+    EveryDay(forDays: days, starting: day).at(timeOfDay())
 }
 
 extension DateBuilder.ResolvedDates {

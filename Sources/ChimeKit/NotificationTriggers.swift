@@ -63,7 +63,14 @@ public struct ResolvedTrigger: Hashable, Sendable {
 }
 
 extension DateBuilder.ResolvedDate: NotificationTrigger {
-    /// One moment: `Tomorrow().at(hour: 20, minute: 15)`, `Today().at(hour: 9, minute: 0)`, `ExactlyAt(date)`.
+    /// One date: `Tomorrow().at(hour: 20, minute: 15)`, `Today().at(hour: 9, minute: 0)`, `ExactlyAt(date)`.
+    public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
+        try moment.resolve(now: now, timeZone: timeZone)
+    }
+}
+
+extension DateBuilder.Moment: NotificationTrigger {
+    /// One moment, resolved when scheduled: `let later: DateBuilder.Moment = Tomorrow().at(hour: 20, minute: 15)`.
     public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
         guard let date = date(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) else {
             throw ChimeError(.rejected, "the date does not exist (check the day, hour and minute)")
@@ -106,12 +113,24 @@ extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
         return only
     }
 
+    /// The counted run the list was made from (`DateBuilder.ListRuns`), when it is remembered and, resolved at
+    /// `now`, still gives exactly the list's dates: a list made last month from "this month" is its dates.
+    func rememberedRun(now: Date, timeZone: TimeZone) -> DateBuilder.ResolvedDates? {
+        guard let run = DateBuilder.ListRuns.run(of: self) else { return nil }
+        let week = DateBuilder.resolvingWeek
+        let listed = compactMap { $0.date(now: now, systemTimeZone: timeZone, defaultWeek: week) }
+        let ran = run.dates(now: now, systemTimeZone: timeZone, defaultWeek: week).prefix(count + 1)
+        return listed.count == count && ran.elementsEqual(listed) ? run : nil
+    }
+
     /// The most dates one set carries: its RDATE line stays within `TriggerWire.maximumRRuleBytes`.
     static var datesPerSet: Int { (TriggerWire.maximumRRuleBytes - 64) / 17 }
 
     /// The list as the items it is scheduled as: its run, or its future dates in sets of `datesPerSet`.
     func resolvedParts(now: Date, timeZone: TimeZone) throws(ChimeError) -> [ResolvedTrigger] {
-        if let run = DateBuilder.ListRuns.run(of: self) { return [try run.resolve(now: now, timeZone: timeZone)] }
+        if let run = rememberedRun(now: now, timeZone: timeZone) {
+            return [try run.resolve(now: now, timeZone: timeZone)]
+        }
         let dates = Set(
             compactMap { $0.date(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) }
                 .filter { $0 > now }

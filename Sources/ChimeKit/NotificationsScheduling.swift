@@ -120,12 +120,23 @@ extension DateBuilder.ResolvedDate: NotificationsScheduling {
     /// A one-off member at the date, resolved now in `DateBuilder.calendar`; empty when the date is past or
     /// does not exist.
     public static var keyPathForTriggerSet: (Self) -> LocalNotifications.NotificationTriggerSet {
-        { resolved in
-            let date = resolved.date()
-            guard date > Date() else { return .empty }
-            return .single(
-                trigger: LocalNotifications.Trigger(date, line: resolved, timeZone: DateBuilder.calendar.timeZone))
-        }
+        { LocalNotifications.NotificationTriggerSet.oneOff(at: $0.date(), line: $0) }
+    }
+}
+
+extension DateBuilder.Moment: NotificationsScheduling {
+    /// A one-off member at the moment, resolved now in `DateBuilder.calendar`; empty when it is past or does
+    /// not exist.
+    public static var keyPathForTriggerSet: (Self) -> LocalNotifications.NotificationTriggerSet {
+        { LocalNotifications.NotificationTriggerSet.oneOff(at: $0.date(), line: $0) }
+    }
+}
+
+extension LocalNotifications.NotificationTriggerSet {
+    /// A one-off member at `date` (made from `line`), or empty when `date` is not ahead.
+    static func oneOff(at date: Date, line: any NotificationTrigger) -> Self {
+        guard date > Date() else { return .empty }
+        return .single(trigger: LocalNotifications.Trigger(date, line: line, timeZone: DateBuilder.calendar.timeZone))
     }
 }
 

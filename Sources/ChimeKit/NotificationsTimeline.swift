@@ -290,7 +290,11 @@ extension NotificationsScheduling {
     /// from (looked up now, right after the list was made), ChimeKit's own triggers as themselves, anything
     /// else as its trigger set.
     var line: any NotificationTrigger {
-        if let list = self as? [DateBuilder.ResolvedDate], let run = DateBuilder.ListRuns.run(of: list) { return run }
+        if let list = self as? [DateBuilder.ResolvedDate],
+            let run = list.rememberedRun(now: Date(), timeZone: DateBuilder.calendar.timeZone)
+        {
+            return run
+        }
         return (self as? any NotificationTrigger) ?? triggerSet
     }
 

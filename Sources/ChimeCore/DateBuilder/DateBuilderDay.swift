@@ -56,18 +56,21 @@ extension DateBuilder {
             return copy
         }
 
-        /// This day at a fixed time of day.
-        public func at(hour: Int, minute: Int, second: Int = 0) -> ResolvedDate {
+        /// This day at a fixed time of day, resolved when the value is. (ChimeKit's `at` makes DateBuilder's
+        /// `ResolvedDate`, fixed when it is made.)
+        @_disfavoredOverload
+        public func at(hour: Int, minute: Int, second: Int = 0) -> Moment {
             at(TimeOfDay(hour: hour, minute: minute, second: second))
         }
 
-        /// This day at a fixed time of day.
-        public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> ResolvedDate {
-            ResolvedDate(day: self, time: .fixed(timeOfDay()))
+        /// This day at a fixed time of day, resolved when the value is.
+        @_disfavoredOverload
+        public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> Moment {
+            Moment(day: self, time: .fixed(timeOfDay()))
         }
 
         /// This day at a random time in a range, reproducible from the seed the value carries.
-        public func at(_ time: RandomTime) -> ResolvedDate { ResolvedDate(day: self, time: time.spec) }
+        public func at(_ time: RandomTime) -> Moment { Moment(day: self, time: time.spec) }
 
         /// Year, month and day (no time), resolved against `now`; nil when the day does not exist
         /// (`ExactDay(year: 2021, month: 2, day: 30)`, a fifth friday a month lacks). Weeks are laid out

@@ -7,10 +7,11 @@ extension DateBuilder {
     /// "Stop Repeat" ends as a whole.
     ///
     /// A list is remembered by value when a counted `Every…` list form makes it (evenly spaced, the
-    /// `.normal` distribution) and when each step of its chain has a counterpart on the run. Equal lists
-    /// have equal members, so the run gives the same dates whichever equal list it was recorded for. Only
-    /// the latest lists are kept (`memberBudget`); a list not found (built by hand, filtered, or forgotten)
-    /// is scheduled as its dates, which are the same occurrences.
+    /// `.normal` distribution) and when each step of its chain has a counterpart on the run. A list of
+    /// resolved dates is fixed when made while its run stays words ("this month"), so whoever schedules the
+    /// run checks first that, resolved then, it still gives the list's dates. Only the latest lists are kept
+    /// (`memberBudget`); a list not found (built by hand, filtered, or forgotten) is scheduled as its dates,
+    /// which are the same occurrences.
     public enum ListRuns {
         /// How many members the remembered lists have together at most; the oldest lists are forgotten first.
         /// A list longer than this is not remembered.

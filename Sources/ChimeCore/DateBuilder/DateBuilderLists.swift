@@ -49,10 +49,11 @@ public func EveryDay(
         from: distribution.isUnitSpaced ? EveryDay(forDays: nextDays, starting: startDay) : nil)
 }
 
-/// `forDays` consecutive days from `starting`, each at `timeOfDay`.
+/// `forDays` consecutive days from `starting`, each at `timeOfDay`, resolved when the values are.
+@_disfavoredOverload
 public func EveryDay(
     starting day: DateBuilder.Day, forDays days: Int, at timeOfDay: @autoclosure () -> TimeOfDay
-) -> [DateBuilder.ResolvedDate] {
+) -> [DateBuilder.Moment] {
     EveryDay(forDays: days, starting: day).at(timeOfDay())
 }
 
@@ -84,21 +85,26 @@ public func EveryYear(
 }
 
 /// The day `date` falls on, at `timeOfDay`.
-public func DayOf(_ date: Date, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { DayOf(date).at(timeOfDay) }
+@_disfavoredOverload
+public func DayOf(_ date: Date, at timeOfDay: TimeOfDay) -> DateBuilder.Moment { DayOf(date).at(timeOfDay) }
 
 /// Today at `timeOfDay`.
-public func Today(at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { Today().at(timeOfDay) }
+@_disfavoredOverload
+public func Today(at timeOfDay: TimeOfDay) -> DateBuilder.Moment { Today().at(timeOfDay) }
 
 /// Tomorrow at `timeOfDay`.
-public func Tomorrow(at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate { AfterToday(days: 1, at: timeOfDay) }
+@_disfavoredOverload
+public func Tomorrow(at timeOfDay: TimeOfDay) -> DateBuilder.Moment { AfterToday(days: 1, at: timeOfDay) }
 
 /// `days` days after today, at `timeOfDay`.
-public func AfterToday(days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate {
+@_disfavoredOverload
+public func AfterToday(days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.Moment {
     Today().addingDays(days).at(timeOfDay)
 }
 
 /// `days` days after the day `date` falls on, at `timeOfDay`.
-public func After(dayOf date: Date, days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.ResolvedDate {
+@_disfavoredOverload
+public func After(dayOf date: Date, days: Int, at timeOfDay: TimeOfDay) -> DateBuilder.Moment {
     AddingDays(days, to: .dayOf(date)).at(timeOfDay)
 }
 
@@ -110,18 +116,34 @@ extension Sequence where Element == DateBuilder.Day {
             list.map { $0.addingDays(days) }, from: DateBuilder.ListRuns.days(of: list)?.addingDays(days))
     }
 
-    /// Each day at `timeOfDay`, evaluated once per day (so `.randomTime(from:to:)` differs from day to day).
-    public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> [DateBuilder.ResolvedDate] {
-        let list = Array(self)
-        let times = list.map { _ in timeOfDay() }
-        // A run has one time of day: the list is its run's only when every day got the same one.
-        let run = Set(times).count == 1 ? DateBuilder.ListRuns.days(of: list)?.at(times[0]) : nil
-        return DateBuilder.ListRuns.dates(zip(list, times).map { $0.at($1) }, from: run)
+    /// Each day at `timeOfDay`, evaluated once per day (so `.randomTime(from:to:)` differs from day to day),
+    /// resolved when the values are.
+    @_disfavoredOverload
+    public func at(_ timeOfDay: @autoclosure () -> TimeOfDay) -> [DateBuilder.Moment] {
+        map { $0.at(timeOfDay()) }
     }
 
-    /// Each day at a fixed time of day.
-    public func at(hour: Int, minute: Int, second: Int = 0) -> [DateBuilder.ResolvedDate] {
+    /// Each day at a fixed time of day, resolved when the values are.
+    @_disfavoredOverload
+    public func at(hour: Int, minute: Int, second: Int = 0) -> [DateBuilder.Moment] {
         at(TimeOfDay(hour: hour, minute: minute, second: second))
+    }
+
+    /// Each day at `timeOfDay` (evaluated once per day), resolved against `now`: DateBuilder's values, fixed
+    /// when made. A counted list made whole is remembered with its run (`DateBuilder.ListRuns`) when every day
+    /// got the same time.
+    public func resolvedDates(
+        at timeOfDay: @autoclosure () -> TimeOfDay, now: Date, systemTimeZone: TimeZone,
+        defaultWeek: DateBuilder.WeekStructure = .iso
+    ) -> [DateBuilder.ResolvedDate] {
+        let list = Array(self)
+        let times = list.map { _ in timeOfDay() }
+        let dates = zip(list, times).map {
+            $0.resolvedDate(at: $1, now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
+        }
+        // A run has one time of day: the list is its run's only when every day got the same one.
+        let run = Set(times).count == 1 ? DateBuilder.ListRuns.days(of: list)?.at(times[0]) : nil
+        return DateBuilder.ListRuns.dates(dates, from: run)
     }
 }
 

@@ -1,214 +1,58 @@
 import Foundation
 
 extension DateBuilder {
-    /// One resolved moment: a day at a time of day, or an exact instant (`ExactlyAt`), optionally
-    /// shifted with `addingMinutes` … `addingYears`.
-    public struct ResolvedDate: DateBuilderExpression {
-        enum Base: Codable, Hashable, Sendable {
-            case dayTime(Day, DateRule.Time)
-            case instant(Date)
-            /// The `now` passed when resolving ("in 10 minutes").
-            case now
-            /// A wall-clock date and time in the expression's zone; fields left out start at their lowest
-            /// (month and day 1, time 00:00:00), a missing year does not resolve.
-            case components(DateComponents)
+    /// DateBuilder's resolved date, fixed when it is made: an exact instant, or a wall-clock date and time
+    /// (year … second) read in the components' `timeZone` when they carry one, else in the zone of the call
+    /// that resolves it (a floating time). ChimeKit's `Day.at(…)` makes the second kind from the day as it is
+    /// when called, as DateBuilder does; `Moment` is the form that stays a word until resolved.
+    public enum ResolvedDate: Codable, Hashable, Sendable {
+        case exact(Date)
+        case components(DateComponents)
+
+        /// The same date as a `Moment`, which resolves it.
+        public var moment: Moment {
+            switch self {
+            case .exact(let date):
+                return .exact(date)
+            case .components(let components):
+                var moment = Moment.components(components)
+                if let zone = components.timeZone { moment.context.timeZone = .named(zone.identifier) }
+                return moment
+            }
         }
 
-        /// Shifts applied in order. Seconds are absolute time; days and months are wall-clock
-        /// arithmetic in the expression's zone (the time of day is kept; the 31st plus one month is
-        /// the last day of the next month, as Foundation does).
-        enum Adjustment: Codable, Hashable, Sendable {
-            case seconds(Int)
-            case days(Int)
-            case months(Int)
-        }
-
-        var base: Base
-        var adjustments: [Adjustment] = []
-        public var context: Context
-
-        init(day: Day, time: DateRule.Time) {
-            self.base = .dayTime(day, time)
-            self.context = day.context
-        }
-
-        init(base: Base, context: Context = Context()) {
-            self.base = base
-            self.context = context
-        }
-
-        /// The `now` passed when resolving; `ResolvedDate.now.addingMinutes(10)` is "in 10 minutes".
-        public static var now: ResolvedDate { ResolvedDate(base: .now) }
-
-        /// An exact instant, as DateBuilder's `.exact(date)` case.
-        public static func exact(_ date: Date) -> ResolvedDate { ResolvedDate(base: .instant(date)) }
-
-        /// A wall-clock date and time (year … second) in the expression's zone, as DateBuilder's
-        /// `.components(dateComponents)` case. A missing year, an impossible date or time does not resolve.
-        public static func components(_ components: DateComponents) -> ResolvedDate {
-            ResolvedDate(base: .components(components))
-        }
-
-        /// Shifted by every field of `dateComponents` that is set, the largest unit first, as Foundation's
-        /// `Calendar.date(byAdding:to:)`: years and months, then weeks and days, then hours, minutes and
-        /// seconds. Nil when a field cannot be added here (era, quarter, weekday, weekdayOrdinal,
-        /// yearForWeekOfYear).
-        public func adding(dateComponents: DateComponents) -> ResolvedDate? {
-            let c = dateComponents
-            guard c.era == nil, c.quarter == nil, c.weekday == nil, c.weekdayOrdinal == nil,
-                c.yearForWeekOfYear == nil
-            else { return nil }
-            var result = self
-            let months = DateBuilderMath.times(c.year ?? 0, 12).addingReportingOverflow(c.month ?? 0)
-            let weeks = DateBuilderMath.times((c.weekOfYear ?? 0) &+ (c.weekOfMonth ?? 0), 7)
-            let days = weeks.addingReportingOverflow(c.day ?? 0)
-            let seconds = [
-                DateBuilderMath.times(c.hour ?? 0, 3600), DateBuilderMath.times(c.minute ?? 0, 60), c.second ?? 0,
-            ].reduce(0, &+)
-            guard !months.overflow, !days.overflow else { return nil }
-            if months.partialValue != 0 { result = result.adjusted(.months(months.partialValue)) }
-            if days.partialValue != 0 { result = result.adjusted(.days(days.partialValue)) }
-            if seconds != 0 { result = result.adjusted(.seconds(seconds)) }
-            return result
-        }
-
-        public func addingSeconds(_ seconds: Int) -> ResolvedDate { adjusted(.seconds(seconds)) }
-        public func addingMinutes(_ minutes: Int) -> ResolvedDate {
-            adjusted(.seconds(DateBuilderMath.times(minutes, 60)))
-        }
-        public func addingHours(_ hours: Int) -> ResolvedDate { adjusted(.seconds(DateBuilderMath.times(hours, 3600))) }
-        public func addingDays(_ days: Int) -> ResolvedDate { adjusted(.days(days)) }
-        public func addingWeeks(_ weeks: Int) -> ResolvedDate { adjusted(.days(DateBuilderMath.times(weeks, 7))) }
-        public func addingMonths(_ months: Int) -> ResolvedDate { adjusted(.months(months)) }
-        public func addingYears(_ years: Int) -> ResolvedDate { adjusted(.months(DateBuilderMath.times(years, 12))) }
-
-        private func adjusted(_ adjustment: Adjustment) -> ResolvedDate {
-            var copy = self
-            copy.adjustments.append(adjustment)
-            return copy
-        }
-
-        /// The instant, resolved against `now`; nil when the day does not exist, the time is invalid, or
-        /// the time falls in a DST gap under a `.skip` policy. Weeks are laid out by `defaultWeek` unless
-        /// the expression names a calendar or locale.
+        /// The instant: the exact one, or the components' wall-clock time in their zone (else
+        /// `systemTimeZone`); nil when the components name no year or a date or time that does not exist.
         public func date(now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
-            rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)?
-                .firstOccurrence(systemTimeZone: systemTimeZone)
+            moment.date(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
         }
 
-        /// Year … second of the instant in the expression's zone.
-        public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
-        ) -> DateComponents? {
-            guard let date = date(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
-                let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone)
-            else { return nil }
-            return DateBuilder.components(of: date, in: zone)
-        }
-
-        /// The schedulable rule (one occurrence). A day-and-time stays a wall-clock rule (a floating
-        /// "tomorrow at 20:15" fires at 20:15 in whatever zone the user is in by then); an instant
+        /// The schedulable rule (one occurrence): wall-clock components stay a wall-clock rule, an instant
         /// stays absolute.
         public func rule(
             now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
         ) -> DateRule? {
-            guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
-                let moment = resolveMoment(env)
-            else { return nil }
-            switch moment {
-            case .local(let local):
-                return DateRule(
-                    pattern: .days(start: local.daysSinceEpoch, stride: 1, offsets: [0]),
-                    time: .fixed(TimeOfDay(hour: local.hour, minute: local.minute, second: local.second)), count: 1,
-                    timeZone: context.timeZone, dstPolicy: context.dstPolicy)
-            case .instant(let instant):
-                return DateRule(
-                    pattern: .interval(start: instant, seconds: 1), count: 1, timeZone: context.timeZone,
-                    dstPolicy: context.dstPolicy)
-            }
+            moment.rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
         }
-
-        enum Moment {
-            case local(LocalDateTime)
-            case instant(Date)
-        }
-
-        func resolveMoment(_ env: DateBuilderEnvironment) -> Moment? {
-            var moment: Moment
-            switch base {
-            case .dayTime(let day, let time):
-                guard let day = day.resolve(env), let seconds = time.secondsIntoDay(onDay: day) else { return nil }
-                moment = .local(LocalDateTime(daysSinceEpoch: day, secondsIntoDay: seconds))
-            case .instant(let date):
-                moment = .instant(date)
-            case .now:
-                moment = .instant(env.now)
-            case .components(let components):
-                guard let local = Self.local(components) else { return nil }
-                moment = .local(local)
-            }
-            for adjustment in adjustments {
-                switch adjustment {
-                case .seconds(let seconds):
-                    guard DateBuilderMath.isSafe(seconds / 3600), let instant = instant(of: moment, env) else {
-                        return nil
-                    }
-                    moment = .instant(instant.addingTimeInterval(TimeInterval(seconds)))
-                case .days(let days):
-                    guard DateBuilderMath.isSafe(days) else { return nil }
-                    let local = local(of: moment, env).adding(days: days)
-                    guard DateBuilderMath.isSafeDay(local.daysSinceEpoch) else { return nil }
-                    moment = .local(local)
-                case .months(let months):
-                    guard DateBuilderMath.isSafe(months) else { return nil }
-                    var local = local(of: moment, env)
-                    let index = local.year * 12 + local.month - 1 + months
-                    guard DateBuilder.yearRange.contains(DateBuilderMath.floorDiv(index, 12)) else { return nil }
-                    local.year = DateBuilderMath.floorDiv(index, 12)
-                    local.month = DateBuilderMath.floorMod(index, 12) + 1
-                    local.day = min(local.day, LocalDateTime.daysInMonth(year: local.year, month: local.month))
-                    moment = .local(local)
-                }
-            }
-            return moment
-        }
-
-        /// The wall-clock date and time `components` name, or nil when it does not exist.
-        private static func local(_ c: DateComponents) -> LocalDateTime? {
-            guard let year = c.year, DateBuilder.yearRange.contains(year) else { return nil }
-            let month = c.month ?? 1
-            guard (1...12).contains(month) else { return nil }
-            let day = c.day ?? 1
-            guard (1...LocalDateTime.daysInMonth(year: year, month: month)).contains(day),
-                let seconds = TimeOfDay(hour: c.hour ?? 0, minute: c.minute ?? 0, second: c.second ?? 0).secondsIntoDay
-            else { return nil }
-            return LocalDateTime(
-                daysSinceEpoch: LocalDateTime.days(fromCivil: year, month, day), secondsIntoDay: seconds)
-        }
-
-        private func instant(of moment: Moment, _ env: DateBuilderEnvironment) -> Date? {
-            switch moment {
-            case .instant(let date): return date
-            case .local(let local): return WallClock.instants(for: local, in: env.zone, policy: context.dstPolicy).first
-            }
-        }
-
-        private func local(of moment: Moment, _ env: DateBuilderEnvironment) -> LocalDateTime {
-            switch moment {
-            case .instant(let date): return WallClock.localDateTime(for: date, in: env.zone)
-            case .local(let local): return local
-            }
-        }
-    }
-
-    /// Year, month, day, hour, minute, second of `date` in `zone`.
-    static func components(of date: Date, in zone: TimeZone) -> DateComponents {
-        let local = WallClock.localDateTime(for: date, in: zone)
-        return DateComponents(
-            year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute,
-            second: local.second)
     }
 }
 
-/// An exact instant, for arithmetic such as `ExactlyAt(account.createdAt).addingDays(15)`.
-public func ExactlyAt(_ date: Date) -> DateBuilder.ResolvedDate { DateBuilder.ResolvedDate(base: .instant(date)) }
+extension DateBuilder.Day {
+    /// This day at `timeOfDay`, resolved against `now`: DateBuilder's `.components` value (year … second), in
+    /// the day's own zone when it names one (`.in(timeZone:)`). A day that does not exist (February 30) gives
+    /// components without a date, which do not resolve.
+    public func resolvedDate(
+        at timeOfDay: TimeOfDay, now: Date, systemTimeZone: TimeZone,
+        defaultWeek: DateBuilder.WeekStructure = .iso
+    ) -> DateBuilder.ResolvedDate {
+        var components =
+            dateComponents(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek) ?? DateComponents()
+        components.hour = timeOfDay.hour
+        components.minute = timeOfDay.minute
+        components.second = timeOfDay.second
+        if case .named = context.timeZone {
+            components.timeZone = context.timeZone.resolve(systemTimeZone: systemTimeZone)
+        }
+        return .components(components)
+    }
+}

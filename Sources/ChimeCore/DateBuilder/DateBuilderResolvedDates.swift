@@ -1,7 +1,7 @@
 import Foundation
 
 extension DateBuilder {
-    /// A run of days at a time of day: the recurring form of `ResolvedDate`.
+    /// A run of days at a time of day: the recurring form of `Moment`.
     public struct ResolvedDates: DateBuilderExpression {
         var days: Days
         var time: DateRule.Time
@@ -121,7 +121,7 @@ extension DateBuilder {
 
     /// Anything a phrase can describe: a single moment, a run of days at a time, or an interval.
     public enum Schedule: Codable, Hashable, Sendable {
-        case once(ResolvedDate)
+        case once(Moment)
         case repeating(ResolvedDates)
         case interval(Interval)
 

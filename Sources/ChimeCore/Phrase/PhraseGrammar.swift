@@ -164,7 +164,7 @@ struct PhraseGrammar {
         else {
             throw cursor.error(PhraseExpected.at)
         }
-        var value = DateBuilder.ResolvedDate(day: day, time: time)
+        var value = DateBuilder.Moment(day: day, time: time)
         if let zone = modifiers.timeZone { value = value.in(timeZone: zone) }
         return .once(value)
     }
@@ -178,7 +178,7 @@ struct PhraseGrammar {
             amount = try parseCount()
         }
         guard let token = cursor.current else { throw cursor.error("a unit such as minutes, hours or days") }
-        var value = DateBuilder.ResolvedDate.now
+        var value = DateBuilder.Moment.now
         if let seconds = PhraseVocabulary.clockUnits[token.word] {
             value = value.addingSeconds(DateBuilderMath.times(amount, seconds))
         } else if let unit = PhraseVocabulary.calendarUnits[token.word] {

@@ -117,8 +117,8 @@ let dateBuilderFunctionExamples: [DateBuilderExample] = [
         F.ymd(ExactDay(year: 2021, month: 2, day: 29))
     },
     // Resolved dates.
-    DateBuilderExample("ResolvedDate.now.addingMinutes(10)", ["2021-01-31T10:10:00+01:00"]) {
-        F.iso(DateBuilder.ResolvedDate.now.addingMinutes(10))
+    DateBuilderExample("Moment.now.addingMinutes(10)", ["2021-01-31T10:10:00+01:00"]) {
+        F.iso(DateBuilder.Moment.now.addingMinutes(10))
     },
     DateBuilderExample("ExactlyAt(createdAt).addingSeconds(30)", ["2021-03-20T10:30:30+01:00"]) {
         F.iso(ExactlyAt(F.createdAt).addingSeconds(30))

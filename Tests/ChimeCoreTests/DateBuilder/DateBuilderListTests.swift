@@ -101,8 +101,8 @@ private typealias F = DateBuilderFixture
 }
 
 @Test func exactAndComponentsAreDateBuildersTwoKindsOfResolvedDate() {
-    #expect(DateBuilder.ResolvedDate.exact(F.createdAt) == ExactlyAt(F.createdAt))
-    let components = DateBuilder.ResolvedDate.components(DateComponents(year: 2021, month: 2, day: 3, hour: 4))
+    #expect(DateBuilder.Moment.exact(F.createdAt) == ExactlyAt(F.createdAt))
+    let components = DateBuilder.Moment.components(DateComponents(year: 2021, month: 2, day: 3, hour: 4))
     #expect(F.iso(components) == ["2021-02-03T04:00:00+01:00"])
     #expect(F.iso(.components(DateComponents(year: 2021))) == ["2021-01-01T00:00:00+01:00"])
     #expect(F.iso(.components(DateComponents(month: 2, day: 3))) == ["nil"])

@@ -236,7 +236,7 @@ func dateBuilderRuleNeverFiresQuickly(_ c: DateBuilderNeverCase) throws {
                 == Array(rule.occurrences(systemTimeZone: F.berlin).prefix(5)))
     }
     let single = ExactlyAt(F.createdAt).addingDays(15)
-    #expect(try JSONDecoder().decode(DateBuilder.ResolvedDate.self, from: JSONEncoder().encode(single)) == single)
+    #expect(try JSONDecoder().decode(DateBuilder.Moment.self, from: JSONEncoder().encode(single)) == single)
 }
 
 @Test func dateBuilderRuleRejectsHostileDecodedValues() throws {

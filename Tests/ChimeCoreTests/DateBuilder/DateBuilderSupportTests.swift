@@ -15,7 +15,7 @@ enum DateBuilderFixture {
         date.map { WallClock.iso8601($0, in: zone) } ?? "nil"
     }
 
-    static func iso(_ value: DateBuilder.ResolvedDate, zone: TimeZone = berlin) -> [String] {
+    static func iso(_ value: DateBuilder.Moment, zone: TimeZone = berlin) -> [String] {
         [iso(value.date(now: now, systemTimeZone: zone), in: zone)]
     }
 

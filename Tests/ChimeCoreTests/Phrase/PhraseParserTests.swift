@@ -46,7 +46,7 @@ let phraseEquivalences: [PhraseEquivalence] = [
         ExactDay(year: 2026, month: 12, day: 1).at(hour: 9, minute: 0).rule(now: P.now, systemTimeZone: P.berlin)
     },
     PhraseEquivalence(phrase: "in 10 minutes") {
-        DateBuilder.ResolvedDate.now.addingMinutes(10).rule(now: P.now, systemTimeZone: P.berlin)
+        DateBuilder.Moment.now.addingMinutes(10).rule(now: P.now, systemTimeZone: P.berlin)
     },
     PhraseEquivalence(phrase: "every 2 hours") {
         DateBuilder.Interval(everySeconds: 7200).rule(now: P.now, systemTimeZone: P.berlin)

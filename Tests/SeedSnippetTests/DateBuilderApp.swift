@@ -1,0 +1,110 @@
+// swift-format-ignore-file
+import ChimeKit
+import Foundation
+import Testing
+
+// App code written against DateBuilder's API as an iOS app uses it (not a seed's): a trial's reminders, made
+// as DateBuilder's resolved dates and read back by their two cases, with only its import changed.
+
+enum TrialReminders {
+    static func plan(accountCreated: Date) -> [DateBuilder.ResolvedDate] {
+        [
+            ExactlyAt(accountCreated).addingDays(7),
+            ExactlyAt(accountCreated).addingDays(13).addingHours(12),
+            Tomorrow().at(hour: 9, minute: 30),
+        ]
+    }
+
+    static func describe(_ date: DateBuilder.ResolvedDate) -> String {
+        switch date {
+        case .exact(let instant):
+            return "at \(Int(instant.timeIntervalSince1970))"
+        case .components(let components):
+            return "on \(components.year ?? 0)-\(components.month ?? 0)-\(components.day ?? 0)"
+                + " at \(components.hour ?? 0):\(components.minute ?? 0)"
+        }
+    }
+}
+
+@Suite struct DateBuilderAppTests {
+    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    /// 2026-03-20T10:00:00Z, nine days before Berlin's clocks go forward.
+    static let created = Date(timeIntervalSince1970: 1_774_000_800)
+
+    @Test func aDayAtATimeIsTheDayAsItIsWhenMadeInDateBuildersCalendar() {
+        DateBuilder.withTimeZone(Self.berlin) {
+            let made = Tomorrow().at(hour: 9, minute: 30)
+            // Foundation's calendar says which day tomorrow is.
+            let calendar = DateBuilder.calendar
+            var expected = calendar.dateComponents(
+                [.year, .month, .day], from: calendar.date(byAdding: .day, value: 1, to: Date())!)
+            expected.hour = 9
+            expected.minute = 30
+            expected.second = 0
+            #expect(made == .components(expected))
+            #expect(made.date() == calendar.date(from: expected))
+            #expect(TrialReminders.describe(made) == "on \(expected.year!)-\(expected.month!)-\(expected.day!) at 9:30")
+        }
+    }
+
+    @Test func exactDatesMoveOnTheWallClockOfDateBuildersCalendar() {
+        DateBuilder.withTimeZone(Self.berlin) {
+            let calendar = DateBuilder.calendar
+            let plan = TrialReminders.plan(accountCreated: Self.created)
+            // Across the change to summer time, a day is a wall-clock day, as Foundation adds it.
+            #expect(plan[0] == .exact(calendar.date(byAdding: .day, value: 7, to: Self.created)!))
+            let thirteenAndAHalf = calendar.date(
+                byAdding: .hour, value: 12, to: calendar.date(byAdding: .day, value: 13, to: Self.created)!)!
+            #expect(plan[1] == .exact(thirteenAndAHalf))
+            #expect(thirteenAndAHalf.timeIntervalSince(Self.created) == (13 * 24 + 12 - 1) * 3600)
+            #expect(TrialReminders.describe(plan[0]) == "at \(Int(Self.created.timeIntervalSince1970) + 7 * 86_400)")
+            #expect(ExactlyAt(Self.created) == .exact(Self.created))
+            #expect(ExactlyAt(Self.created).dateComponents().hour == 11)
+        }
+    }
+
+    @Test func aDayInAZoneOfItsOwnCarriesTheZone() {
+        let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+        DateBuilder.withTimeZone(Self.berlin) {
+            guard case .components(let components) = Today().in(timeZone: tokyo).at(hour: 9, minute: 0) else {
+                Issue.record("a day at a time is not components")
+                return
+            }
+            #expect(components.timeZone == tokyo)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = tokyo
+            let today = calendar.dateComponents([.year, .month, .day], from: Date())
+            #expect([components.year, components.month, components.day] == [today.year, today.month, today.day])
+            #expect(DateBuilder.ResolvedDate.components(components).date() == calendar.date(from: components))
+        }
+    }
+
+    /// A counted list travels as its run only while the run, resolved when scheduled, gives the list's dates.
+    @Test func aListIsScheduledAsItsRunOnlyWhileTheRunGivesItsDates() throws {
+        let (dates, onTheDay, dayAfter) = DateBuilder.withTimeZone(Self.berlin) {
+            let list = EveryDay(forDays: 3, starting: .today).at(hour: 12, minute: 0)
+            let dates = list.dates()
+            // A minute before the first date, "today" is still the list's first day; a day later the run would
+            // start a day later.
+            return (
+                dates, Result { try list.resolve(now: dates[0].addingTimeInterval(-60), timeZone: Self.berlin) },
+                Result { try list.resolve(now: dates[1].addingTimeInterval(-60), timeZone: Self.berlin) }
+            )
+        }
+        guard case .rule(.dateRule(let rule), _) = try onTheDay.get().trigger else {
+            Issue.record("not scheduled as the run: \(try onTheDay.get().trigger)")
+            return
+        }
+        #expect(rule.count == 3)
+        // The list is then its two dates still ahead.
+        guard case .rule(.rrule(let set, _), _) = try dayAfter.get().trigger else {
+            Issue.record("not scheduled as its dates: \(try dayAfter.get().trigger)")
+            return
+        }
+        let utc = DateFormatter()
+        utc.timeZone = TimeZone(identifier: "UTC")
+        utc.dateFormat = "yyyyMMdd'T'HHmmss"
+        for date in dates[1...] { #expect(set.contains(utc.string(from: date)), "\(set)") }
+        #expect(!set.contains(utc.string(from: dates[0])), "\(set)")
+    }
+}
