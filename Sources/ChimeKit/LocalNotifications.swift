@@ -63,9 +63,10 @@ public protocol NotificationGroup: LocalNotificationsGroup, Sendable {
 extension NotificationGroup {
     public var preferredExecutionContext: LocalNotificationsGroupContextPreference { .canRunOnAnyQueue }
 
+    /// Calls `completion` with `timeline` on the main queue.
     public func getTimeline(completion: @escaping (NotificationsTimeline) -> Void) {
-        let box = UncheckedBox(completion)
-        Task { box.value(await timeline) }
+        let handler = MainQueueClosure(completion)
+        Task { handler.call(await timeline) }
     }
 }
 
@@ -81,7 +82,10 @@ public struct ScheduledGroup: NotificationGroup {
 
 /// The NiceNotifications API against chimed: groups with declarative timelines, permission strategies and
 /// direct requests. Every call has a completion-handler form, as NiceNotifications has it, and an async form.
-/// Completion handlers are called on no particular thread.
+/// The closures NiceNotifications' calls take (completion handlers, `perform:`, content makers, askers) are not
+/// `@Sendable`, as there, and are called on the main queue (`MainQueueClosure`), as NiceNotifications calls its
+/// completion handlers; the main queue runs while an async `main` waits, or under `dispatchMain()`. The closures
+/// of ChimeKit's own additions are `@Sendable` and called on no particular thread.
 ///
 /// Calls go over the bus `Configuration.bus`, as the app `Configuration.appID` when one is set (the
 /// connection then owns that name; chimed knows the app by it), otherwise as the executable.
@@ -144,11 +148,12 @@ public enum LocalNotifications {
     public static func schedule(
         permissionStrategy: PermissionStrategy, group: String? = nil,
         @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry],
-        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
+        completion: @escaping (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         let group = ScheduledGroup(
             groupIdentifier: group ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
-        submit(completion) { () async throws(ChimeError) in
+        let handler = MainQueueClosure(completion)
+        submit({ handler.call($0) }) { () async throws(ChimeError) in
             _ = try await reschedule(group: group, permissionStrategy: permissionStrategy)
         }
         return group
@@ -159,7 +164,7 @@ public enum LocalNotifications {
     @discardableResult
     public static func schedule(
         timeline: NotificationsTimeline, group: String? = nil, permissionStrategy: PermissionStrategy,
-        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
+        completion: @escaping (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         schedule(permissionStrategy: permissionStrategy, group: group, { timeline.entries }, completion: completion)
     }
@@ -178,7 +183,7 @@ public enum LocalNotifications {
     @discardableResult
     public static func schedule(
         content: UNNotificationContent, at trigger: some NotificationTrigger, permissionStrategy: PermissionStrategy,
-        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
+        completion: @escaping (SchedulingResult) -> Void = { _ in }
     ) -> ScheduledGroup {
         let snapshot = content.mutableCopy() as? UNMutableNotificationContent
         return schedule(
@@ -245,16 +250,16 @@ public enum LocalNotifications {
     /// Replaces the group's whole timeline; `completion(true)` when it was scheduled.
     public static func reschedule(
         group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy,
-        completion: @escaping @Sendable (Bool) -> Void = { _ in }
+        completion: @escaping (Bool) -> Void = { _ in }
     ) {
-        rescheduleLater(UncheckedBox(group), permissionStrategy, completion)
+        rescheduleLater(UncheckedBox(group), permissionStrategy, MainQueueClosure(completion))
     }
 
     private static func rescheduleLater(
         _ box: UncheckedBox<any LocalNotificationsGroup>, _ permissionStrategy: PermissionStrategy,
-        _ completion: (@Sendable (Bool) -> Void)?
+        _ handler: MainQueueClosure<(Bool) -> Void>
     ) {
-        submit({ result in completion?(result.isSuccess) }) { () async throws(ChimeError) in
+        submit({ handler.call($0.isSuccess) }) { () async throws(ChimeError) in
             _ = try await reschedule(group: box.value, permissionStrategy: permissionStrategy)
         }
     }
@@ -278,9 +283,10 @@ public enum LocalNotifications {
     /// Schedules a UserNotifications request as it is; reports the outcome to `completion`.
     public static func directSchedule(
         request: UNNotificationRequest, permissionStrategy: PermissionStrategy,
-        completion: @escaping @Sendable (SchedulingResult) -> Void = { _ in }
+        completion: @escaping (SchedulingResult) -> Void = { _ in }
     ) {
-        submit(completion) { () async throws(ChimeError) in
+        let handler = MainQueueClosure(completion)
+        submit({ handler.call($0) }) { () async throws(ChimeError) in
             try await directSchedule(request: request, permissionStrategy: permissionStrategy)
         }
     }
@@ -335,40 +341,45 @@ public enum LocalNotifications {
     /// Runs `strategy` without scheduling; `completion(true)` when allowed, false when denied or chimed
     /// cannot be asked.
     public static func requestPermission(
-        strategy: PermissionStrategy, completion: @escaping @Sendable (Bool) -> Void = { _ in }
+        strategy: PermissionStrategy, completion: @escaping (Bool) -> Void = { _ in }
     ) {
-        Task { completion((try? await requestPermission(strategy: strategy).isAllowed) ?? false) }
+        let handler = MainQueueClosure(completion)
+        Task { handler.call((try? await requestPermission(strategy: strategy).isAllowed) ?? false) }
     }
 
     /// Runs `strategy` for `group` (a fresh one when nil, forgotten afterwards), then `perform` if it allowed, then
     /// `completion` with the result; chimed not answering counts as `.deniedOnSystemLevel`.
     public static func withPermission(
-        strategy: PermissionStrategy, group: String? = nil, perform: @escaping @Sendable () -> Void,
-        completion: @escaping @Sendable (_ isAllowed: PermissionResult) -> Void = { _ in }
+        strategy: PermissionStrategy, group: String? = nil, perform: @escaping () -> Void,
+        completion: @escaping (_ isAllowed: PermissionResult) -> Void = { _ in }
     ) {
+        let handler = MainQueueClosure { (result: PermissionResult) in
+            if result.isAllowed { perform() }
+            completion(result)
+        }
         Task {
             let fresh = group == nil ? "permission-\(UUID().uuidString.lowercased())" : nil
             let result =
                 (try? await requestPermission(strategy: strategy, group: group ?? fresh)) ?? .deniedOnSystemLevel
             // A fresh group's decision is of no use later; forgetting it keeps the app's stored decisions bounded.
             if let fresh { try? await center.remove(fresh) }
-            if result.isAllowed { perform() }
-            completion(result)
+            handler.call(result)
         }
     }
 
     /// Whether the group's notifications would be shown now: allowed by the user at both levels.
     public static func currentAuthorizationStatus(
         forGroup group: some LocalNotificationsGroup,
-        completion: @escaping @Sendable (FinalAuthorizationStatus) -> Void
+        completion: @escaping (FinalAuthorizationStatus) -> Void
     ) {
         let id = group.groupIdentifier
+        let handler = MainQueueClosure(completion)
         Task {
-            guard let both = try? await client().authorization(group: id) else { return completion(.disabled) }
+            guard let both = try? await client().authorization(group: id) else { return handler.call(.disabled) }
             if both.system != AuthorizationStatus.allowed.rawValue, both.system != "undetermined" {
-                return completion(.systemDenied)
+                return handler.call(.systemDenied)
             }
-            completion(both.group == AuthorizationStatus.allowed.rawValue ? .enabled : .disabled)
+            handler.call(both.group == AuthorizationStatus.allowed.rawValue ? .enabled : .disabled)
         }
     }
 
@@ -385,8 +396,9 @@ public enum LocalNotifications {
         }
 
         /// The status, or `.undetermined` when chimed cannot be asked.
-        public static func getCurrent(_ completion: @escaping @Sendable (Status) -> Void) {
-            Task { completion((try? await current()) ?? .undetermined) }
+        public static func getCurrent(_ completion: @escaping (Status) -> Void) {
+            let handler = MainQueueClosure(completion)
+            Task { handler.call((try? await current()) ?? .undetermined) }
         }
 
         /// Asks the user for the app's consent unless they said no before (`.deniedPreviously`, not asked
@@ -394,17 +406,18 @@ public enum LocalNotifications {
         /// passed on (the desktop asks one question for all of them).
         public static func authorizeWithSystem(
             options: UNAuthorizationOptions = [.alert, .badge, .sound],
-            _ completion: @escaping @Sendable (Result<Status, any Error>) -> Void
+            _ completion: @escaping (Result<Status, any Error>) -> Void
         ) {
+            let handler = MainQueueClosure(completion)
             Env.getNotificationSettings { settings in
                 switch settings.authorizationStatus {
                 case .authorized, .notDetermined:
                     Env.requestAuthorization(options) { isAllowed, error in
-                        if let error { return completion(.failure(error)) }
-                        completion(.success(isAllowed ? .allowed : .deniedNow))
+                        if let error { return handler.call(.failure(error)) }
+                        handler.call(.success(isAllowed ? .allowed : .deniedNow))
                     }
-                case .denied: completion(.success(.deniedPreviously))
-                default: completion(.success(.undetermined))
+                case .denied: handler.call(.success(.deniedPreviously))
+                default: handler.call(.success(.undetermined))
                 }
             }
         }
@@ -645,8 +658,11 @@ extension LocalNotifications {
                     case .denied, .notAsked:
                         let yes = await withCheckedContinuation { continuation in
                             let once = OnceFlag()
-                            ask { result in
-                                if once.claim() { continuation.resume(returning: (try? result.get()) ?? false) }
+                            // On the main queue, where NiceNotifications asks (it asserts the main thread).
+                            ask.async { ask in
+                                ask { result in
+                                    if once.claim() { continuation.resume(returning: (try? result.get()) ?? false) }
+                                }
                             }
                         }
                         guard yes else {
@@ -663,22 +679,18 @@ extension LocalNotifications {
 
     /// Asks the user whether a group may notify. `.defaultAlert` and `.alert(…)` have chimed ask with a
     /// notification with two buttons (the desktop has no view controller to present an alert on); a custom
-    /// asker runs in the app and calls back with the answer.
+    /// asker runs in the app, on the main queue, and calls back with the answer (from any thread).
     public struct ApplicationLevelPermissionAsker: Sendable {
         enum Kind: Sendable {
             case prompt(PermissionPrompt)
-            case custom(@Sendable (@escaping @Sendable (Result<Bool, any Error>) -> Void) -> Void)
+            case custom(MainQueueClosure<(@escaping (Result<Bool, any Error>) -> Void) -> Void>)
         }
 
         let kind: Kind
 
-        /// An asker of the app's own: ask, then call `completion` with the answer.
-        public init(
-            askPermission:
-                @escaping @Sendable (_ completion: @escaping @Sendable (Result<Bool, any Error>) -> Void)
-                -> Void
-        ) {
-            kind = .custom(askPermission)
+        /// An asker of the app's own: ask, then call `completion` with the answer. It is run on the main queue.
+        public init(askPermission: @escaping (_ completion: @escaping (Result<Bool, any Error>) -> Void) -> Void) {
+            kind = .custom(MainQueueClosure(askPermission))
         }
 
         init(prompt: PermissionPrompt) { kind = .prompt(prompt) }
@@ -709,11 +721,12 @@ extension LocalNotifications {
         /// chimed's question in English; `vc` is not used.
         public static func defaultAlert(on vc: Any) -> ApplicationLevelPermissionAsker { defaultAlert }
 
-        /// Asks (for a custom asker: runs it).
-        public func askPermission(completion: @escaping @Sendable (Result<Bool, any Error>) -> Void) {
+        /// Asks (for a custom asker: runs it on the main queue); `completion` runs on the main queue.
+        public func askPermission(completion: @escaping (Result<Bool, any Error>) -> Void) {
+            let handler = MainQueueClosure(completion)
             switch kind {
-            case .custom(let ask): ask(completion)
-            case .prompt: completion(.failure(ChimeError(.rejected, "chimed asks this question itself")))
+            case .custom(let ask): ask.async { ask in ask { handler.call($0) } }
+            case .prompt: handler.call(.failure(ChimeError(.rejected, "chimed asks this question itself")))
             }
         }
     }

@@ -15,7 +15,8 @@ import Foundation
 /// Content made by a closure cannot cross D-Bus: ChimeKit calls the closure for each occurrence within a
 /// bounded horizon (`LocalNotifications.Configuration.horizon`, at most `materializationLimit`
 /// occurrences per entry) and sends each as a one-off with the content made for it; while the app runs,
-/// ChimeKit reschedules the group again before the horizon runs out.
+/// ChimeKit reschedules the group again before the horizon runs out. NiceNotifications' makers (not
+/// `@Sendable`) are called on the main queue; ChimeKit's `async` makers wherever they run.
 public struct NotificationsTimeline: Sendable {
     public var entries: [Entry]
 
@@ -114,12 +115,17 @@ public struct NotificationsTimeline: Sendable {
             return copy
         }
 
-        static func callBack(
-            _ make: @escaping @Sendable (@escaping @Sendable (UNMutableNotificationContent?) -> Void) -> Void
+        /// Content made by the app's `maker`, which calls back with it: `call` runs the maker on the main queue,
+        /// and the maker may call back from any thread; only its first call counts.
+        static func callBack<Maker>(
+            _ maker: MainQueueClosure<Maker>,
+            _ call: @escaping @Sendable (Maker, @escaping @Sendable (UNMutableNotificationContent?) -> Void) -> Void
         ) async -> UNMutableNotificationContent? {
             await withCheckedContinuation { continuation in
                 let once = OnceFlag()
-                make { content in if once.claim() { continuation.resume(returning: content) } }
+                maker.async { make in
+                    call(make) { content in if once.claim() { continuation.resume(returning: content) } }
+                }
             }
         }
 
@@ -314,7 +320,7 @@ extension NotificationsScheduling {
     }
 
     /// Fixed content (evaluated once, when the line is built).
-    public func schedule(with content: @autoclosure @escaping @Sendable () -> UNMutableNotificationContent?)
+    public func schedule(with content: @autoclosure @escaping () -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
         guard let made = content() else {
@@ -324,25 +330,27 @@ extension NotificationsScheduling {
             trigger: line, content: .fixedContent(made.copy() as? UNNotificationContent ?? made))
     }
 
-    /// Content made for each occurrence; nil skips that occurrence.
-    public func schedule(with maker: @escaping @Sendable () -> UNMutableNotificationContent?)
-        -> NotificationsTimeline.Entry
-    {
-        NotificationsTimeline.Entry(trigger: line, content: .made { _ in maker() })
+    /// Content made for each occurrence, on the main queue; nil skips that occurrence.
+    public func schedule(with maker: @escaping () -> UNMutableNotificationContent?) -> NotificationsTimeline.Entry {
+        let maker = MainQueueClosure(maker)
+        return NotificationsTimeline.Entry(trigger: line, content: .made { _ in await maker.run { $0() } })
     }
 
-    /// Content made for each occurrence from its trigger; nil skips that occurrence.
-    public func schedule(with maker: @escaping @Sendable (LocalNotifications.Trigger) -> UNMutableNotificationContent?)
+    /// Content made for each occurrence from its trigger, on the main queue; nil skips that occurrence.
+    public func schedule(with maker: @escaping (LocalNotifications.Trigger) -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: line, content: .made { trigger in maker(trigger) })
+        let maker = MainQueueClosure(maker)
+        return NotificationsTimeline.Entry(trigger: line, content: .made { trigger in await maker.run { $0(trigger) } })
     }
 
-    /// Content made for each occurrence from its fire date; nil skips that occurrence.
-    public func schedule(with maker: @escaping @Sendable (_ nextTriggerDate: Date) -> UNMutableNotificationContent?)
+    /// Content made for each occurrence from its fire date, on the main queue; nil skips that occurrence.
+    public func schedule(with maker: @escaping (_ nextTriggerDate: Date) -> UNMutableNotificationContent?)
         -> NotificationsTimeline.Entry
     {
-        NotificationsTimeline.Entry(trigger: line, content: .made { trigger in maker(trigger.nextTriggerDate) })
+        let maker = MainQueueClosure(maker)
+        return NotificationsTimeline.Entry(
+            trigger: line, content: .made { trigger in await maker.run { $0(trigger.nextTriggerDate) } })
     }
 
     /// Content made asynchronously for each occurrence; nil skips that occurrence.
@@ -359,43 +367,44 @@ extension NotificationsScheduling {
         NotificationsTimeline.Entry(trigger: line, content: .made { trigger in await maker(trigger.nextTriggerDate) })
     }
 
-    /// Content made by a maker that calls back with it, from the occurrence's trigger; only the first call
-    /// of the completion counts.
+    /// Content made by a maker that calls back with it, from the occurrence's trigger; the maker runs on the main
+    /// queue, and only the first call of the completion counts.
     public func schedule(
         with asyncMaker:
-            @escaping @Sendable (
-                _ trigger: LocalNotifications.Trigger,
-                _ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void
+            @escaping (
+                _ trigger: LocalNotifications.Trigger, _ completion: @escaping (UNMutableNotificationContent?) -> Void
             ) -> Void
     ) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(
+        let maker = MainQueueClosure(asyncMaker)
+        return NotificationsTimeline.Entry(
             trigger: line,
-            content: .made { trigger in await NotificationsTimeline.Entry.callBack { asyncMaker(trigger, $0) } })
+            content: .made { trigger in await NotificationsTimeline.Entry.callBack(maker) { $0(trigger, $1) } })
     }
 
-    /// Content made by a maker that calls back with it, from the occurrence's fire date.
+    /// Content made by a maker that calls back with it, from the occurrence's fire date; the maker runs on the
+    /// main queue.
     public func schedule(
         with asyncMaker:
-            @escaping @Sendable (
-                _ nextTriggerDate: Date, _ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void
-            ) -> Void
+            @escaping (_ nextTriggerDate: Date, _ completion: @escaping (UNMutableNotificationContent?) -> Void)
+            -> Void
     ) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(
+        let maker = MainQueueClosure(asyncMaker)
+        return NotificationsTimeline.Entry(
             trigger: line,
             content: .made { trigger in
-                await NotificationsTimeline.Entry.callBack { asyncMaker(trigger.nextTriggerDate, $0) }
+                await NotificationsTimeline.Entry.callBack(maker) { $0(trigger.nextTriggerDate, $1) }
             }
         )
     }
 
-    /// Content made by a maker that calls back with it, as `makeRandomQuote(completion:)` does.
+    /// Content made by a maker that calls back with it, as `makeRandomQuote(completion:)` does; the maker runs
+    /// on the main queue.
     public func schedule(
-        with asyncMaker:
-            @escaping @Sendable (_ completion: @escaping @Sendable (UNMutableNotificationContent?) -> Void)
-            -> Void
+        with asyncMaker: @escaping (_ completion: @escaping (UNMutableNotificationContent?) -> Void) -> Void
     ) -> NotificationsTimeline.Entry {
-        NotificationsTimeline.Entry(
-            trigger: line, content: .made { _ in await NotificationsTimeline.Entry.callBack(asyncMaker) })
+        let maker = MainQueueClosure(asyncMaker)
+        return NotificationsTimeline.Entry(
+            trigger: line, content: .made { _ in await NotificationsTimeline.Entry.callBack(maker) { $0($1) } })
     }
 }
 

@@ -295,6 +295,168 @@ import Testing
         }
     }
 
+    /// Marks the main queue, for `onMainQueue`.
+    static let mainQueue: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether this runs on the main queue, where the main actor runs. (Not `Thread.isMainThread`: the test
+    /// runner's async `main` lets the main thread go with `dispatchMain()`, and another thread serves the main
+    /// queue.)
+    static var onMainQueue: Bool { DispatchQueue.getSpecific(key: mainQueue) == true }
+
+    /// Calls `call` with a completion handler of NiceNotifications' type: a stored closure, not `@Sendable` (in
+    /// Swift 6 mode, passing it on to a `@Sendable` parameter does not compile). Returns what the handler was
+    /// called with, and whether it ran on the main queue.
+    static func handled<T: Sendable>(_ call: (@escaping (T) -> Void) -> Void) async -> (value: T, onMain: Bool) {
+        await withCheckedContinuation { continuation in
+            let handler: (T) -> Void = { continuation.resume(returning: ($0, onMainQueue)) }
+            call(handler)
+        }
+    }
+
+    /// A settings screen on the main actor, as an iOS app has it: its completion handler uses the screen's
+    /// state directly, which it may only do on the main actor.
+    @MainActor final class SettingsScreen {
+        var row = ""
+        var refreshedOnMainQueue = false
+
+        func refresh() async {
+            await withCheckedContinuation { continuation in
+                LocalNotifications.currentAuthorizationStatus(forGroup: Reminders()) { status in
+                    self.row = status.isEnabled ? "On" : "Off"
+                    self.refreshedOnMainQueue = ChimeKitTests.onMainQueue
+                    continuation.resume()
+                }
+            }
+        }
+    }
+
+    @Test func niceNotificationsClosuresAreTheirOwnTypesAndRunOnTheMainQueue() async throws {
+        try await Session.run { s in
+            try await Self.withKit(s) {
+                let screen = SettingsScreen()
+                await screen.refresh()
+                #expect(await screen.row == "Off")
+                #expect(await screen.refreshedOnMainQueue)
+
+                // Each call's closures, stored with NiceNotifications' types, and whether they ran on the main
+                // queue (this test runs elsewhere, as Swift Testing runs every test).
+                var offMain: [String] = []
+                func value<T>(_ name: String, _ handled: (value: T, onMain: Bool)) -> T {
+                    if !handled.onMain { offMain.append(name) }
+                    return handled.value
+                }
+                let mainQueueCalls = Recorder<String>()
+                let byDate: (Date) -> UNMutableNotificationContent? = { date in
+                    mainQueueCalls.append("byDate \(Self.onMainQueue)")
+                    return NotificationContent(title: "Made for \(Int(date.timeIntervalSince1970))")
+                }
+                let calledBack: (Date, @escaping (UNMutableNotificationContent?) -> Void) -> Void = { _, completion in
+                    mainQueueCalls.append("calledBack \(Self.onMainQueue)")
+                    completion(NotificationContent(title: "Called back"))
+                }
+                let made = value(
+                    "schedule",
+                    await Self.handled {
+                        LocalNotifications.schedule(
+                            permissionStrategy: .scheduleIfSystemAllowed, group: "made",
+                            {
+                                EveryDay(forDays: 2, starting: .tomorrow).at(hour: 9, minute: 0).schedule(with: byDate)
+                                Tomorrow().at(hour: 10, minute: 0).schedule(with: calledBack)
+                            }, completion: $0)
+                    })
+                #expect(made.isSuccess)
+                let pending = try await LocalNotifications.client().pending(group: "made")
+                #expect(pending.count == 3)
+                #expect(mainQueueCalls.elements.sorted() == ["byDate true", "byDate true", "calledBack true"])
+
+                let later = NotificationsTimeline { Tomorrow().at(hour: 8, minute: 0).schedule(title: "Later") }
+                let timeline = value(
+                    "schedule(timeline:)",
+                    await Self.handled {
+                        LocalNotifications.schedule(
+                            timeline: later, group: "later", permissionStrategy: .scheduleIfSystemAllowed,
+                            completion: $0)
+                    })
+                #expect(timeline.isSuccess)
+                let content = value(
+                    "schedule(content:at:)",
+                    await Self.handled {
+                        LocalNotifications.schedule(
+                            content: NotificationContent(title: "Once"), at: Tomorrow().at(hour: 7, minute: 0),
+                            permissionStrategy: .scheduleIfSystemAllowed, completion: $0)
+                    })
+                #expect(content.isSuccess)
+                let rescheduled = value(
+                    "reschedule",
+                    await Self.handled {
+                        LocalNotifications.reschedule(
+                            group: Reminders(), permissionStrategy: .scheduleIfSystemAllowed, completion: $0)
+                    })
+                #expect(rescheduled)
+                let direct = value(
+                    "directSchedule",
+                    await Self.handled {
+                        LocalNotifications.directSchedule(
+                            request: UNNotificationRequest(
+                                identifier: "direct", content: NotificationContent(title: "Direct"),
+                                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)),
+                            permissionStrategy: .scheduleIfSystemAllowed, completion: $0)
+                    })
+                #expect(direct.isSuccess)
+                #expect(
+                    value(
+                        "requestPermission",
+                        await Self.handled {
+                            LocalNotifications.requestPermission(strategy: .scheduleIfSystemAllowed, completion: $0)
+                        }))
+
+                // A custom asker: run on the main queue, from the strategy and when asked directly.
+                let ask: (@escaping (Result<Bool, any Error>) -> Void) -> Void = { completion in
+                    mainQueueCalls.append("ask \(Self.onMainQueue)")
+                    completion(.success(true))
+                }
+                let asker = LocalNotifications.ApplicationLevelPermissionAsker(askPermission: ask)
+                let perform: () -> Void = { mainQueueCalls.append("perform \(Self.onMainQueue)") }
+                let permission = value(
+                    "withPermission",
+                    await Self.handled {
+                        LocalNotifications.withPermission(
+                            strategy: .askWithPrePermission(.once, prePermission: asker), group: "reminders",
+                            perform: perform, completion: $0)
+                    })
+                #expect(permission == .allowed)
+                let answer = value("askPermission", await Self.handled { asker.askPermission(completion: $0) })
+                #expect((try? answer.get()) == true)
+                #expect(
+                    mainQueueCalls.elements.filter { !$0.hasPrefix("byDate") && !$0.hasPrefix("calledBack") } == [
+                        "ask true", "perform true", "ask true",
+                    ])
+
+                let status = value(
+                    "currentAuthorizationStatus",
+                    await Self.handled {
+                        LocalNotifications.currentAuthorizationStatus(forGroup: Reminders(), completion: $0)
+                    })
+                #expect(status == .enabled)
+                let system = value(
+                    "SystemAuthorization.getCurrent",
+                    await Self.handled { LocalNotifications.SystemAuthorization.getCurrent($0) })
+                #expect(system == .allowed)
+                let authorized = value(
+                    "authorizeWithSystem",
+                    await Self.handled { LocalNotifications.SystemAuthorization.authorizeWithSystem($0) })
+                #expect((try? authorized.get()) == .allowed)
+                let lines = value("getTimeline", await Self.handled { Reminders().getTimeline(completion: $0) })
+                #expect(lines.entries.count == 2)
+                #expect(offMain.isEmpty, "ran off the main queue: \(offMain)")
+            }
+        }
+    }
+
     @Test func theAppHearsOfActionsChosenOnItsNotifications() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
