@@ -62,7 +62,7 @@ struct DailyQuote: AsyncParsableCommand {
                 store: store, hour: time.hour, minute: time.minute, days: days,
                 everySeconds: everySeconds)
             let changes = try await LocalNotifications.reschedule(
-                group: group, permissionStrategy: .askSystemPermissionIfNeeded)
+                group, permissionStrategy: .askSystemPermissionIfNeeded)
             let counts = Dictionary(grouping: changes, by: \.kind).mapValues(\.count)
             print(
                 "dailyQuote: \(counts[.added] ?? 0) added, \(counts[.changed] ?? 0) changed, "
@@ -95,7 +95,7 @@ struct DailyQuote: AsyncParsableCommand {
         case "another":
             guard let content = store.randomContent() else { return false }
             try await LocalNotifications.directSchedule(
-                request: UNNotificationRequest(identifier: "another-quote", content: content, trigger: nil),
+                UNNotificationRequest(identifier: "another-quote", content: content, trigger: nil),
                 permissionStrategy: .scheduleIfSystemAllowed)
             print("another quote: \(content.title)")
             return false

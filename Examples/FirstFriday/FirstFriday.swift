@@ -4,7 +4,7 @@ import ChimeKit
 struct FirstFriday {
     static func main() async throws {
         await LocalNotifications.configure(.init(appID: "org.example.Pizza"))
-        let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+        let group = try await LocalNotifications.schedule(groupIdentifier: "first-friday") {
             EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(hour: 20, minute: 15)
                 .schedule(title: "First Friday", body: "Pizza and a film")
         }

@@ -139,6 +139,12 @@ extension DateBuilder.Day {
     public func at(hour: Int, minute: Int, second: Int = 0) -> DateBuilder.ResolvedDate {
         at(TimeOfDay(hour: hour, minute: minute, second: second))
     }
+
+    /// This day as it is now, at a time drawn from `time` for it: `Tomorrow().at(.randomTime(from:to:))`.
+    public func at(_ time: DateBuilder.RandomTime) -> DateBuilder.ResolvedDate {
+        let (zone, week) = DateBuilder.resolving
+        return resolvedDate(at: time, now: Date(), systemTimeZone: zone, defaultWeek: week)
+    }
 }
 
 extension Sequence where Element == DateBuilder.Day {

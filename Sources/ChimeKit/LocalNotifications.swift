@@ -130,16 +130,19 @@ public enum LocalNotifications {
 
     // MARK: Scheduling
 
-    /// Schedules a timeline as a new group and returns it (keep it to remove or reschedule it later). Without
-    /// an identifier the group gets a fresh one (`timeline-UUID`).
+    /// Schedules a timeline as a new group and returns it (keep it to remove or reschedule it later). With a nil
+    /// identifier the group gets a fresh one (`timeline-UUID`). The identifier has no default, so that
+    /// NiceNotifications' `schedule(permissionStrategy:) { … }` written in an `async` function still means the
+    /// completion-handler form (Swift prefers an `async` overload there); the same holds for the other `async`
+    /// forms below, whose first argument has no label where NiceNotifications' form has one.
     @discardableResult
     nonisolated(nonsending) public static func schedule(
-        groupIdentifier: String? = nil, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded,
+        groupIdentifier: String?, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded,
         @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry]
     ) async throws(ChimeError) -> ScheduledGroup {
         var group = ScheduledGroup(
             groupIdentifier: groupIdentifier ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
-        group.changes = try await reschedule(group: group, permissionStrategy: permissionStrategy)
+        group.changes = try await reschedule(group, permissionStrategy: permissionStrategy)
         return group
     }
 
@@ -154,7 +157,7 @@ public enum LocalNotifications {
             groupIdentifier: group ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
         let handler = MainQueueClosure(completion)
         submit({ handler.call($0) }) { () async throws(ChimeError) in
-            _ = try await reschedule(group: group, permissionStrategy: permissionStrategy)
+            _ = try await reschedule(group, permissionStrategy: permissionStrategy)
         }
         return group
     }
@@ -176,7 +179,9 @@ public enum LocalNotifications {
         permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
     ) async throws(ChimeError) -> ScheduledGroup {
         let fixed = try fixedContent(content)
-        return try await schedule(permissionStrategy: permissionStrategy) { trigger.schedule(content: fixed) }
+        return try await schedule(groupIdentifier: nil, permissionStrategy: permissionStrategy) {
+            trigger.schedule(content: fixed)
+        }
     }
 
     /// Schedules one notification at `trigger`; returns its group at once and reports the outcome.
@@ -194,7 +199,7 @@ public enum LocalNotifications {
     /// did not change keep their state. When the strategy says no, the error's `isPermissionDenied` is true.
     @discardableResult
     public static func reschedule(
-        group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
+        _ group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
     ) async throws(ChimeError) -> [EntryChange] {
         let id = group.groupIdentifier
         Log.info("rescheduling group \(id)")
@@ -249,7 +254,7 @@ public enum LocalNotifications {
 
     /// Replaces the group's whole timeline; `completion(true)` when it was scheduled.
     public static func reschedule(
-        group: some LocalNotificationsGroup, permissionStrategy: PermissionStrategy,
+        group: any LocalNotificationsGroup, permissionStrategy: PermissionStrategy,
         completion: @escaping (Bool) -> Void = { _ in }
     ) {
         rescheduleLater(UncheckedBox(group), permissionStrategy, MainQueueClosure(completion))
@@ -260,13 +265,13 @@ public enum LocalNotifications {
         _ handler: MainQueueClosure<(Bool) -> Void>
     ) {
         submit({ handler.call($0.isSuccess) }) { () async throws(ChimeError) in
-            _ = try await reschedule(group: box.value, permissionStrategy: permissionStrategy)
+            _ = try await reschedule(box.value, permissionStrategy: permissionStrategy)
         }
     }
 
     /// Schedules a UserNotifications request as it is, after the permission strategy allows it.
     public static func directSchedule(
-        request: UNNotificationRequest, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
+        _ request: UNNotificationRequest, permissionStrategy: PermissionStrategy = .askSystemPermissionIfNeeded
     ) async throws(ChimeError) {
         guard let strategy = try await permissionStrategy.resolve(group: nil) else {
             throw ChimeError(
@@ -287,17 +292,17 @@ public enum LocalNotifications {
     ) {
         let handler = MainQueueClosure(completion)
         submit({ handler.call($0) }) { () async throws(ChimeError) in
-            try await directSchedule(request: request, permissionStrategy: permissionStrategy)
+            try await directSchedule(request, permissionStrategy: permissionStrategy)
         }
     }
 
     /// Removes the group and everything it has pending.
-    public static func remove(group: some LocalNotificationsGroup) async throws(ChimeError) {
+    public static func remove(_ group: some LocalNotificationsGroup) async throws(ChimeError) {
         try await remove(groupIdentifier: group.groupIdentifier)
     }
 
     /// Removes the group and everything it has pending.
-    public static func remove(group: some LocalNotificationsGroup) {
+    public static func remove(group: any LocalNotificationsGroup) {
         let id = group.groupIdentifier
         submit(nil) { () async throws(ChimeError) in try await remove(groupIdentifier: id) }
     }
@@ -309,27 +314,39 @@ public enum LocalNotifications {
 
     /// Turns the group off: nothing of it stays pending and reschedules are refused until it is allowed
     /// again (by a strategy with `allowAutomatically`, the user, or `enable`).
-    public static func disable(group: some LocalNotificationsGroup) async throws(ChimeError) {
+    public static func disable(_ group: some LocalNotificationsGroup) async throws(ChimeError) {
         try await center.setEnabled(group.groupIdentifier, false)
     }
 
     /// Turns the group off.
-    public static func disable(group: some LocalNotificationsGroup) {
+    public static func disable(group: any LocalNotificationsGroup) {
         let id = group.groupIdentifier
         submit(nil) { () async throws(ChimeError) in try await center.setEnabled(id, false) }
     }
 
     /// Turns the group on again (not possible for a group the user turned off).
-    public static func enable(group: some LocalNotificationsGroup) async throws(ChimeError) {
+    public static func enable(_ group: some LocalNotificationsGroup) async throws(ChimeError) {
         try await center.setEnabled(group.groupIdentifier, true)
     }
 
     // MARK: Permissions
 
-    /// Runs `strategy` without scheduling (the user may be asked; this waits for the answer).
-    public static func requestPermission(strategy: PermissionStrategy, group: String? = nil) async throws(ChimeError)
+    /// Runs `strategy` without scheduling (the user may be asked; this waits for the answer), for `group`. Without
+    /// a group, a strategy with a group level (anything but `.bypass`) runs for a fresh group that is forgotten
+    /// afterwards, as NiceNotifications runs it, so the app's own asker (`askWithPrePermission`) is shown.
+    public static func requestPermission(_ strategy: PermissionStrategy, group: String? = nil) async throws(ChimeError)
         -> PermissionResult
     {
+        if group == nil, !strategy.groupLevel.isBypass {
+            let fresh = "permission-\(UUID().uuidString.lowercased())"
+            let result: Result<PermissionResult, ChimeError>
+            do { result = .success(try await requestPermission(strategy, group: fresh)) } catch {
+                result = .failure(error)
+            }
+            // A fresh group's decision is of no use later; forgetting it keeps the app's stored decisions bounded.
+            try? await center.remove(fresh)
+            return try result.get()
+        }
         guard let resolved = try await strategy.resolve(group: group) else { return .deniedOnGroupLevel }
         switch try await client().requestPermission(resolved, group: group).outcome {
         case "allowed": return .allowed
@@ -338,13 +355,12 @@ public enum LocalNotifications {
         }
     }
 
-    /// Runs `strategy` without scheduling; `completion(true)` when allowed, false when denied or chimed
-    /// cannot be asked.
+    /// Runs `strategy` without scheduling, as `withPermission` does; `completion(true)` when allowed, false when
+    /// denied or chimed cannot be asked.
     public static func requestPermission(
         strategy: PermissionStrategy, completion: @escaping (Bool) -> Void = { _ in }
     ) {
-        let handler = MainQueueClosure(completion)
-        Task { handler.call((try? await requestPermission(strategy: strategy).isAllowed) ?? false) }
+        withPermission(strategy: strategy, perform: {}, completion: { completion($0.isAllowed) })
     }
 
     /// Runs `strategy` for `group` (a fresh one when nil, forgotten afterwards), then `perform` if it allowed, then
@@ -357,29 +373,26 @@ public enum LocalNotifications {
             if result.isAllowed { perform() }
             completion(result)
         }
-        Task {
-            let fresh = group == nil ? "permission-\(UUID().uuidString.lowercased())" : nil
-            let result =
-                (try? await requestPermission(strategy: strategy, group: group ?? fresh)) ?? .deniedOnSystemLevel
-            // A fresh group's decision is of no use later; forgetting it keeps the app's stored decisions bounded.
-            if let fresh { try? await center.remove(fresh) }
-            handler.call(result)
-        }
+        Task { handler.call((try? await requestPermission(strategy, group: group)) ?? .deniedOnSystemLevel) }
     }
 
-    /// Whether the group's notifications would be shown now: allowed by the user at both levels.
+    /// Whether the group's notifications would be shown now: allowed by the user at both levels (`.disabled` while
+    /// the app's consent was never asked for).
     public static func currentAuthorizationStatus(
-        forGroup group: some LocalNotificationsGroup,
+        forGroup group: any LocalNotificationsGroup,
         completion: @escaping (FinalAuthorizationStatus) -> Void
     ) {
         let id = group.groupIdentifier
         let handler = MainQueueClosure(completion)
         Task {
             guard let both = try? await client().authorization(group: id) else { return handler.call(.disabled) }
-            if both.system != AuthorizationStatus.allowed.rawValue, both.system != "undetermined" {
-                return handler.call(.systemDenied)
+            switch both.system {
+            case AuthorizationStatus.allowed.rawValue:
+                handler.call(both.group == AuthorizationStatus.allowed.rawValue ? .enabled : .disabled)
+            // Not asked yet: nothing would be shown now, as NiceNotifications answers.
+            case AuthorizationStatus.undetermined.rawValue: handler.call(.disabled)
+            default: handler.call(.systemDenied)
             }
-            handler.call(both.group == AuthorizationStatus.allowed.rawValue ? .enabled : .disabled)
         }
     }
 
@@ -628,6 +641,11 @@ extension LocalNotifications {
             /// Go on only if the group with this identifier is allowed.
             public static func ifAllowedGroup(_ groupIdentifier: String) -> GroupLevel {
                 .ifAllowed(other: NamedGroup(groupIdentifier: groupIdentifier))
+            }
+
+            var isBypass: Bool {
+                if case .bypass = self { return true }
+                return false
             }
         }
 

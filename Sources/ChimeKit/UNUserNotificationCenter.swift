@@ -108,7 +108,7 @@ public final class UNUserNotificationCenter: @unchecked Sendable {
     public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
         lock.withLock { requested = options }
         do {
-            return try await LocalNotifications.requestPermission(strategy: .askSystemPermissionIfNeeded).isAllowed
+            return try await LocalNotifications.requestPermission(.askSystemPermissionIfNeeded).isAllowed
         } catch {
             throw UNError(error)
         }

@@ -41,7 +41,7 @@ import Testing
     @Test func theSeedsFirstFridayTimelineIsOneRepeatingEntry() async throws {
         try await Session.run { s in
             try await Self.withKit(s) {
-                let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                let group = try await LocalNotifications.schedule(groupIdentifier: nil) {
                     EveryMonth(forMonths: 12, starting: .thisMonth).first(.friday).at(hour: 20, minute: 15)
                         .schedule(title: "First Friday", body: "Game night")
                 }
@@ -58,7 +58,7 @@ import Testing
                     let c = Self.wallClock(date, in: Self.berlin)
                     #expect(c.weekday == 6 && c.day! <= 7 && c.hour == 20 && c.minute == 15, "\(date)")
                 }
-                try await LocalNotifications.remove(group: group)
+                try await LocalNotifications.remove(group)
                 #expect(try await LocalNotifications.client().pending(group: group.groupIdentifier).isEmpty)
             }
         }
@@ -141,11 +141,11 @@ import Testing
             try await Self.withKit(s) {
                 let client = try await LocalNotifications.client()
                 try await LocalNotifications.directSchedule(
-                    request: UNNotificationRequest(
+                    UNNotificationRequest(
                         identifier: "minute", content: NotificationContent(title: "Minute"),
                         trigger: UNCalendarNotificationTrigger(dateMatching: DateComponents(second: 0), repeats: true)))
                 try await LocalNotifications.directSchedule(
-                    request: UNNotificationRequest(
+                    UNNotificationRequest(
                         identifier: "monday", content: NotificationContent(title: "Monday"),
                         trigger: UNCalendarNotificationTrigger(
                             dateMatching: DateComponents(hour: 11, minute: 30, weekday: 2), repeats: false)))
@@ -162,7 +162,7 @@ import Testing
                 // A one-off interval fires once after it; a repeating one keeps firing.
                 let start = Date()
                 try await LocalNotifications.directSchedule(
-                    request: UNNotificationRequest(
+                    UNNotificationRequest(
                         identifier: "once", content: NotificationContent(title: "Once"),
                         trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false)))
                 // (UserNotifications' own interval trigger repeats at most once a minute; ChimeKit's does not.)
@@ -188,7 +188,7 @@ import Testing
                 ] {
                     await #expect(throws: ChimeError.self) {
                         try await LocalNotifications.directSchedule(
-                            request: UNNotificationRequest(
+                            UNNotificationRequest(
                                 identifier: "bad", content: NotificationContent(title: "Bad"), trigger: trigger))
                     }
                 }
@@ -256,24 +256,34 @@ import Testing
                 #expect(try await LocalNotifications.SystemAuthorization.current() == .allowed)
                 #expect(
                     try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .notAsked)
-                let first = try await LocalNotifications.reschedule(group: Reminders())
+                let first = try await LocalNotifications.reschedule(Reminders())
                 #expect(first.map(\.kind) == [.added, .added])
-                let again = try await LocalNotifications.reschedule(group: Reminders())
+                let again = try await LocalNotifications.reschedule(Reminders())
                 #expect(again.map(\.kind) == [.unchanged, .unchanged])
 
-                try await LocalNotifications.disable(group: Reminders())
+                try await LocalNotifications.disable(Reminders())
                 #expect(try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .denied)
                 #expect(try await LocalNotifications.client().pending(group: "reminders").isEmpty)
                 let refused = await #expect(throws: ChimeError.self, "a disabled group is not rescheduled") {
-                    try await LocalNotifications.reschedule(group: Reminders())
+                    try await LocalNotifications.reschedule(Reminders())
                 }
                 #expect(refused?.isPermissionDenied == true, "\(String(describing: refused))")
                 // allowAutomatically turns it on again, as NiceNotifications' strategy does.
                 try await LocalNotifications.reschedule(
-                    group: Reminders(),
+                    Reminders(),
                     permissionStrategy: .init(groupLevel: .allowAutomatically, systemLevel: .askPermission))
                 #expect(try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .allowed)
                 #expect(try await LocalNotifications.client().pending(group: "reminders").count == 2)
+                // requestPermission runs the app's own asker (for a fresh group), as NiceNotifications runs it.
+                for answer in [false, true] {
+                    let allowed = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                        let asker = LocalNotifications.ApplicationLevelPermissionAsker { $0(.success(answer)) }
+                        LocalNotifications.requestPermission(
+                            strategy: .askWithPrePermission(.once, prePermission: asker)
+                        ) { done.resume(returning: $0) }
+                    }
+                    #expect(allowed == answer)
+                }
             }
             // An app the user never allowed: with scheduleIfSystemAllowed nothing is asked and nothing scheduled.
             try await Self.withKit(s, appID: "org.example.Stranger", allowed: false) {
@@ -288,7 +298,7 @@ import Testing
                 let refused = await #expect(throws: ChimeError.self, "an app the user never allowed schedules nothing")
                 {
                     try await LocalNotifications.reschedule(
-                        group: Reminders(), permissionStrategy: .scheduleIfSystemAllowed)
+                        Reminders(), permissionStrategy: .scheduleIfSystemAllowed)
                 }
                 #expect(refused?.isPermissionDenied == true, "\(String(describing: refused))")
             }

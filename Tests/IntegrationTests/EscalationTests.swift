@@ -236,7 +236,7 @@ import Testing
     @Test func aChimeKitEntryEscalates() async throws {
         try await Session.run { s in
             try await ChimeKitTests.withKit(s) {
-                let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                let group = try await LocalNotifications.schedule(groupIdentifier: nil) {
                     EveryDay(forDays: 30, starting: .today).at(hour: 8, minute: 0)
                         .schedule(title: "Pill", body: "With water")
                         .escalate(every: 15 * 60, times: 4)

@@ -94,7 +94,7 @@ import Testing
                 directory: s.bus.directory)
             let status = await process.waitForExit(timeout: .seconds(30))
             #expect(status == 0, "\(process.stderr)")
-            #expect(process.stdout.hasPrefix("scheduled group timeline-"), "\(process.stdout)")
+            #expect(process.stdout.hasPrefix("scheduled group first-friday"), "\(process.stdout)")
             let pending = try await s.chimeJSON(["pending"])
             #expect(pending.map { $0["summary"] as? String } == ["First Friday"])
             #expect(pending.first?["rule"] as? String == "every month on the first Friday at 20:15, 12 times")

@@ -275,7 +275,7 @@ import Testing
     @Test func aChimeKitEntryWakesTheMachine() async throws {
         try await Session.run { s in
             try await ChimeKitTests.withKit(s) {
-                let group = try await LocalNotifications.schedule(permissionStrategy: .askSystemPermissionIfNeeded) {
+                let group = try await LocalNotifications.schedule(groupIdentifier: nil) {
                     EveryDay(forDays: 30, starting: .today).at(hour: 6, minute: 30)
                         .schedule(title: "Get up")
                         .wakingTheMachine()

@@ -93,8 +93,8 @@ struct WateringDays: NotificationsScheduling {
 
     static var keyPathForTriggerSet: (WateringDays) -> LocalNotifications.NotificationTriggerSet {
         { watering in
-            watering.daysAfterToday.map { AfterToday(days: $0, at: TimeOfDay(hour: watering.hour, minute: 0)) }
-                .triggerSet
+            [DateBuilder.ResolvedDate].keyPathForTriggerSet(
+                watering.daysAfterToday.map { AfterToday(days: $0, at: TimeOfDay(hour: watering.hour, minute: 0)) })
         }
     }
 }
@@ -250,5 +250,26 @@ enum HabitNotifications {
         LocalNotifications.GroupLevelAuthorization.Env.setUserDefaults(defaults)
         LocalNotifications.GroupLevelAuthorization.Env.setValue(
             true, LocalNotifications.GroupLevelAuthorization._userDefaultsKey(forGroup: "tips"))
+    }
+}
+
+extension HabitNotifications {
+    /// The same calls made from `async` code (a task started when the app becomes active): NiceNotifications'
+    /// completion-handler forms, written without `try` or `await` as there.
+    static func refreshWhenActive(group: LocalNotificationsGroup) async {
+        await Task.yield()
+        LocalNotifications.schedule(permissionStrategy: .scheduleIfSystemAllowed) {
+            Tomorrow().at(hour: 9, minute: 0).schedule(title: "Plan the day")
+        }
+        LocalNotifications.reschedule(group: group, permissionStrategy: .scheduleIfSystemAllowed)
+        LocalNotifications.directSchedule(
+            request: UNNotificationRequest(
+                identifier: "nudge", content: NotificationContent(title: "Nudge"), trigger: nil),
+            permissionStrategy: .scheduleIfSystemAllowed)
+        LocalNotifications.requestPermission(strategy: routineStrategy)
+        LocalNotifications.disable(group: group)
+        LocalNotifications.remove(group: group)
+        let either: LocalNotificationsGroup = Bool.random() ? MorningRoutineGroup() : StreakGroup()
+        LocalNotifications.currentAuthorizationStatus(forGroup: Bool.random() ? either : group) { _ in }
     }
 }

@@ -76,8 +76,8 @@ import Testing
         #expect(set.triggers.first?.rawTrigger is UNCalendarNotificationTrigger)
         let made = Recorder<String>()
         let timeline = NotificationsTimeline {
-            days.triggerSet.schedule(title: "Fixed")
-            days.triggerSet.schedule(with: { (trigger: LocalNotifications.Trigger) in
+            set.schedule(title: "Fixed")
+            set.schedule(with: { (trigger: LocalNotifications.Trigger) in
                 made.append(trigger.identifier.rawValue)
                 return NotificationContent(title: "Made")
             })

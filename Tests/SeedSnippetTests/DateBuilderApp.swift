@@ -108,3 +108,36 @@ enum TrialReminders {
         #expect(!set.contains(utc.string(from: dates[0])), "\(set)")
     }
 }
+
+/// A time drawn at random, as DateBuilder draws it: once for a day, once per day for a list.
+enum RandomMornings {
+    static let from = TimeOfDay(hour: 8, minute: 0)
+    static let to = TimeOfDay(hour: 9, minute: 0)
+
+    static func tomorrow() -> DateComponents? {
+        switch Tomorrow().at(.randomTime(from: from, to: to)) {
+        case .exact: return nil
+        case .components(let components): return components
+        }
+    }
+
+    static func nextDays(_ count: Int) -> [Date] {
+        let list = EveryDay(forDays: count, starting: .tomorrow).at(.randomTime(from: from, to: to))
+        return list.isEmpty ? [] : [list[0].date()] + list.dropFirst().dates()
+    }
+}
+
+@Suite struct RandomMorningsTests {
+    @Test func randomTimesAreDrawnWithinTheRangeOnTheDaysAsked() throws {
+        let components = try #require(RandomMornings.tomorrow())
+        #expect(components.hour == 8)
+        let days = RandomMornings.nextDays(5)
+        #expect(days.count == 5)
+        let calendar = DateBuilder.calendar
+        let firstDay = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: Date()))!
+        for (index, date) in days.enumerated() {
+            #expect(calendar.component(.hour, from: date) == 8, "\(date)")
+            #expect(calendar.isDate(date, inSameDayAs: calendar.date(byAdding: .day, value: index, to: firstDay)!))
+        }
+    }
+}

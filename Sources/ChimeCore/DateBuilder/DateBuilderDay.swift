@@ -69,7 +69,9 @@ extension DateBuilder {
             Moment(day: self, time: .fixed(timeOfDay()))
         }
 
-        /// This day at a random time in a range, reproducible from the seed the value carries.
+        /// This day at a random time in a range, reproducible from the seed the value carries, resolved when the
+        /// value is.
+        @_disfavoredOverload
         public func at(_ time: RandomTime) -> Moment { Moment(day: self, time: time.spec) }
 
         /// Year, month and day (no time), resolved against `now`; nil when the day does not exist

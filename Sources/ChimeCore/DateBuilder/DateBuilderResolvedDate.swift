@@ -45,14 +45,37 @@ extension DateBuilder.Day {
         at timeOfDay: TimeOfDay, now: Date, systemTimeZone: TimeZone,
         defaultWeek: DateBuilder.WeekStructure = .iso
     ) -> DateBuilder.ResolvedDate {
-        var components =
-            dateComponents(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek) ?? DateComponents()
-        components.hour = timeOfDay.hour
-        components.minute = timeOfDay.minute
-        components.second = timeOfDay.second
-        if case .named = context.timeZone {
-            components.timeZone = context.timeZone.resolve(systemTimeZone: systemTimeZone)
+        resolvedDate(at: .fixed(timeOfDay), now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
+    }
+
+    /// This day at a time drawn from `time` for this day (the same draw a run of days makes for it), resolved
+    /// against `now`.
+    public func resolvedDate(
+        at time: DateBuilder.RandomTime, now: Date, systemTimeZone: TimeZone,
+        defaultWeek: DateBuilder.WeekStructure = .iso
+    ) -> DateBuilder.ResolvedDate {
+        resolvedDate(at: time.spec, now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
+    }
+
+    private func resolvedDate(
+        at time: DateRule.Time, now: Date, systemTimeZone: TimeZone, defaultWeek: DateBuilder.WeekStructure
+    ) -> DateBuilder.ResolvedDate {
+        var components = DateComponents()
+        if let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
+            let day = resolve(env)
+        {
+            let local = LocalDateTime(daysSinceEpoch: day, secondsIntoDay: time.secondsIntoDay(onDay: day) ?? 0)
+            components = DateComponents(
+                year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute,
+                second: local.second)
         }
+        if case .fixed(let fixed) = time {
+            // As given, even when out of range (DateBuilder keeps what it was told; such a date does not resolve).
+            components.hour = fixed.hour
+            components.minute = fixed.minute
+            components.second = fixed.second
+        }
+        if case .named(let identifier) = context.timeZone { components.timeZone = TimeZone(identifier: identifier) }
         return .components(components)
     }
 }
