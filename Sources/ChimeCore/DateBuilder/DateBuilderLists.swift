@@ -5,31 +5,37 @@ import Foundation
 // repeat forever or by a stride (`EveryDay().at(…)`) are the lazy `Days`, `Weeks`, `Months` and `Years`.
 
 /// How the members of a counted run are spaced: the n-th of `totalCount` members (from 0) lies
-/// `delayForNumber(n, totalCount)` units (days, weeks, months or years) after the start.
-public struct DelayDistribution: Sendable {
-    public init(delayForNumber: @escaping @Sendable (_ number: Int, _ totalCount: Int) -> Int) {
+/// `delayForNumber(n, totalCount)` units (days, weeks, months or years) after the start. Its closure is the
+/// app's own, as in DateBuilder (not `@Sendable`): a distribution is used where it is made, by the `Every…`
+/// call that takes it.
+public struct DelayDistribution {
+    public init(delayForNumber: @escaping (_ number: Int, _ totalCount: Int) -> Int) {
         self.init(delayForNumber: delayForNumber, isUnitSpaced: false)
     }
 
-    init(delayForNumber: @escaping @Sendable (_ number: Int, _ totalCount: Int) -> Int, isUnitSpaced: Bool) {
+    init(delayForNumber: @escaping (_ number: Int, _ totalCount: Int) -> Int, isUnitSpaced: Bool) {
         self.delayForNumber = delayForNumber
         self.isUnitSpaced = isUnitSpaced
     }
 
-    public let delayForNumber: @Sendable (_ number: Int, _ totalCount: Int) -> Int
+    public let delayForNumber: (_ number: Int, _ totalCount: Int) -> Int
     /// True for `.normal` only: its lists are what a counted run gives (see `DateBuilder.ListRuns`).
     let isUnitSpaced: Bool
 
     /// One unit apart: 0, 1, 2, 3, …
-    public static let normal = DelayDistribution(delayForNumber: { number, _ in number }, isUnitSpaced: true)
+    public static var normal: DelayDistribution {
+        DelayDistribution(delayForNumber: { number, _ in number }, isUnitSpaced: true)
+    }
 
     /// One unit apart for the first half, then further and further apart (the gap grows with the square of
     /// the distance past the half), so a long run reaches further with the same number of members.
-    public static let optimized = DelayDistribution { number, totalCount in
-        let half = totalCount / 2
-        guard number > half else { return number }
-        let shift = number - half
-        return number + shift * shift
+    public static var optimized: DelayDistribution {
+        DelayDistribution { number, totalCount in
+            let half = totalCount / 2
+            guard number > half else { return number }
+            let shift = number - half
+            return number + shift * shift
+        }
     }
 
     /// `count` members, the n-th being `addDelay(start, delayForNumber(n, count))`; none when `count` is
