@@ -127,6 +127,23 @@ enum RandomMornings {
     }
 }
 
+@Suite struct SpacedRemindersTests {
+    /// An app's own spacing, captured from its settings (a closure of the app's own, as DateBuilder takes it).
+    @Test func anAppsOwnDistributionSpacesTheDays() {
+        var gap = 1
+        gap += 2
+        let spacing = DelayDistribution { number, _ in number * gap }
+        let days = DateBuilder.withTimeZone(DateBuilderAppTests.berlin) {
+            EveryDay(forDays: 3, starting: .today, distribution: spacing).at(hour: 12, minute: 0).dates()
+        }
+        #expect(days.count == 3)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = DateBuilderAppTests.berlin
+        let gaps = zip(days, days.dropFirst()).map { calendar.dateComponents([.day, .hour], from: $0, to: $1) }
+        #expect(gaps.allSatisfy { $0.day == 3 && $0.hour == 0 }, "\(days)")
+    }
+}
+
 @Suite struct RandomMorningsTests {
     @Test func randomTimesAreDrawnWithinTheRangeOnTheDaysAsked() throws {
         let components = try #require(RandomMornings.tomorrow())
