@@ -152,7 +152,7 @@ public enum LocalNotifications {
         permissionStrategy: PermissionStrategy, group: String? = nil,
         @NotificationsTimelineBuilder _ timeline: () -> [NotificationsTimeline.Entry],
         completion: @escaping (SchedulingResult) -> Void = { _ in }
-    ) -> ScheduledGroup {
+    ) -> any LocalNotificationsGroup {
         let group = ScheduledGroup(
             groupIdentifier: group ?? "timeline-\(UUID().uuidString.lowercased())", entries: timeline())
         let handler = MainQueueClosure(completion)
@@ -168,7 +168,7 @@ public enum LocalNotifications {
     public static func schedule(
         timeline: NotificationsTimeline, group: String? = nil, permissionStrategy: PermissionStrategy,
         completion: @escaping (SchedulingResult) -> Void = { _ in }
-    ) -> ScheduledGroup {
+    ) -> any LocalNotificationsGroup {
         schedule(permissionStrategy: permissionStrategy, group: group, { timeline.entries }, completion: completion)
     }
 
@@ -189,7 +189,7 @@ public enum LocalNotifications {
     public static func schedule(
         content: UNNotificationContent, at trigger: some NotificationTrigger, permissionStrategy: PermissionStrategy,
         completion: @escaping (SchedulingResult) -> Void = { _ in }
-    ) -> ScheduledGroup {
+    ) -> any LocalNotificationsGroup {
         let snapshot = content.mutableCopy() as? UNMutableNotificationContent
         return schedule(
             permissionStrategy: permissionStrategy, { trigger.schedule(with: snapshot) }, completion: completion)
