@@ -292,17 +292,10 @@ public enum NotificationsTimelineBuilder {
 // triggers are scheduled as themselves (a rule stays one rule), any other value (an app's own
 // `NotificationsScheduling` type) as its trigger set.
 extension NotificationsScheduling {
-    /// What a timeline line made from this value schedules: a counted DateBuilder list as the run it was made
-    /// from (looked up now, right after the list was made), ChimeKit's own triggers as themselves, anything
-    /// else as its trigger set.
-    var line: any NotificationTrigger {
-        if let list = self as? [DateBuilder.ResolvedDate],
-            let run = list.rememberedRun(now: Date(), timeZone: DateBuilder.calendar.timeZone)
-        {
-            return run
-        }
-        return (self as? any NotificationTrigger) ?? triggerSet
-    }
+    /// What a timeline line made from this value schedules: ChimeKit's own triggers as themselves (a list of
+    /// DateBuilder dates is one: each time the line is scheduled, its run while that still gives the list's
+    /// dates, else its dates), anything else as its trigger set.
+    var line: any NotificationTrigger { (self as? any NotificationTrigger) ?? triggerSet }
 
     /// Fixed content: a title, and optionally a subtitle, a body and a sound (the default sound unless told
     /// otherwise, as NiceNotifications has it).

@@ -284,6 +284,17 @@ import Testing
                     }
                     #expect(allowed == answer)
                 }
+                // The group stays allowed while the user's choice about the app is forgotten: until they are asked
+                // again, nothing would be shown.
+                #expect(try await s.chime(["app", "reset", Self.appID]).status == 0)
+                #expect(try await LocalNotifications.SystemAuthorization.current() == .undetermined)
+                #expect(try await LocalNotifications.GroupLevelAuthorization.current(forGroup: "reminders") == .allowed)
+                let status = await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+                    LocalNotifications.currentAuthorizationStatus(forGroup: Reminders()) {
+                        done.resume(returning: "\($0)")
+                    }
+                }
+                #expect(status == "disabled")
             }
             // An app the user never allowed: with scheduleIfSystemAllowed nothing is asked and nothing scheduled.
             try await Self.withKit(s, appID: "org.example.Stranger", allowed: false) {

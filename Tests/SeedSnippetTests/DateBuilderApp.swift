@@ -31,13 +31,25 @@ enum TrialReminders {
     /// 2026-03-20T10:00:00Z, nine days before Berlin's clocks go forward.
     static let created = Date(timeIntervalSince1970: 1_774_000_800)
 
+    /// What `make` made, and an instant of the day it was made on (in `zone`): made again when a day began
+    /// while it ran, so that a test that knows "today" from the clock agrees with the code under test.
+    static func madeOnOneDay<T>(in zone: TimeZone, _ make: () -> T) -> (value: T, at: Date) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        while true {
+            let before = Date()
+            let value = make()
+            if calendar.isDate(before, inSameDayAs: Date()) { return (value, before) }
+        }
+    }
+
     @Test func aDayAtATimeIsTheDayAsItIsWhenMadeInDateBuildersCalendar() {
         DateBuilder.withTimeZone(Self.berlin) {
-            let made = Tomorrow().at(hour: 9, minute: 30)
+            let (made, at) = Self.madeOnOneDay(in: Self.berlin) { Tomorrow().at(hour: 9, minute: 30) }
             // Foundation's calendar says which day tomorrow is.
             let calendar = DateBuilder.calendar
             var expected = calendar.dateComponents(
-                [.year, .month, .day], from: calendar.date(byAdding: .day, value: 1, to: Date())!)
+                [.year, .month, .day], from: calendar.date(byAdding: .day, value: 1, to: at)!)
             expected.hour = 9
             expected.minute = 30
             expected.second = 0
@@ -66,14 +78,15 @@ enum TrialReminders {
     @Test func aDayInAZoneOfItsOwnCarriesTheZone() {
         let tokyo = TimeZone(identifier: "Asia/Tokyo")!
         DateBuilder.withTimeZone(Self.berlin) {
-            guard case .components(let components) = Today().in(timeZone: tokyo).at(hour: 9, minute: 0) else {
+            let (made, at) = Self.madeOnOneDay(in: tokyo) { Today().in(timeZone: tokyo).at(hour: 9, minute: 0) }
+            guard case .components(let components) = made else {
                 Issue.record("a day at a time is not components")
                 return
             }
             #expect(components.timeZone == tokyo)
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = tokyo
-            let today = calendar.dateComponents([.year, .month, .day], from: Date())
+            let today = calendar.dateComponents([.year, .month, .day], from: at)
             #expect([components.year, components.month, components.day] == [today.year, today.month, today.day])
             #expect(DateBuilder.ResolvedDate.components(components).date() == calendar.date(from: components))
         }
@@ -101,11 +114,38 @@ enum TrialReminders {
             Issue.record("not scheduled as its dates: \(try dayAfter.get().trigger)")
             return
         }
+        Self.expectSet(set, holds: dates[1...], not: dates[0])
+    }
+
+    /// A set of dates (RDATEs, in UTC) holds `dates` and not `left`.
+    static func expectSet(_ set: String, holds dates: ArraySlice<Date>, not left: Date) {
         let utc = DateFormatter()
         utc.timeZone = TimeZone(identifier: "UTC")
         utc.dateFormat = "yyyyMMdd'T'HHmmss"
-        for date in dates[1...] { #expect(set.contains(utc.string(from: date)), "\(set)") }
-        #expect(!set.contains(utc.string(from: dates[0])), "\(set)")
+        for date in dates { #expect(set.contains(utc.string(from: date)), "\(set)") }
+        #expect(!set.contains(utc.string(from: left)), "\(set)")
+    }
+
+    /// A timeline's line made from a list checks its run each time the timeline is scheduled, not once.
+    @Test func aTimelineLineOfAListIsItsRunOnlyWhileTheRunGivesItsDates() async throws {
+        let (timeline, dates) = DateBuilder.withTimeZone(Self.berlin) { () -> (NotificationsTimeline, [Date]) in
+            let list = EveryDay(forDays: 3, starting: .today).at(hour: 12, minute: 0)
+            return (NotificationsTimeline { list.schedule(title: "Water the plants") }, list.dates())
+        }
+        func trigger(at now: Date) async throws -> EntryTrigger? {
+            try await timeline.materialize(now: now, timeZone: Self.berlin, horizon: 7 * 86_400, limit: 64)
+                .entries.first?.trigger
+        }
+        guard case .rule(.dateRule(let rule), _)? = try await trigger(at: dates[0].addingTimeInterval(-60)) else {
+            Issue.record("not scheduled as the run on its first day")
+            return
+        }
+        #expect(rule.count == 3)
+        guard case .rule(.rrule(let set, _), _)? = try await trigger(at: dates[1].addingTimeInterval(-60)) else {
+            Issue.record("scheduled as the run a day later")
+            return
+        }
+        Self.expectSet(set, holds: dates[1...], not: dates[0])
     }
 }
 
@@ -146,12 +186,12 @@ enum RandomMornings {
 
 @Suite struct RandomMorningsTests {
     @Test func randomTimesAreDrawnWithinTheRangeOnTheDaysAsked() throws {
+        let calendar = DateBuilder.calendar
         let components = try #require(RandomMornings.tomorrow())
         #expect(components.hour == 8)
-        let days = RandomMornings.nextDays(5)
+        let (days, at) = DateBuilderAppTests.madeOnOneDay(in: calendar.timeZone) { RandomMornings.nextDays(5) }
         #expect(days.count == 5)
-        let calendar = DateBuilder.calendar
-        let firstDay = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: Date()))!
+        let firstDay = calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: at))!
         for (index, date) in days.enumerated() {
             #expect(calendar.component(.hour, from: date) == 8, "\(date)")
             #expect(calendar.isDate(date, inSameDayAs: calendar.date(byAdding: .day, value: index, to: firstDay)!))

@@ -3,8 +3,9 @@ import Foundation
 extension DateBuilder {
     /// DateBuilder's resolved date, fixed when it is made: an exact instant, or a wall-clock date and time
     /// (year … second) read in the components' `timeZone` when they carry one, else in the zone of the call
-    /// that resolves it (a floating time). ChimeKit's `Day.at(…)` makes the second kind from the day as it is
-    /// when called, as DateBuilder does; `Moment` is the form that stays a word until resolved.
+    /// that resolves it (ChimeKit schedules it as the instant it names then). ChimeKit's `Day.at(…)` makes the
+    /// second kind from the day as it is when called, as DateBuilder does; `Moment` is the form that stays a
+    /// word until resolved.
     public enum ResolvedDate: Codable, Hashable, Sendable {
         case exact(Date)
         case components(DateComponents)
@@ -25,14 +26,6 @@ extension DateBuilder {
         /// `systemTimeZone`); nil when the components name no year or a date or time that does not exist.
         public func date(now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
             moment.date(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
-        }
-
-        /// The schedulable rule (one occurrence): wall-clock components stay a wall-clock rule, an instant
-        /// stays absolute.
-        public func rule(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
-        ) -> DateRule? {
-            moment.rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
         }
     }
 }
