@@ -91,7 +91,7 @@ func rate(_ label: String, count: Int, _ next: (Date) -> Date?) -> (String, Doub
     return (label, Double(count) / seconds)
 }
 
-let zone = TimeZone(identifier: "Europe/Berlin")!
+let zone = Zone(identifier: "Europe/Berlin")!
 let swift = try timeChimeCore()
 let python = try timeDateutil()
 precondition(swift.total == python.total, "the two engines expanded different numbers of occurrences")

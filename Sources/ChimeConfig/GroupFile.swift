@@ -21,7 +21,7 @@ public enum GroupFile {
     ///   - timeZone: the system zone: rules without `tz` are checked in it, and `at` and `until` without
     ///     `tz` are read on its clock.
     public static func parse(
-        _ text: String, file: String, groupID: String, now: Date, timeZone: TimeZone
+        _ text: String, file: String, groupID: String, now: Date, timeZone: Zone
     ) throws(ConfigError) -> TimelineGroup {
         do {
             try TimelineGroup.validateIdentifier(groupID, what: "group id")
@@ -68,7 +68,7 @@ public enum GroupFile {
     }
 
     /// Reads the group file at `path`; the group id is the file name without `.toml`.
-    public static func load(path: String, now: Date, timeZone: TimeZone) throws(ConfigError) -> TimelineGroup {
+    public static func load(path: String, now: Date, timeZone: Zone) throws(ConfigError) -> TimelineGroup {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -84,7 +84,7 @@ public enum GroupFile {
     /// skipped. Each file gives its group or its error, so one broken file does not hide the others. A
     /// directory that does not exist gives no files.
     public static func loadDirectory(
-        _ path: String, now: Date, timeZone: TimeZone
+        _ path: String, now: Date, timeZone: Zone
     ) -> [(file: String, result: Result<TimelineGroup, ConfigError>)] {
         let names: [String]
         do {

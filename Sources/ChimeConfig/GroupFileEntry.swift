@@ -7,7 +7,7 @@ struct EntryReader {
     /// The group's `app-name`, which an entry's own overrides.
     let appName: String?
     let now: Date
-    let timeZone: TimeZone
+    let timeZone: Zone
 
     static let ruleKeys = ["every", "rrule", "on-calendar", "at"]
     static let knownKeys =
@@ -20,7 +20,7 @@ struct EntryReader {
         ]
 
     /// `number` is the entry's 1-based position in the file, which names an entry that has no id.
-    init(file: String, table: ConfigTable, number: Int, appName: String?, now: Date, timeZone: TimeZone) {
+    init(file: String, table: ConfigTable, number: Int, appName: String?, now: Date, timeZone: Zone) {
         let name: String
         if case .string(let id)? = table["id"]?.kind {
             name = "entry \"\(id)\""
@@ -49,7 +49,7 @@ struct EntryReader {
             throw fields.fail("id", error.message)
         }
         let zoneName = try ruleZone()
-        let dateZone = zoneName.flatMap(TimeZone.init(identifier:)) ?? timeZone
+        let dateZone = zoneName.flatMap { Zone(identifier: $0) } ?? timeZone
         let trigger = try readTrigger(zoneName: zoneName, dateZone: dateZone)
         var endDate: Date?
         if let value = fields.table["until"] { endDate = instant(try localDateTime(value, key: "until"), in: dateZone) }
@@ -109,14 +109,14 @@ struct EntryReader {
     /// `tz`, checked against the system's zone database.
     private func ruleZone() throws(ConfigError) -> String? {
         guard let zone = try fields.string("tz", example: "\"Europe/Berlin\"") else { return nil }
-        guard TimeZone(identifier: zone) != nil else {
+        guard Zone(identifier: zone) != nil else {
             throw fields.fail(
                 "tz", "unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin or America/New_York")
         }
         return zone
     }
 
-    private func readTrigger(zoneName: String?, dateZone: TimeZone) throws(ConfigError) -> EntryTrigger {
+    private func readTrigger(zoneName: String?, dateZone: Zone) throws(ConfigError) -> EntryTrigger {
         let written = fields.table.fields.filter { Self.ruleKeys.contains($0.key) }
         guard let (key, value) = written.first else {
             throw fields.fail(
@@ -206,7 +206,7 @@ struct EntryReader {
 
     /// A local date and time read on `zone`'s clock, as the default DST policy reads rules: a time skipped
     /// by a DST change means the end of the gap, a time that occurs twice the first.
-    private func instant(_ local: LocalDateTime, in zone: TimeZone) -> Date {
+    private func instant(_ local: LocalDateTime, in zone: Zone) -> Date {
         switch WallClock.resolve(local, in: zone) {
         case .unique(let instant): instant
         case .gap(let transition): transition

@@ -114,7 +114,7 @@ public struct OccurrenceOffset: Codable, Hashable, Sendable, CustomStringConvert
 
     /// `instant` moved by the offset: days on the wall clock of `zone` (a time a daylight-saving gap
     /// skips becomes the gap's end, one that occurs twice the first), then the seconds.
-    public func apply(to instant: Date, in zone: TimeZone) -> Date {
+    public func apply(to instant: Date, in zone: Zone) -> Date {
         var moved = instant
         if days != 0 {
             let local = WallClock.localDateTime(for: instant, in: zone).adding(days: days)
@@ -133,10 +133,10 @@ public struct OccurrenceOffset: Codable, Hashable, Sendable, CustomStringConvert
 
 extension Recurrence {
     /// The zone whose wall clock a day-offset moves occurrences on.
-    func offsetZone(systemTimeZone: TimeZone) -> TimeZone {
+    func offsetZone(systemTimeZone: Zone) -> Zone {
         switch self {
         case .rrule(_, let zone): zone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
-        case .onCalendar(let spec): spec.timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
+        case .onCalendar(let spec): spec.timeZoneIdentifier.flatMap { Zone(identifier: $0) } ?? systemTimeZone
         case .dateRule(let rule): rule.timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
         case .shifted(let base, _): base.offsetZone(systemTimeZone: systemTimeZone)
         }

@@ -19,7 +19,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
     /// a floating rule takes `timeZone`.
     /// `phraseDefaults` gives the times of the named parts of the day and of a phrase without a time.
     public static func parse(
-        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: TimeZone,
+        _ rule: WrittenRule, now: Date, timeZone: RuleTimeZone, systemTimeZone: Zone,
         phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> Recurrence {
         let zone = timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
@@ -64,7 +64,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
     ///
     /// RRULE occurrences are wall-clock times; each becomes an instant by the default DST policy (a time
     /// in a spring-forward gap fires at the end of the gap, one in a fall-back overlap fires once).
-    public func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
+    public func nextOccurrence(after: Date, systemTimeZone: Zone) -> Date? {
         var budget = SearchBudget()
         return try? nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
     }
@@ -74,7 +74,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
     ///
     /// - Throws: ``SearchBudgetExhausted`` when the search needed more than `budget` allows.
     public func nextOccurrence(
-        after: Date, systemTimeZone: TimeZone, budget: inout SearchBudget
+        after: Date, systemTimeZone: Zone, budget: inout SearchBudget
     ) throws(SearchBudgetExhausted) -> Date? {
         guard let next = try unboundedNext(after: after, systemTimeZone: systemTimeZone, budget: &budget),
             next <= Self.latestOccurrence
@@ -84,7 +84,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
 
     /// The next occurrence whatever its year (an offset may move one after the limit back before it).
     func unboundedNext(
-        after: Date, systemTimeZone: TimeZone, budget: inout SearchBudget
+        after: Date, systemTimeZone: Zone, budget: inout SearchBudget
     ) throws(SearchBudgetExhausted) -> Date? {
         switch self {
         case .rrule(let set, let ruleZone):
@@ -94,7 +94,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
             // expansion starts there rather than at every candidate of the days before.
             let afterSeconds = WallClock.clampedSeconds(after)
             try budget.spend(SearchBudget.wallClockCost)
-            let least = WallClock.candidateOffsets(around: afterSeconds, in: WallClock.Zone(zone)).min() ?? 0
+            let least = WallClock.candidateOffsets(around: afterSeconds, in: WallClock.Source(zone)).min() ?? 0
             let startKey = afterSeconds + least - 1
             let from = LocalDateTime(
                 daysSinceEpoch: WallClock.floorDiv(startKey, 86_400),
@@ -155,7 +155,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
 
     /// True when the rule has no occurrence at all (February 31 and the like); false also when one
     /// search's budget was not enough to tell.
-    public func neverFires(systemTimeZone: TimeZone) -> Bool {
+    public func neverFires(systemTimeZone: Zone) -> Bool {
         var budget = SearchBudget()
         return (try? neverFires(systemTimeZone: systemTimeZone, budget: &budget)) ?? false
     }
@@ -163,7 +163,7 @@ public enum Recurrence: Codable, Hashable, Sendable {
     /// True when the rule has no occurrence at all, the work taken from `budget`.
     ///
     /// - Throws: ``SearchBudgetExhausted`` when `budget` was not enough to tell.
-    public func neverFires(systemTimeZone: TimeZone, budget: inout SearchBudget) throws(SearchBudgetExhausted)
+    public func neverFires(systemTimeZone: Zone, budget: inout SearchBudget) throws(SearchBudgetExhausted)
         -> Bool
     {
         switch self {

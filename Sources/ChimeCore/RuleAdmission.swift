@@ -36,14 +36,14 @@ extension Recurrence {
     /// occurrence of such a rule expands it from DTSTART, since COUNT counts from there).
     ///
     /// - Throws: ``RuleRefusal``, whose message names the problem and what to do.
-    public func admissionCheck(after now: Date, systemTimeZone: TimeZone) throws(RuleRefusal) -> Date {
+    public func admissionCheck(after now: Date, systemTimeZone: Zone) throws(RuleRefusal) -> Date {
         var total = SearchBudget(steps: Int.max)
         return try admissionCheck(after: now, systemTimeZone: systemTimeZone, budget: &total)
     }
 
     /// The same check, its work also taken from `budget`, which many checks share (all of an import's):
     /// each search gets one search's budget or what is left of `budget`, whichever is less.
-    public func admissionCheck(after now: Date, systemTimeZone: TimeZone, budget total: inout SearchBudget)
+    public func admissionCheck(after now: Date, systemTimeZone: Zone, budget total: inout SearchBudget)
         throws(RuleRefusal) -> Date
     {
         func searchBudget() -> SearchBudget { SearchBudget(steps: min(SearchBudget.stepsPerSearch, total.remaining)) }
@@ -87,7 +87,7 @@ extension Recurrence {
             if let late = try? unboundedNext(after: now, systemTimeZone: systemTimeZone, budget: &more) {
                 throw RuleRefusal(
                     .afterLatest,
-                    "the rule's next occurrence (\(WallClock.iso8601(late, in: TimeZone(identifier: "UTC")!))) is after "
+                    "the rule's next occurrence (\(WallClock.iso8601(late, in: Zone.utc))) is after "
                         + "9999-12-31T23:59:59Z, the latest time chimed keeps; give it an earlier start or time zone")
             }
             throw RuleRefusal(
@@ -106,7 +106,7 @@ extension Recurrence {
     }
 
     /// Whether every RRULE with COUNT in the rule expands to its end within one search's budget.
-    private func countedExpansionFits(systemTimeZone: TimeZone, total: inout SearchBudget) -> Bool {
+    private func countedExpansionFits(systemTimeZone: Zone, total: inout SearchBudget) -> Bool {
         switch self {
         case .rrule(let set, _):
             let counted = set.rules.filter { $0.count != nil }

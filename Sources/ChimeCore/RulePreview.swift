@@ -37,7 +37,7 @@ public enum RulePreview {
     /// passes `T`, so every frequency lists its first occurrence after `T`.
     /// `phraseDefaults` gives the times a phrase's parts of the day (and a phrase without a time) mean.
     public static func next(
-        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, count: Int,
+        _ rule: WrittenRule, after: Date, now: Date, timeZone: Zone, count: Int,
         phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> RulePreviewResult {
         next(
@@ -47,8 +47,7 @@ public enum RulePreview {
 
     /// The first `count` occurrences of a rule `recurrence(_:after:now:timeZone:phraseDefaults:)` read.
     /// Each occurrence is searched for within one search's ``SearchBudget``, as chimed does.
-    public static func next(_ recurrence: Recurrence, after: Date, timeZone: TimeZone, count: Int) -> RulePreviewResult
-    {
+    public static func next(_ recurrence: Recurrence, after: Date, timeZone: Zone, count: Int) -> RulePreviewResult {
         var result: [Date] = []
         var cursor = after
         do {
@@ -70,7 +69,7 @@ public enum RulePreview {
     /// The rule as `next` reads it; `explanation(after:systemTimeZone:)` and `daylightSavingNote(for:…)`
     /// say more of it.
     public static func recurrence(
-        _ rule: WrittenRule, after: Date, now: Date, timeZone: TimeZone, phraseDefaults: PhraseDefaults = .standard
+        _ rule: WrittenRule, after: Date, now: Date, timeZone: Zone, phraseDefaults: PhraseDefaults = .standard
     ) throws(RuleSyntaxError) -> Recurrence {
         // For RRULE without --dtstart, DTSTART is `after` itself (to the second), as the option documents.
         var written = rule

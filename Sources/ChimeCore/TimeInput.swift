@@ -47,18 +47,13 @@ public enum TimeInput {
 
     /// A local time: ISO 8601 `YYYY-MM-DDTHH:MM[:SS]` in `timeZone`, or `HH:MM[:SS]`, the next time the
     /// clock shows it (today, or tomorrow when it has passed).
-    public static func parseTime(_ text: String, now: Date, timeZone: TimeZone) throws(TimeInputError) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
+    public static func parseTime(_ text: String, now: Date, timeZone: Zone) throws(TimeInputError) -> Date {
         let expected = "a time such as 2026-12-01T09:00:00 (local) or 09:00"
         if text.contains("T") || text.contains("-") {
-            guard let local = LocalDateTime(iso: text) else {
-                throw TimeInputError(input: text, offset: 0, expected: expected)
-            }
-            let components = DateComponents(
-                year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute,
-                second: local.second)
-            guard let date = calendar.date(from: components) else {
+            // A time that daylight saving skips is its gap's end; one it repeats is its first instant.
+            guard let local = LocalDateTime(iso: text), local.isValid,
+                let date = WallClock.instants(for: local, in: timeZone).first
+            else {
                 throw TimeInputError(input: text, offset: 0, expected: expected)
             }
             return date
@@ -69,13 +64,13 @@ public enum TimeInput {
             parts.count == 2 || Int(parts[2]).map({ (0...59).contains($0) }) == true
         else { throw TimeInputError(input: text, offset: 0, expected: expected) }
         let second = parts.count == 3 ? Int(parts[2]) ?? 0 : 0
-        let wanted = DateComponents(hour: hour, minute: minute, second: second)
-        guard
-            let date = calendar.nextDate(
-                after: now, matching: wanted, matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward
-            )
-        else { throw TimeInputError(input: text, offset: 0, expected: expected) }
-        return date
+        let today = WallClock.localDateTime(for: now, in: timeZone)
+        for days in 0...2 {
+            let local = LocalDateTime(
+                daysSinceEpoch: today.daysSinceEpoch + days, secondsIntoDay: hour * 3600 + minute * 60 + second)
+            if let date = WallClock.instants(for: local, in: timeZone).first, date > now { return date }
+        }
+        throw TimeInputError(input: text, offset: 0, expected: expected)
     }
 }
 

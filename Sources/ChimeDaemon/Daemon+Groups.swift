@@ -200,7 +200,7 @@ extension Daemon {
 
 extension Daemon {
     /// Reads and parses the group files of `directory`, off the daemon's queue.
-    static func loadGroupFiles(in directory: String, now: Date, timeZone: TimeZone) async
+    static func loadGroupFiles(in directory: String, now: Date, timeZone: Zone) async
         -> [(file: String, result: Result<TimelineGroup, ConfigError>)]
     {
         GroupFile.loadDirectory(directory, now: now, timeZone: timeZone)

@@ -136,7 +136,7 @@ extension Daemon {
     /// A pending item as a listing shows it, with its next `listing.next` occurrences (with `until`, those up
     /// to it, within `budget`, and `more` when some are left out).
     static func pendingItem(
-        _ item: ScheduledItem, _ entry: TimelineEntry, listing: PendingListing, zone: TimeZone, budget: inout Int,
+        _ item: ScheduledItem, _ entry: TimelineEntry, listing: PendingListing, zone: Zone, budget: inout Int,
         steps: inout Int
     ) -> PendingItem {
         // A fire date past the end date only waits for the end: it is not an occurrence.
@@ -255,7 +255,7 @@ struct ListingPage {
 /// change rarely, read without waiting for the queue.
 struct PublishedState: Sendable {
     /// The zone floating rules follow (`Scheduler.systemTimeZone`).
-    var systemTimeZone = TimeZone(identifier: "UTC")!
+    var systemTimeZone = Zone.utc
     /// The times of day phrases mean (`Scheduler.phraseDefaults`, chime.toml's `[phrases]`).
     var phraseDefaults = PhraseDefaults.standard
     /// What `Status` answers (`Daemon.publishStatus`).

@@ -78,7 +78,7 @@ extension Daemon {
 
     /// What the store job of a step needs of the daemon's state, taken when the step came.
     struct StepContext: Sendable {
-        var zone: TimeZone
+        var zone: Zone
         var downtime: Downtime
         var now: Date
         var logger: Logger
@@ -281,7 +281,7 @@ extension Daemon {
 
     /// One notification for a group's missed occurrences under the `coalesce` policy.
     nonisolated static func missedDigest(
-        group: GroupKey?, missed: [MissedOccurrences], entries: [UInt64: TimelineEntry], zone: TimeZone, now: Date
+        group: GroupKey?, missed: [MissedOccurrences], entries: [UInt64: TimelineEntry], zone: Zone, now: Date
     ) -> OutboxRecord {
         let entries = missed.map { m in
             var content = entries[m.item.id]?.content.base ?? NotificationContent(summary: "(cancelled meanwhile)")
@@ -452,7 +452,7 @@ extension Daemon {
 
     /// The system zone may have changed: floating rules follow the new zone.
     func timeZoneMayHaveChanged() {
-        let zone = SystemZone.current(localtime: configuration.localtimePath)
+        let zone = Zone.system(localtime: configuration.localtimePath)
         guard zone != scheduler.systemTimeZone else { return }
         logger.info("the time zone is now \(zone.identifier); floating rules follow it")
         published.withLock { $0.systemTimeZone = zone }
@@ -518,7 +518,7 @@ extension Daemon {
     /// occurrence after now (up to 9999-12-31T23:59:59Z), or whose first occurrences cannot be found within
     /// the search budget (`Recurrence.admissionCheck`), or whose first occurrence comes after its end.
     private nonisolated static func firstOccurrence(
-        of trigger: TriggerWire, now: Date, systemTimeZone system: TimeZone, phraseDefaults phrases: PhraseDefaults
+        of trigger: TriggerWire, now: Date, systemTimeZone system: Zone, phraseDefaults phrases: PhraseDefaults
     ) throws -> (Recurrence?, Date) {
         guard let rule = trigger.rule else {
             let fireDate = trigger.at ?? now

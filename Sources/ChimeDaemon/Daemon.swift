@@ -382,7 +382,7 @@ public actor Daemon {
                 "a stored row chimed cannot read was set aside in the table set_aside of \(store.path ?? "the database"): \(row)"
             )
         }
-        let zone = SystemZone.current(localtime: configuration.localtimePath)
+        let zone = Zone.system(localtime: configuration.localtimePath)
         setAsideRows = state.setAside
         scheduler = Scheduler(systemTimeZone: zone)
         published.withLock { $0.systemTimeZone = zone }

@@ -1,3 +1,4 @@
+import ChimeCore
 import Dispatch
 import Foundation
 import Synchronization
@@ -68,32 +69,4 @@ enum SleepClock {
 
     /// Seconds the machine has spent asleep since it started.
     static func secondsAsleep() -> Double { max(0, seconds(CLOCK_BOOTTIME) - seconds(CLOCK_MONOTONIC)) }
-}
-
-/// The system time zone, read where the system keeps it, so a change is seen while chimed runs
-/// (Foundation's `TimeZone.current` is read once per process).
-enum SystemZone {
-    /// `TZ` when set; else the zone `localtime` links to (`…/zoneinfo/Europe/Berlin`); else
-    /// `/etc/timezone`; else Foundation's idea; else UTC.
-    static func current(
-        localtime: String, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> TimeZone {
-        if let tz = environment["TZ"], !tz.isEmpty {
-            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-            if let zone = TimeZone(identifier: name) { return zone }
-        }
-        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: localtime),
-            let range = target.range(of: "zoneinfo/"),
-            let zone = TimeZone(identifier: String(target[range.upperBound...]))
-        {
-            return zone
-        }
-        if localtime == "/etc/localtime",
-            let name = try? String(contentsOfFile: "/etc/timezone", encoding: .utf8),
-            let zone = TimeZone(identifier: name.trimmingCharacters(in: .whitespacesAndNewlines))
-        {
-            return zone
-        }
-        return TimeZone.current
-    }
 }

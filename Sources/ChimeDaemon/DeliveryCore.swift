@@ -155,7 +155,7 @@ struct DeliveryCore {
     struct Context {
         var now: Date
         /// The wall clock quiet hours are read on.
-        var timeZone: TimeZone
+        var timeZone: Zone
         /// The categories of actions, by owner, and those each group file declared.
         var categories: [String: [ActionCategory]]
         var groupFileCategories: [String: [ActionCategory]]
@@ -165,7 +165,7 @@ struct DeliveryCore {
         var shownRecord: (_ row: OutboxRecord, _ id: UInt32, _ now: Date) -> ShownNotification
 
         init(
-            now: Date, timeZone: TimeZone, categories: [String: [ActionCategory]] = [:],
+            now: Date, timeZone: Zone, categories: [String: [ActionCategory]] = [:],
             groupFileCategories: [String: [ActionCategory]] = [:],
             present: @escaping (OutboxRecord, [String]) -> (content: NotificationContent, note: String?) = {
                 row, _ in (row.content ?? NotificationContent(summary: ""), nil)

@@ -144,12 +144,12 @@ struct DeliveryPipeline {
     struct Context {
         var now: Date
         /// The wall clock quiet hours are read on.
-        var timeZone: TimeZone
+        var timeZone: Zone
         /// The content a row is sent with for the present server, and what had to be left out.
         var present: (OutboxRecord) -> (content: NotificationContent, note: String?)
 
         init(
-            now: Date, timeZone: TimeZone,
+            now: Date, timeZone: Zone,
             present: @escaping (OutboxRecord) -> (content: NotificationContent, note: String?) = {
                 ($0.content ?? NotificationContent(summary: ""), nil)
             }

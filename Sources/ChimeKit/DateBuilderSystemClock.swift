@@ -47,9 +47,9 @@ extension DateBuilder {
     }
 
     /// The zone and week layout of `DateBuilder.calendar`, read once per call.
-    fileprivate static var resolving: (zone: TimeZone, week: WeekStructure) {
+    static var resolving: (zone: Zone, week: WeekStructure) {
         let calendar = self.calendar
-        return (calendar.timeZone, WeekStructure(calendar: calendar))
+        return (Zone(resolving: calendar.timeZone), WeekStructure(calendar: calendar))
     }
 }
 
@@ -213,14 +213,14 @@ extension DateBuilder.Day {
 
 extension DateBuilder.Month {
     /// Every day of the month, from the 1st, as the month is now in `DateBuilder.calendar`.
-    public var allDays: [DateBuilder.Day] { allDays(now: Date(), systemTimeZone: DateBuilder.calendar.timeZone) }
+    public var allDays: [DateBuilder.Day] { allDays(now: Date(), systemTimeZone: DateBuilder.resolving.zone) }
 
     /// The n-th (`.last`: the last) `weekday` of the month as it is now in `DateBuilder.calendar`, or nil when
     /// the month has none (a fifth Friday).
     public func weekday(_ ordinal: DateBuilder.Ordinal, _ weekday: DateBuilder.Week.GregorianWeekday)
         -> DateBuilder.Day?
     {
-        self.weekday(ordinal, weekday, now: Date(), systemTimeZone: DateBuilder.calendar.timeZone)
+        self.weekday(ordinal, weekday, now: Date(), systemTimeZone: DateBuilder.resolving.zone)
     }
 }
 
@@ -244,4 +244,13 @@ extension Sequence where Element == DateBuilder.ResolvedDate {
 extension Sequence where Element == DateBuilder.Day {
     /// Each day's `dateComponents()`.
     public func dateComponents() -> [DateComponents] { map { $0.dateComponents() } }
+}
+
+extension Zone {
+    /// The zone ChimeKit computes in for a Foundation zone: the same name, read from the system's tz
+    /// database. The process's own zone (`TimeZone.current`) is the system's zone as it is now
+    /// (`Zone.current`), which also knows a zone that Foundation's copy of the database does not.
+    init(resolving zone: TimeZone) {
+        self = zone == TimeZone.current ? .current : Zone(zone)
+    }
 }

@@ -45,14 +45,16 @@ public struct ResolvedTrigger: Hashable, Sendable {
             let recurrence: Recurrence
             do {
                 recurrence = try Recurrence.parse(
-                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: timeZone)
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating,
+                    systemTimeZone: Zone(resolving: timeZone))
             } catch {
                 throw ChimeError(.rejected, error.description)
             }
             var dates: [Date] = []
             var cursor = now
             while dates.count < min(limit, count ?? limit),
-                let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: timeZone), next <= last
+                let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: Zone(resolving: timeZone)),
+                next <= last
             {
                 dates.append(next)
                 cursor = next
@@ -72,7 +74,9 @@ extension DateBuilder.ResolvedDate: NotificationTrigger {
 extension DateBuilder.Moment: NotificationTrigger {
     /// One moment, resolved when scheduled: `let later: DateBuilder.Moment = Tomorrow().at(hour: 20, minute: 15)`.
     public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
-        guard let date = date(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) else {
+        guard
+            let date = date(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: DateBuilder.resolvingWeek)
+        else {
             throw ChimeError(.rejected, "the date does not exist (check the day, hour and minute)")
         }
         return ResolvedTrigger(.at(date))
@@ -118,8 +122,8 @@ extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
     func rememberedRun(now: Date, timeZone: TimeZone) -> DateBuilder.ResolvedDates? {
         guard let run = DateBuilder.ListRuns.run(of: self) else { return nil }
         let week = DateBuilder.resolvingWeek
-        let listed = compactMap { $0.date(now: now, systemTimeZone: timeZone, defaultWeek: week) }
-        let ran = run.dates(now: now, systemTimeZone: timeZone, defaultWeek: week).prefix(count + 1)
+        let listed = compactMap { $0.date(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: week) }
+        let ran = run.dates(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: week).prefix(count + 1)
         return listed.count == count && ran.elementsEqual(listed) ? run : nil
     }
 
@@ -132,11 +136,13 @@ extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
             return [try run.resolve(now: now, timeZone: timeZone)]
         }
         let dates = Set(
-            compactMap { $0.date(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) }
-                .filter { $0 > now }
+            compactMap {
+                $0.date(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: DateBuilder.resolvingWeek)
+            }
+            .filter { $0 > now }
         ).sorted()
         if dates.count == 1 { return [ResolvedTrigger(.at(dates[0]))] }
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = Zone.utc
         return try stride(from: 0, to: dates.count, by: Self.datesPerSet).map { (start: Int) throws(ChimeError) in
             let slice = dates[start..<Swift.min(start + Self.datesPerSet, dates.count)]
             let times = slice.map { WallClock.localDateTime(for: $0, in: utc) }
@@ -153,7 +159,9 @@ extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
 extension DateBuilder.ResolvedDates: NotificationTrigger {
     /// A run of days at a time of day: `EveryDay(forDays: 50, starting: .today).at(hour: 9, minute: 0)`.
     public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
-        guard let rule = rule(now: now, systemTimeZone: timeZone, defaultWeek: DateBuilder.resolvingWeek) else {
+        guard
+            let rule = rule(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: DateBuilder.resolvingWeek)
+        else {
             throw ChimeError(.rejected, "the rule does not resolve (check its days, time and count)")
         }
         return ResolvedTrigger(.rule(.dateRule(rule), timeZone: nil))
@@ -168,7 +176,7 @@ extension DateBuilder {
 extension DateBuilder.Interval: NotificationTrigger {
     /// Every so many seconds from now: `DateBuilder.Interval(everySeconds: 7200)`.
     public func resolve(now: Date, timeZone: TimeZone) throws(ChimeError) -> ResolvedTrigger {
-        guard let rule = rule(now: now, systemTimeZone: timeZone) else {
+        guard let rule = rule(now: now, systemTimeZone: Zone(resolving: timeZone)) else {
             throw ChimeError(.rejected, "the interval must be at least one second")
         }
         return ResolvedTrigger(.rule(.dateRule(rule), timeZone: nil))

@@ -266,7 +266,7 @@ public struct TriggerWire: Hashable, Sendable {
         trigger.timeZone = try fields.string("tz", maximumBytes: maximumZoneBytes)
         if let zone = trigger.timeZone {
             guard trigger.rule != nil else { throw invalid("\(fields.what) key \"tz\" goes with a rule only") }
-            guard TimeZone(identifier: zone) != nil else {
+            guard Zone(identifier: zone) != nil else {
                 throw invalid("\(fields.what): unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")
             }
         }
@@ -335,7 +335,7 @@ public struct TriggerWire: Hashable, Sendable {
         if let problem = rule.rangeProblem {
             throw invalid("\(what) key \"date-rule\" has a field out of range: \(problem)")
         }
-        if case .named(let zone) = rule.timeZone, TimeZone(identifier: zone) == nil {
+        if case .named(let zone) = rule.timeZone, Zone(identifier: zone) == nil {
             throw invalid(
                 "\(what) key \"date-rule\" names an unknown time zone; use an IANA name such as Europe/Berlin")
         }

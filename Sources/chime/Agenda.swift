@@ -39,15 +39,14 @@ struct Agenda: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.firstWeekday = 2
+        let zone: Zone
         if let tz {
-            guard let zone = TimeZone(identifier: tz) else {
+            guard let named = Zone(identifier: tz) else {
                 throw fail("--tz: unknown time zone \"\(tz)\"; use an IANA name such as Europe/Berlin", .badInput)
             }
-            calendar.timeZone = zone
+            zone = named
         } else {
-            calendar.timeZone = .current
+            zone = .current
         }
         let colored: Bool
         switch color {
@@ -60,7 +59,7 @@ struct Agenda: AsyncParsableCommand {
         default: throw fail("--color must be auto, always or never, not \"\(color)\"", .badInput)
         }
         let now = Date()
-        let (start, end) = try range(calendar: calendar, now: now)
+        let (start, end) = try range(zone: zone, now: now)
         let items = try await withClient { (client) throws(ChimeError) in
             try await client.pending(next: 1000, group: group, until: end)
         }
@@ -79,43 +78,44 @@ struct Agenda: AsyncParsableCommand {
                 })
             return
         }
-        let layout = AgendaLayout(calendar: calendar, colored: colored, today: now)
+        let layout = AgendaLayout(zone: zone, colored: colored, today: now)
         var lines: [String] = []
         if month != nil { lines += layout.grid(from: start, occurrences: occurrences) + [""] }
         lines += layout.timeline(from: start, to: end, occurrences: occurrences, items: items)
         print(lines.joined(separator: "\n"))
     }
 
-    /// The span drawn: the month asked for, or `days` days from the start of today.
-    func range(calendar: Calendar, now: Date) throws -> (Date, Date) {
+    /// The span drawn: the month asked for, or `days` days from the start of today, on `zone`'s clock.
+    func range(zone: Zone, now: Date) throws -> (Date, Date) {
         if let month {
             let parts = month.split(separator: "-")
             guard parts.count == 2, parts[0].count == 4, parts[1].count == 2, let year = Int(parts[0]),
-                let number = Int(parts[1]), (1...12).contains(number), (1970...9998).contains(year),
-                let start = calendar.date(from: DateComponents(year: year, month: number, day: 1)),
-                let end = calendar.date(byAdding: .month, value: 1, to: start)
+                let number = Int(parts[1]), (1...12).contains(number), (1970...9998).contains(year)
             else {
                 throw fail("--month: cannot read \"\(month)\"; give a year and a month such as 2026-12", .badInput)
             }
-            return (start, end.addingTimeInterval(-0.001))
+            let first = LocalDateTime(year: year, month: number, day: 1)
+            let next = first.adding(days: LocalDateTime.daysInMonth(year: year, month: number))
+            return (
+                AgendaLayout.start(of: first, in: zone),
+                AgendaLayout.start(of: next, in: zone).addingTimeInterval(-0.001)
+            )
         }
         guard (1...366).contains(days) else { throw fail("--days must be 1 to 366", .badInput) }
-        let start = calendar.startOfDay(for: now)
-        guard let end = calendar.date(byAdding: .day, value: days, to: start) else {
-            throw fail("--days: the span does not fit the calendar", .badInput)
-        }
-        return (start, end.addingTimeInterval(-0.001))
+        let today = WallClock.localDateTime(for: now, in: zone)
+        let start = AgendaLayout.start(of: today, in: zone)
+        return (start, AgendaLayout.start(of: today.adding(days: days), in: zone).addingTimeInterval(-0.001))
     }
 }
 
-/// How the agenda is drawn: pure, on a calendar, from the listed items.
+/// How the agenda is drawn: pure, on a zone's clock, from the listed items.
 struct AgendaLayout {
     struct Occurrence {
         var date: Date
         var item: PendingItem
     }
 
-    var calendar: Calendar
+    var zone: Zone
     var colored: Bool
     var today: Date
 
@@ -132,21 +132,30 @@ struct AgendaLayout {
     }
 
     /// English names, whatever the locale: the agenda reads the same everywhere, like the rest of chime.
-    private var names: Calendar {
-        var names = calendar
-        names.locale = Locale(identifier: "en_US_POSIX")
-        return names
+    static let weekdayNames = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+    static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+
+    /// The first instant of the day `local` falls on, on `zone`'s clock (the end of the gap when daylight
+    /// saving skips midnight).
+    static func start(of local: LocalDateTime, in zone: Zone) -> Date {
+        let midnight = LocalDateTime(year: local.year, month: local.month, day: local.day)
+        return WallClock.instants(for: midnight, in: zone).first
+            ?? Date(timeIntervalSince1970: TimeInterval(midnight.secondsSinceEpoch))
     }
 
+    private func local(_ date: Date) -> LocalDateTime { WallClock.localDateTime(for: date, in: zone) }
+
     private func heading(_ day: Date) -> String {
-        let c = calendar.dateComponents([.weekday, .day, .month, .year], from: day)
-        let weekday = names.shortWeekdaySymbols[(c.weekday ?? 1) - 1]
-        return "\(weekday) \(c.day ?? 0) \(names.monthSymbols[(c.month ?? 1) - 1]) \(c.year ?? 0)"
+        let c = local(day)
+        return "\(Self.weekdayNames[c.isoWeekday - 1]) \(c.day) \(Self.monthNames[c.month - 1]) \(c.year)"
     }
 
     private func clock(_ date: Date) -> String {
-        let c = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", c.hour ?? 0, c.minute ?? 0)
+        let c = local(date)
+        return String(format: "%02d:%02d", c.hour, c.minute)
     }
 
     private func style(_ text: String, _ codes: String) -> String {
@@ -155,17 +164,18 @@ struct AgendaLayout {
 
     /// The month of `start` as a grid, Monday first: ` 4*` marks a day with something due.
     func grid(from start: Date, occurrences: [Occurrence]) -> [String] {
-        let busy = Set(occurrences.map { calendar.component(.day, from: $0.date) })
-        let title =
-            "\(names.monthSymbols[calendar.component(.month, from: start) - 1]) \(calendar.component(.year, from: start))"
+        let first = local(start)
+        let busy = Set(occurrences.map { local($0.date).day })
+        let title = "\(Self.monthNames[first.month - 1]) \(first.year)"
         let width = 7 * 4 - 1
         let padding = max(0, (width - title.count) / 2)
         var lines = [String(repeating: " ", count: padding) + title, "Mo  Tu  We  Th  Fr  Sa  Su"]
-        let daysInMonth = calendar.range(of: .day, in: .month, for: start)?.count ?? 30
+        let daysInMonth = LocalDateTime.daysInMonth(year: first.year, month: first.month)
         // Monday is column 0.
-        let firstColumn = (calendar.component(.weekday, from: start) + 5) % 7
-        let isThisMonth = calendar.isDate(today, equalTo: start, toGranularity: .month)
-        let todayNumber = calendar.component(.day, from: today)
+        let firstColumn = LocalDateTime(year: first.year, month: first.month, day: 1).isoWeekday - 1
+        let now = local(today)
+        let isThisMonth = now.year == first.year && now.month == first.month
+        let todayNumber = now.day
         var cells = Array(repeating: "   ", count: firstColumn)
         for day in 1...daysInMonth {
             var number = day < 10 ? " \(day)" : "\(day)"
@@ -191,7 +201,7 @@ struct AgendaLayout {
         var index = 0
         let longest = occurrences.map(\.item.summary.count).max() ?? 0
         while day <= end {
-            guard let next = calendar.date(byAdding: .day, value: 1, to: day) else { break }
+            let next = Self.start(of: local(day).adding(days: 1), in: zone)
             lines.append(style(heading(day), "1"))
             var any = false
             while index < occurrences.count, occurrences[index].date < next {

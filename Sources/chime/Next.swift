@@ -50,9 +50,9 @@ struct Next: ParsableCommand {
     var json = false
 
     func run() throws {
-        let zone: TimeZone
+        let zone: Zone
         if let tz {
-            guard let named = TimeZone(identifier: tz) else {
+            guard let named = Zone(identifier: tz) else {
                 throw fail("--tz: unknown time zone '\(tz)'; use an IANA name such as Europe/Berlin", .badInput)
             }
             zone = named
@@ -146,7 +146,7 @@ struct Next: ParsableCommand {
         }
     }
 
-    func localTime(_ text: String?, option: String, zone: TimeZone) throws -> Date? {
+    func localTime(_ text: String?, option: String, zone: Zone) throws -> Date? {
         guard let text else { return nil }
         guard let local = LocalDateTime(iso: text) else {
             throw fail("\(option): cannot read '\(text)'; expected local time such as 2026-11-22T00:00:00", .badInput)

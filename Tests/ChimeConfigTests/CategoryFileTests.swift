@@ -7,7 +7,7 @@ import Testing
 /// Categories of actions declared in a group file.
 @Suite struct CategoryFileTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
 
     func parse(_ text: String) throws(ConfigError) -> TimelineGroup {
         try GroupFile.parse(text, file: "g.toml", groupID: "g", now: now, timeZone: berlin)

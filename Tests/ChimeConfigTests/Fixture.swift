@@ -5,7 +5,7 @@ import Foundation
 
 /// The instant and zone the tests read group files at: the `now` of docs/rule-phrases.md.
 enum Fixture {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T00:00:00+01:00.
     static let now = instant("2026-11-21T23:00:00Z")
 

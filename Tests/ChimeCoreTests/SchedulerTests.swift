@@ -203,7 +203,7 @@ extension SchedulerStep {
 
 /// Repeating items: one trigger each, pushed back after every firing; years run in milliseconds.
 @Suite struct RepeatingSchedulerTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T00:00:00+01:00
     let t0 = Date(timeIntervalSince1970: 1_795_302_000)
 
@@ -236,7 +236,7 @@ extension SchedulerStep {
         let fired = run(&s, until: t0 + 2 * 366 * 86_400).flatMap(\.due).map(\.occurrence)
         #expect(fired.count == 24)
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = berlin
+        calendar.timeZone = berlin.foundation()
         for date in fired {
             let c = calendar.dateComponents([.weekday, .day, .hour, .minute], from: date)
             #expect(c.weekday == 6 && c.day! <= 7 && c.hour == 20 && c.minute == 15)
@@ -315,7 +315,7 @@ extension SchedulerStep {
     }
 
     @Test func aFloatingRuleFollowsANewSystemZoneAndAPinnedOneDoesNot() throws {
-        let tokyo = TimeZone(identifier: "Asia/Tokyo")!
+        let tokyo = Zone(identifier: "Asia/Tokyo")!
         var s = Scheduler(systemTimeZone: berlin)
         let floating = schedule(&s, try recurrence(.phrase("every day at 9:00"), zone: .floating), "floating")
         let pinned = schedule(&s, try recurrence(.phrase("every day at 9:00")), "pinned")
@@ -330,7 +330,7 @@ extension SchedulerStep {
 
 /// What happens to occurrences that passed while nobody could deliver them.
 @Suite struct MissedTriggerTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T00:00:00+01:00
     let t0 = Date(timeIntervalSince1970: 1_795_302_000)
 
@@ -410,7 +410,7 @@ extension SchedulerStep {
 
 /// Groups: a whole timeline replaced atomically, entries matched by id, a dry run's diff.
 @Suite struct RescheduleTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T00:00:00+01:00, a Sunday.
     let t0 = Date(timeIntervalSince1970: 1_795_302_000)
 
@@ -662,7 +662,7 @@ extension SchedulerStep {
 
 /// The built-in verbs the scheduler carries out: Stop Repeat and Skip Next.
 @Suite struct VerbSchedulerTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T00:00:00+01:00
     let t0 = Date(timeIntervalSince1970: 1_795_302_000)
 
@@ -701,7 +701,7 @@ extension SchedulerStep {
 
 /// Occurrences missed for different causes get the group's policy for that cause.
 @Suite struct MissedCauseTests {
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T00:00:00+01:00
     let t0 = Date(timeIntervalSince1970: 1_795_302_000)
 

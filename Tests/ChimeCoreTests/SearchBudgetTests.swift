@@ -7,13 +7,13 @@ import Testing
 /// with python-dateutil), searches that need more say so instead of going on, and the scheduler ends an
 /// item whose rule it cannot follow.
 @Suite struct SearchBudgetTests {
-    static let utc = TimeZone(identifier: "UTC")!
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let utc = Zone(identifier: "UTC")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
     static let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
 
     static func local(_ text: String) -> LocalDateTime { LocalDateTime(iso: text)! }
 
-    static func rrule(_ text: String, dtstart: String = "2026-11-28T10:20:30", zone: TimeZone = utc) throws
+    static func rrule(_ text: String, dtstart: String = "2026-11-28T10:20:30", zone: Zone = utc) throws
         -> Recurrence
     {
         try Recurrence.parse(
@@ -169,7 +169,7 @@ import Testing
 
     @Test func aFirstOccurrenceInTheYear10000IsNoOccurrenceAndRefused() throws {
         // 9999-12-31T23:00 at UTC-12 is 10000-01-01T11:00Z.
-        let zone = TimeZone(identifier: "Etc/GMT+12")!
+        let zone = Zone(identifier: "Etc/GMT+12")!
         let rule = try Self.rrule("FREQ=DAILY", dtstart: "9999-12-31T23:00:00", zone: zone)
         #expect(rule.nextOccurrence(after: Self.now, systemTimeZone: zone) == nil)
         do {

@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    let berlin = TimeZone(identifier: "Europe/Berlin")!
+    let berlin = Zone(identifier: "Europe/Berlin")!
     /// 2026-11-22T10:00:00+01:00
     let now = Date(timeIntervalSince1970: 1_795_338_000)
 

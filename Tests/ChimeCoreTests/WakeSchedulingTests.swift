@@ -7,7 +7,7 @@ import Testing
 /// (time is an input): what chimed arms its wake alarm for.
 @Suite struct WakeSchedulingTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = Zone(identifier: "UTC")!
 
     func item(_ s: inout Scheduler, _ summary: String, at date: Date, wake: Bool) -> ScheduledItem {
         var item = ScheduledItem(id: s.allocateID(), content: NotificationContent(summary: summary), fireDate: date)

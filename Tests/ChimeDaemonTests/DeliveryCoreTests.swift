@@ -16,7 +16,7 @@ import Testing
 
     /// 2027-01-15 08:00:00 UTC.
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = Zone(identifier: "UTC")!
     /// Wide enough that flood control never steps in.
     static let noFlood = FloodControl(rate: 1000, burst: 10_000)
     static let app = "org.example.App"

@@ -18,7 +18,7 @@ import Testing
     static let entry = TimelineEntry(
         id: "tips", trigger: .at(t0), content: .pool(pool))
     static let context = Daemon.StepContext(
-        zone: TimeZone(identifier: "UTC")!, downtime: Downtime(), now: t0, logger: Logger(label: "test"))
+        zone: Zone(identifier: "UTC")!, downtime: Downtime(), now: t0, logger: Logger(label: "test"))
 
     /// The step of the item's `number`th occurrence, as the scheduler gives it: the item's state counts
     /// the occurrence; its pool place is what the scheduler holds.

@@ -29,7 +29,7 @@ import Testing
     {
         let rule = WrittenRule.phrase("every day at 9:00")
         let recurrence = try Recurrence.parse(
-            rule, now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: TimeZone(identifier: "UTC")!)
+            rule, now: t0, timeZone: .named("Europe/Berlin"), systemTimeZone: Zone(identifier: "UTC")!)
         let pool = ContentPool(
             base: NotificationContent(summary: "Quote"),
             items: [.init(body: "one"), .init(body: "two", enabled: false)])

@@ -8,7 +8,7 @@ import Testing
 /// Items are read at start without decoding their definitions: what a step needs comes from columns,
 /// the definition is kept as stored, and a checksum finds rows changed by anything but chimed.
 @Suite struct StoredDefinitionTests {
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = Zone(identifier: "UTC")!
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func item(_ id: UInt64, _ summary: String, at offset: TimeInterval) -> ScheduledItem {

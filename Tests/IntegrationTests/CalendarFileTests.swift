@@ -89,7 +89,7 @@ import Testing
                 pending.first { $0["summary"] as? String == summary }.flatMap { $0["at"] as? String }
                     .flatMap { try? Date($0, strategy: .iso8601) }
             }
-            let berlin = TimeZone(identifier: "Europe/Berlin")!
+            let berlin = Zone(identifier: "Europe/Berlin")!
             let weekly = try #require(
                 LocalDateTime(iso: String(weeklyStart.prefix(8)).inserting("-", at: [4, 6]) + "T09:00:00"))
             let weeklyAlarm = WallClock.instants(for: weekly, in: berlin)[0].addingTimeInterval(-900)

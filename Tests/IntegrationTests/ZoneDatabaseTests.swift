@@ -78,4 +78,46 @@ import Testing
             #expect(GroupTests.wallClock(moved, in: "Asia/Tokyo").minute == 0)
         }
     }
+
+    /// A zone that a tzdata upgrade adds has a file in the database and no entry in the copy compiled into
+    /// Foundation's ICU; chime answers in it as `date` does.
+    @Test func chimeNextKnowsAZoneOnlyTheDatabaseHas() async throws {
+        let zones = try ZoneDirectory()
+        defer { zones.remove() }
+        try zones.install(from: "Asia/Tokyo", as: "Mars/Olympus")
+        let arguments = [
+            "next", "--rrule", "FREQ=DAILY;BYHOUR=12;BYMINUTE=0;BYSECOND=0", "--tz", "Mars/Olympus", "--after",
+            "2027-01-04T00:00:00", "--count", "1",
+        ]
+        let known = try ManagedProcess(Binaries.chime, arguments, environment: ["TZDIR": zones.path])
+        #expect(await known.waitForExit(timeout: .seconds(30)) == 0, "\(known.stderr)")
+        #expect(Self.firstLine(known.stdout) == "2027-01-04T12:00:00+09:00")
+        // The system's database has no such zone: a clear refusal.
+        let unknown = try ManagedProcess(Binaries.chime, arguments, environment: ["TZDIR": ""])
+        #expect(await unknown.waitForExit(timeout: .seconds(30)) == 2)
+        #expect(unknown.stderr.contains("unknown time zone 'Mars/Olympus'"), "\(unknown.stderr)")
+    }
+
+    @Test func aRunningChimedTakesAZoneTheDatabaseGains() async throws {
+        let zones = try ZoneDirectory()
+        defer { zones.remove() }
+        try await Session.run(zone: "UTC", startChimed: false) { s in
+            s.chimedEnvironment["TZDIR"] = zones.path
+            s.chimed = try await s.startChimed()
+            let send = ["send", "--every", "every day at 12:00", "--tz", "Mars/Olympus", "Call"]
+            let refused = try await s.chime(send)
+            #expect(refused.status != 0)
+            #expect(refused.stderr.contains("Mars/Olympus"), "\(refused.stderr)")
+            #expect(try await s.chimeJSON(["pending"]).isEmpty)
+            // A tzdata upgrade adds the zone: chimed reads it without a restart.
+            try zones.install(from: "Asia/Tokyo", as: "Mars/Olympus")
+            try await s.chimed!.waitForStderr(containing: "the time zone database in \(zones.path) changed")
+            let accepted = try await s.chime(send)
+            #expect(accepted.status == 0, "\(accepted.stderr)")
+            let item = try #require(try await s.chimeJSON(["pending"]).first)
+            let at = try #require(GroupTests.date(item["at"] as? String))
+            #expect(GroupTests.wallClock(at, in: "Asia/Tokyo").hour == 12)
+            #expect(GroupTests.wallClock(at, in: "Asia/Tokyo").minute == 0)
+        }
+    }
 }

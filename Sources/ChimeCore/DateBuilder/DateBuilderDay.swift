@@ -78,7 +78,7 @@ extension DateBuilder {
         /// (`ExactDay(year: 2021, month: 2, day: 30)`, a fifth friday a month lacks). Weeks are laid out
         /// by `defaultWeek` unless the expression names a calendar or locale.
         public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> DateComponents? {
             guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let day = resolve(env)

@@ -38,7 +38,7 @@ extension DateBuilder {
 
         /// The days as year/month/day components, lazily, from the first day of the run.
         public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> LazyMapSequence<DateRule.LocalOccurrences, DateComponents> {
             let rule =
                 at(hour: 0, minute: 0).rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)

@@ -139,7 +139,7 @@ extension Sequence where Element == DateBuilder.Day {
     /// when made. A counted list made whole is remembered with its run (`DateBuilder.ListRuns`) when every day
     /// got the same time.
     public func resolvedDates(
-        at timeOfDay: @autoclosure () -> TimeOfDay, now: Date, systemTimeZone: TimeZone,
+        at timeOfDay: @autoclosure () -> TimeOfDay, now: Date, systemTimeZone: Zone,
         defaultWeek: DateBuilder.WeekStructure = .iso
     ) -> [DateBuilder.ResolvedDate] {
         let list = Array(self)

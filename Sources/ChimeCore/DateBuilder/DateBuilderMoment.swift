@@ -92,14 +92,14 @@ extension DateBuilder {
         /// The instant, resolved against `now`; nil when the day does not exist, the time is invalid, or
         /// the time falls in a DST gap under a `.skip` policy. Weeks are laid out by `defaultWeek` unless
         /// the expression names a calendar or locale.
-        public func date(now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
+        public func date(now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
             rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)?
                 .firstOccurrence(systemTimeZone: systemTimeZone)
         }
 
         /// Year … second of the instant in the expression's zone.
         public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> DateComponents? {
             guard let date = date(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone)
@@ -111,7 +111,7 @@ extension DateBuilder {
         /// "tomorrow at 20:15" fires at 20:15 in whatever zone the user is in by then); an instant
         /// stays absolute.
         public func rule(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> DateRule? {
             guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let moment = resolveMoment(env)
@@ -203,7 +203,7 @@ extension DateBuilder {
     }
 
     /// Year, month, day, hour, minute, second of `date` in `zone`.
-    static func components(of date: Date, in zone: TimeZone) -> DateComponents {
+    static func components(of date: Date, in zone: Zone) -> DateComponents {
         let local = WallClock.localDateTime(for: date, in: zone)
         return DateComponents(
             year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute,

@@ -54,7 +54,7 @@ extension DateBuilder {
         /// The n-th (or, counted from the end, last) `weekday` of the month as it is at `now`, or nil when
         /// that month has none (a fifth Friday); DateBuilder's `weekday(_:_:)`, with the clock passed in.
         public func weekday(
-            _ ordinal: Ordinal, _ weekday: Week.GregorianWeekday, now: Date, systemTimeZone: TimeZone
+            _ ordinal: Ordinal, _ weekday: Week.GregorianWeekday, now: Date, systemTimeZone: Zone
         ) -> Day? {
             let day = pick(.weekday(ordinal, weekday.isoWeekday))
             guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: .iso),
@@ -65,7 +65,7 @@ extension DateBuilder {
 
         /// Every day of the month as it is at `now`, from the 1st; DateBuilder's `allDays`, with the clock
         /// passed in. Empty when the month does not resolve.
-        public func allDays(now: Date, systemTimeZone: TimeZone) -> [Day] {
+        public func allDays(now: Date, systemTimeZone: Zone) -> [Day] {
             guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: .iso),
                 let index = resolve(env),
                 let first = DateBuilderMath.firstDay(ofMonth: index)

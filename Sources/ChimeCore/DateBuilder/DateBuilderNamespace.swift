@@ -76,8 +76,17 @@ public protocol DateBuilderExpression: Codable, Hashable, Sendable {
 }
 
 extension DateBuilderExpression {
-    /// Evaluates in a fixed zone (the rule then ignores the system zone).
+    /// Evaluates in a fixed zone (the rule then ignores the system zone), read from the system's tz
+    /// database by its name.
     public func `in`(timeZone: TimeZone) -> Self {
+        var copy = self
+        copy.context.timeZone = .named(timeZone.identifier)
+        return copy
+    }
+
+    /// Evaluates in a fixed zone (the rule then ignores the system zone).
+    @_disfavoredOverload
+    public func `in`(timeZone: Zone) -> Self {
         var copy = self
         copy.context.timeZone = .named(timeZone.identifier)
         return copy
@@ -124,7 +133,7 @@ extension DateBuilderExpression {
 extension DateBuilderExpression {
     /// What the expression resolves in at `now`; nil when its zone is unknown.
     func environment(
-        now: Date, systemTimeZone: TimeZone, defaultWeek: DateBuilder.WeekStructure
+        now: Date, systemTimeZone: Zone, defaultWeek: DateBuilder.WeekStructure
     ) -> DateBuilderEnvironment? {
         DateBuilderEnvironment(context: context, now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
     }
@@ -134,13 +143,13 @@ extension DateBuilderExpression {
 /// week structure.
 struct DateBuilderEnvironment {
     let now: Date
-    let zone: TimeZone
+    let zone: Zone
     let week: DateBuilder.WeekStructure
     /// Today's local day number in `zone`.
     let today: Int
 
     init?(
-        context: DateBuilder.Context, now: Date, systemTimeZone: TimeZone, defaultWeek: DateBuilder.WeekStructure
+        context: DateBuilder.Context, now: Date, systemTimeZone: Zone, defaultWeek: DateBuilder.WeekStructure
     ) {
         guard let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone) else { return nil }
         self.now = now

@@ -24,7 +24,7 @@ extension DateBuilder {
 
         /// The instant: the exact one, or the components' wall-clock time in their zone (else
         /// `systemTimeZone`); nil when the components name no year or a date or time that does not exist.
-        public func date(now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
+        public func date(now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso) -> Date? {
             moment.date(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
         }
     }
@@ -35,7 +35,7 @@ extension DateBuilder.Day {
     /// the day's own zone when it names one (`.in(timeZone:)`). A day that does not exist (February 30) gives
     /// components without a date, which do not resolve.
     public func resolvedDate(
-        at timeOfDay: TimeOfDay, now: Date, systemTimeZone: TimeZone,
+        at timeOfDay: TimeOfDay, now: Date, systemTimeZone: Zone,
         defaultWeek: DateBuilder.WeekStructure = .iso
     ) -> DateBuilder.ResolvedDate {
         resolvedDate(at: .fixed(timeOfDay), now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
@@ -44,14 +44,14 @@ extension DateBuilder.Day {
     /// This day at a time drawn from `time` for this day (the same draw a run of days makes for it), resolved
     /// against `now`.
     public func resolvedDate(
-        at time: DateBuilder.RandomTime, now: Date, systemTimeZone: TimeZone,
+        at time: DateBuilder.RandomTime, now: Date, systemTimeZone: Zone,
         defaultWeek: DateBuilder.WeekStructure = .iso
     ) -> DateBuilder.ResolvedDate {
         resolvedDate(at: time.spec, now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek)
     }
 
     private func resolvedDate(
-        at time: DateRule.Time, now: Date, systemTimeZone: TimeZone, defaultWeek: DateBuilder.WeekStructure
+        at time: DateRule.Time, now: Date, systemTimeZone: Zone, defaultWeek: DateBuilder.WeekStructure
     ) -> DateBuilder.ResolvedDate {
         var components = DateComponents()
         if let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),

@@ -35,7 +35,7 @@ extension DateBuilder {
         /// The occurrences from the first day of the run (including ones before `now`, as DateBuilder
         /// does), lazily; unbounded runs never end, so take a `prefix`.
         public func dates(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> DateRule.Occurrences {
             (rule(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek) ?? .never)
                 .occurrences(systemTimeZone: systemTimeZone)
@@ -43,7 +43,7 @@ extension DateBuilder {
 
         /// `dates(now:)` as components in the expression's zone.
         public func dateComponents(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> LazyMapSequence<DateRule.Occurrences, DateComponents> {
             let zone = context.timeZone.resolve(systemTimeZone: systemTimeZone) ?? systemTimeZone
             return dates(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek).lazy.map {
@@ -54,7 +54,7 @@ extension DateBuilder {
         /// The schedulable rule; nil when the expression cannot resolve (an invalid exact date or time).
         /// Weeks are laid out by `defaultWeek` unless the expression names a calendar or locale.
         public func rule(
-            now: Date, systemTimeZone: TimeZone = .current, defaultWeek: WeekStructure = .iso
+            now: Date, systemTimeZone: Zone = .current, defaultWeek: WeekStructure = .iso
         ) -> DateRule? {
             guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: defaultWeek),
                 let pattern = days.resolvePattern(env), time.isValid
@@ -98,12 +98,12 @@ extension DateBuilder {
         }
 
         /// The occurrences, lazily.
-        public func dates(now: Date, systemTimeZone: TimeZone = .current) -> DateRule.Occurrences {
+        public func dates(now: Date, systemTimeZone: Zone = .current) -> DateRule.Occurrences {
             (rule(now: now, systemTimeZone: systemTimeZone) ?? .never).occurrences(systemTimeZone: systemTimeZone)
         }
 
         /// The schedulable rule.
-        public func rule(now: Date, systemTimeZone: TimeZone = .current) -> DateRule? {
+        public func rule(now: Date, systemTimeZone: Zone = .current) -> DateRule? {
             guard let env = environment(now: now, systemTimeZone: systemTimeZone, defaultWeek: .iso),
                 seconds > 0, DateBuilderMath.isSafe(seconds / 3600)
             else { return nil }
@@ -126,7 +126,7 @@ extension DateBuilder {
         case interval(Interval)
 
         /// The schedulable rule, with relative words resolved against `now`.
-        public func rule(now: Date, systemTimeZone: TimeZone = .current) -> DateRule? {
+        public func rule(now: Date, systemTimeZone: Zone = .current) -> DateRule? {
             switch self {
             case .once(let value): return value.rule(now: now, systemTimeZone: systemTimeZone)
             case .repeating(let value): return value.rule(now: now, systemTimeZone: systemTimeZone)

@@ -35,7 +35,7 @@ extension DateBuilder {
         /// `calendar.firstWeekday`, and the weekend of `calendar.locale`.
         public init(calendar: Calendar) {
             var probe = calendar
-            probe.timeZone = TimeZone(identifier: "UTC") ?? probe.timeZone
+            probe.timeZone = TimeZone(secondsFromGMT: 0) ?? probe.timeZone
             let first = WeekStructure.isoWeekday(fromFoundation: calendar.firstWeekday)
             // 2024-01-01 was a Monday: probe noon of each day of that week.
             let monday = Date(timeIntervalSince1970: 1_704_110_400)

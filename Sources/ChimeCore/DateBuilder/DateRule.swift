@@ -81,7 +81,7 @@ public struct DateRule: Codable, Hashable, Sendable {
     /// only by floating rules. Cost does not grow with the distance from the rule's start, and a rule
     /// that can never fire (February 30, day 31 of every April) is answered with nil quickly. Nil also
     /// when one search's budget was not enough (see the budgeted form).
-    public func nextOccurrence(after: Date, systemTimeZone: TimeZone) -> Date? {
+    public func nextOccurrence(after: Date, systemTimeZone: Zone) -> Date? {
         var budget = SearchBudget()
         return try? nextOccurrence(after: after, systemTimeZone: systemTimeZone, budget: &budget)
     }
@@ -91,7 +91,7 @@ public struct DateRule: Codable, Hashable, Sendable {
     ///
     /// - Throws: ``SearchBudgetExhausted`` when the search needed more than `budget` allows.
     public func nextOccurrence(
-        after: Date, systemTimeZone: TimeZone, budget: inout SearchBudget
+        after: Date, systemTimeZone: Zone, budget: inout SearchBudget
     ) throws(SearchBudgetExhausted) -> Date? {
         guard isWellFormed, let zone = timeZone.resolve(systemTimeZone: systemTimeZone) else { return nil }
         if case .interval(let start, let seconds) = pattern {
@@ -111,7 +111,7 @@ public struct DateRule: Codable, Hashable, Sendable {
     }
 
     /// The rule's first occurrence.
-    public func firstOccurrence(systemTimeZone: TimeZone) -> Date? {
+    public func firstOccurrence(systemTimeZone: Zone) -> Date? {
         guard isWellFormed, let zone = timeZone.resolve(systemTimeZone: systemTimeZone) else { return nil }
         if case .interval(let start, let seconds) = pattern {
             return nextInterval(after: start.addingTimeInterval(-1), start: start, seconds: seconds, zone: zone)
@@ -126,7 +126,7 @@ public struct DateRule: Codable, Hashable, Sendable {
     }
 
     /// Occurrences in order, lazily: from the rule's start, or strictly after `after`.
-    public func occurrences(after: Date? = nil, systemTimeZone: TimeZone) -> Occurrences {
+    public func occurrences(after: Date? = nil, systemTimeZone: Zone) -> Occurrences {
         Occurrences(rule: self, after: after, systemTimeZone: systemTimeZone)
     }
 
@@ -189,7 +189,7 @@ public struct DateRule: Codable, Hashable, Sendable {
         return nil
     }
 
-    private func nextInterval(after: Date, start: Date, seconds: Int, zone: TimeZone) -> Date? {
+    private func nextInterval(after: Date, start: Date, seconds: Int, zone: Zone) -> Date? {
         var k = 0
         if after >= start {
             let periods = (after.timeIntervalSince(start) / Double(seconds)).rounded(.down)

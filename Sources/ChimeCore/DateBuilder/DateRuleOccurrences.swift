@@ -5,7 +5,7 @@ extension DateRule {
     public struct Occurrences: Sequence, Sendable {
         let rule: DateRule
         let after: Date?
-        let systemTimeZone: TimeZone
+        let systemTimeZone: Zone
 
         public func makeIterator() -> Iterator {
             Iterator(rule: rule, last: after, started: after != nil, systemTimeZone: systemTimeZone)
@@ -16,7 +16,7 @@ extension DateRule {
             let rule: DateRule
             var last: Date?
             var started: Bool
-            let systemTimeZone: TimeZone
+            let systemTimeZone: Zone
 
             public mutating func next() -> Date? {
                 let next: Date?

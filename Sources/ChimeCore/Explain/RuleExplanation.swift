@@ -48,7 +48,7 @@ public enum RRuleEquivalent: Hashable, Sendable {
 extension Recurrence {
     /// The rule explained: in words, and as RRULE. `after` is where a preview starts (an OnCalendar
     /// event's RRULE form starts at its first elapse after it).
-    public func explanation(after: Date, systemTimeZone: TimeZone) -> RuleExplanation {
+    public func explanation(after: Date, systemTimeZone: Zone) -> RuleExplanation {
         switch self {
         case .rrule(let set, let zone):
             var words = set.summary
@@ -77,7 +77,7 @@ extension Recurrence {
             if let years = spec.yearWords { words += " \(years)" }
             if let zone = set.timeZoneIdentifier { words += " (\(zone))" }
             var note: String?
-            let zone = spec.timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
+            let zone = spec.timeZoneIdentifier.flatMap { Zone(identifier: $0) } ?? systemTimeZone
             if WallClock.zoneChanges(zone, after: after) {
                 note =
                     "a time in a daylight-saving gap is skipped that day by systemd, where the RRULE fires at the "
@@ -106,7 +106,7 @@ extension DateRule {
     /// The same rule as an RFC 5545 set whose occurrences are the rule's, or why RRULE cannot say it.
     /// DTSTART is the rule's first occurrence; a count of periods becomes the UNTIL of its last
     /// occurrence (RRULE's COUNT counts occurrences, not periods).
-    public func rruleEquivalent(systemTimeZone: TimeZone) -> RRuleEquivalent {
+    public func rruleEquivalent(systemTimeZone: Zone) -> RRuleEquivalent {
         guard isWellFormed, let zone = timeZone.resolve(systemTimeZone: systemTimeZone) else {
             return .none("the rule is not well formed")
         }
@@ -225,8 +225,8 @@ extension DateRule {
     }
 
     /// Every `seconds` from `start`: an RRULE in UTC, whose wall clock has no daylight saving.
-    private func intervalEquivalent(start: Date, seconds: Int, zone: TimeZone) -> RRuleEquivalent {
-        let utc = TimeZone(identifier: "UTC") ?? zone
+    private func intervalEquivalent(start: Date, seconds: Int, zone: Zone) -> RRuleEquivalent {
+        let utc = Zone.utc
         let dtstart = WallClock.localDateTime(for: start, in: utc)
         var rule: RRule
         if seconds % 3600 == 0 {
@@ -258,13 +258,13 @@ extension CalendarSpec {
     /// The same event as an RFC 5545 set starting at its first elapse after `after`, or why RRULE cannot
     /// say it. The frequency is the finest field the event leaves open (`*:*:00` is MINUTELY), and every
     /// field it names is a BYxxx list.
-    public func rruleEquivalent(after: Date, systemTimeZone: TimeZone) -> RRuleEquivalent {
+    public func rruleEquivalent(after: Date, systemTimeZone: Zone) -> RRuleEquivalent {
         if daylightFlag >= 0 { return .none("a local zone abbreviation (standard or daylight time) has no RRULE form") }
         guard let first = nextElapse(after: after, defaultTimeZone: systemTimeZone) else {
             return .none("the event never elapses")
         }
         let zoneName = timeZoneIdentifier
-        let zone = zoneName.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
+        let zone = zoneName.flatMap { Zone(identifier: $0) } ?? systemTimeZone
         func values(_ chain: [OnCalendarComponent]?, _ range: ClosedRange<Int>) -> [Int]? {
             guard let chain else { return nil }
             var result = Set<Int>()

@@ -7,8 +7,8 @@ extension Recurrence {
     /// What daylight saving did to `instant`, an occurrence this rule produced: `02:30 does not exist on
     /// 2027-03-28 (the clocks go forward): moved to 03:00`, `02:30 happens twice on 2026-10-25 (the clocks
     /// go back): this is the first, fired once`; nil when nothing happened to it.
-    public func daylightSavingNote(for instant: Date, systemTimeZone: TimeZone) -> String? {
-        let zone: TimeZone
+    public func daylightSavingNote(for instant: Date, systemTimeZone: Zone) -> String? {
+        let zone: Zone
         let policy: DSTPolicy
         switch self {
         case .rrule(_, let ruleZone):
@@ -21,7 +21,7 @@ extension Recurrence {
             zone = resolved
             policy = rule.dstPolicy
         case .onCalendar(let spec):
-            zone = spec.timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } ?? systemTimeZone
+            zone = spec.timeZoneIdentifier.flatMap { Zone(identifier: $0) } ?? systemTimeZone
             policy = .default
         case .shifted:
             // A moved time is not one the rule names; what daylight saving does to it is the offset's.
@@ -46,7 +46,7 @@ extension Recurrence {
 
     /// The wall-clock time the rule named when `wall` is not one of its times but a daylight-saving gap
     /// moved one there; nil when `wall` is the rule's own time.
-    private func scheduledWallTime(movedTo wall: LocalDateTime, zone: TimeZone) -> LocalDateTime? {
+    private func scheduledWallTime(movedTo wall: LocalDateTime, zone: Zone) -> LocalDateTime? {
         let dayBefore = wall.adding(seconds: -86_400)
         func inGap(_ local: LocalDateTime) -> Bool {
             if case .gap = WallClock.resolve(local, in: zone) { return true }

@@ -62,7 +62,7 @@ public struct ICalendarTimeZone: Hashable, Sendable {
             lines += rdates.map { "RDATE:\(ICalendarTime.floating($0.local).text)" }
             // Without a rule, the onset itself is the one (RFC 5545 counts DTSTART as the first onset).
             if sub.properties("RRULE").isEmpty { lines.append("RDATE:\(ICalendarTime.floating(onset).text)") }
-            let fixed = TimeZone(secondsFromGMT: from) ?? TimeZone(identifier: "UTC")!
+            let fixed = Zone(secondsFromGMT: from)
             let set: RRuleSet
             do {
                 // A UTC UNTIL is read on the clock before the onset.
@@ -130,7 +130,7 @@ public struct ICalendarTimeZone: Hashable, Sendable {
 
     /// The IANA zone this definition stands for, checked or found over `years` (instants to compare
     /// offsets at), or nil when no known zone has its offsets.
-    public func ianaZone(over range: ClosedRange<Date>) -> TimeZone? {
+    public func ianaZone(over range: ClosedRange<Date>) -> Zone? {
         var budget = SearchBudget()
         return try? ianaZone(over: range, budget: &budget)
     }
@@ -139,12 +139,12 @@ public struct ICalendarTimeZone: Hashable, Sendable {
     ///
     /// - Throws: ``SearchBudgetExhausted`` when the budget ran out before the search ended.
     public func ianaZone(over range: ClosedRange<Date>, budget: inout SearchBudget) throws(SearchBudgetExhausted)
-        -> TimeZone?
+        -> Zone?
     {
         // The definition's offsets, computed once; most zones differ at the first sample.
         let samples = sampleInstants(over: range).map { ($0, utcOffset(at: $0)) }
         try budget.spend(samples.count)
-        func agrees(_ zone: TimeZone, _ budget: inout SearchBudget) throws(SearchBudgetExhausted) -> Bool {
+        func agrees(_ zone: Zone, _ budget: inout SearchBudget) throws(SearchBudgetExhausted) -> Bool {
             for (instant, offset) in samples {
                 try budget.spend(SearchBudget.wallClockCost)
                 if WallClock.utcOffset(at: instant, in: zone) != offset { return false }
@@ -155,7 +155,7 @@ public struct ICalendarTimeZone: Hashable, Sendable {
             if let zone = Self.namedZone(candidate), try agrees(zone, &budget) { return zone }
         }
         let words = Set(tzid.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
-        var matches: [TimeZone] = []
+        var matches: [Zone] = []
         for zone in Self.knownZones where try agrees(zone, &budget) { matches.append(zone) }
         // Any match gives the same times; one whose name shares a word with the TZID reads better.
         return matches.first { zone in
@@ -163,17 +163,21 @@ public struct ICalendarTimeZone: Hashable, Sendable {
         } ?? matches.first
     }
 
-    /// The zones a definition is compared with: every IANA region but `Etc/…`, by name, made once.
-    static let knownZones: [TimeZone] = TimeZone.knownTimeZoneIdentifiers.sorted().compactMap {
-        $0.contains("/") && !$0.hasPrefix("Etc/") ? TimeZone(identifier: $0) : nil
+    /// The zones a definition is compared with: every region of the system's tz database but `Etc/…`, by
+    /// name, made once (Foundation's list where the database has no files).
+    static let knownZones: [Zone] = {
+        let names = ZoneRulesStore.shared.directory.zoneNames()
+        return names.isEmpty ? TimeZone.knownTimeZoneIdentifiers.sorted() : names
+    }().compactMap {
+        $0.contains("/") && !$0.hasPrefix("Etc/") ? Zone(identifier: $0) : nil
     }
 
     /// The zone a TZID names: an IANA name, also as the tail of a path (`/mozilla.org/…/Europe/Berlin`).
-    public static func namedZone(_ tzid: String) -> TimeZone? {
+    public static func namedZone(_ tzid: String) -> Zone? {
         let parts = tzid.split(separator: "/").map(String.init)
         for count in stride(from: min(3, parts.count), through: 1, by: -1) {
             let name = parts.suffix(count).joined(separator: "/")
-            if name.contains("/") || name == "UTC" || name == "GMT", let zone = TimeZone(identifier: name) {
+            if name.contains("/") || name == "UTC" || name == "GMT", let zone = Zone(identifier: name) {
                 return zone
             }
         }

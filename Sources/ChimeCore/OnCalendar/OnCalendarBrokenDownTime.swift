@@ -25,11 +25,11 @@ struct OnCalendarBrokenDownTime: Equatable, Sendable {
 /// makes the same calls in the same order gets the same answers.
 struct OnCalendarZoneArithmetic {
     /// nil: UTC (gmtime/timegm).
-    let zone: TimeZone?
+    let zone: Zone?
     /// glibc's `static mktime_offset_t localtime_offset`: UTC minus local time of the previous result.
     var offsetGuess = 0
 
-    init(zone: TimeZone?) {
+    init(zone: Zone?) {
         self.zone = zone
     }
 

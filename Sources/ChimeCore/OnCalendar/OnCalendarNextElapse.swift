@@ -24,7 +24,7 @@ extension CalendarSpec {
     /// The expression's own zone (`UTC`, `Europe/Berlin`, …) wins; otherwise it is read in
     /// `defaultTimeZone`, which should be the system zone (systemd uses the zone of the process).
     /// Instants are handled with microsecond precision, like systemd's `usec_t`.
-    public func nextElapse(after: Date, defaultTimeZone: TimeZone) -> Date? {
+    public func nextElapse(after: Date, defaultTimeZone: Zone) -> Date? {
         var budget = SearchBudget()
         return try? nextElapse(after: after, defaultTimeZone: defaultTimeZone, budget: &budget)
     }
@@ -35,7 +35,7 @@ extension CalendarSpec {
     ///
     /// - Throws: ``SearchBudgetExhausted`` when `budget` had less left than the search took.
     public func nextElapse(
-        after: Date, defaultTimeZone: TimeZone, budget: inout SearchBudget
+        after: Date, defaultTimeZone: Zone, budget: inout SearchBudget
     ) throws(SearchBudgetExhausted) -> Date? {
         var steps = 0
         let outcome = nextElapseOutcome(
@@ -53,7 +53,7 @@ extension CalendarSpec {
 
     /// Up to `count` successive elapses after `after` (each search starting from the previous answer, as
     /// `systemd-analyze calendar --iterations=N` does); shorter when the expression stops elapsing.
-    public func elapses(after: Date, defaultTimeZone: TimeZone, count: Int) -> [Date] {
+    public func elapses(after: Date, defaultTimeZone: Zone, count: Int) -> [Date] {
         var out: [Date] = []
         var cursor = Self.microseconds(of: after)
         while out.count < count {
@@ -81,19 +81,19 @@ extension CalendarSpec {
 
     /// systemd's calendar_spec_next_usec(): `after` is microseconds since 1970 and must be >= -1 (an
     /// instant before 1970 is searched from 1970-01-01T00:00:00Z, the earliest systemd can express).
-    func nextElapseOutcome(afterMicrosecond after: Int, defaultTimeZone: TimeZone) -> OnCalendarSearchOutcome {
+    func nextElapseOutcome(afterMicrosecond after: Int, defaultTimeZone: Zone) -> OnCalendarSearchOutcome {
         var steps = 0
         return nextElapseOutcome(afterMicrosecond: after, defaultTimeZone: defaultTimeZone, steps: &steps)
     }
 
     /// The same, counting in `steps` the steps of the search it took.
-    func nextElapseOutcome(afterMicrosecond after: Int, defaultTimeZone: TimeZone, steps: inout Int)
+    func nextElapseOutcome(afterMicrosecond after: Int, defaultTimeZone: Zone, steps: inout Int)
         -> OnCalendarSearchOutcome
     {
         steps += 1
         if after > Self.latestSearchableMicrosecond { return .gaveUp }
         let usec = max(after, -1) + 1
-        let zone: TimeZone?
+        let zone: Zone?
         if isUTC {
             zone = nil
         } else if let timeZoneName {

@@ -29,19 +29,19 @@ enum OnCalendarTimeZoneNames {
         if unknownToTzdata.contains(target) || target.hasPrefix("SystemV/") || target.hasPrefix("right/") {
             return false
         }
-        guard let zone = TimeZone(identifier: target) else { return false }
+        guard let zone = Zone(identifier: target) else { return false }
         // Foundation also builds ad-hoc zones such as "GMT+5" → "GMT+0500"; the tz database has no such file.
         return zone.identifier == target
     }
 
     /// The zone a valid name stands for. `localtime` is the system's zone (a link to /etc/localtime),
     /// `posixrules` is Debian's link to America/New_York, `posix/X` is X.
-    static func zone(named name: String, systemZone: TimeZone) -> TimeZone? {
+    static func zone(named name: String, systemZone: Zone) -> Zone? {
         if name == "localtime" { return systemZone }
-        if name == "posixrules" { return TimeZone(identifier: "America/New_York") }
+        if name == "posixrules" { return Zone(identifier: "America/New_York") }
         let target = name.hasPrefix("posix/") ? String(name.dropFirst("posix/".count)) : name
-        if aliasesOfGMT.contains(target) { return TimeZone(identifier: "GMT") }
-        return TimeZone(identifier: target)
+        if aliasesOfGMT.contains(target) { return .gmt }
+        return Zone(identifier: target)
     }
 
     /// systemd's character rules: letters, digits, '-', '_', '+', '/'; no leading, trailing or doubled '/'.

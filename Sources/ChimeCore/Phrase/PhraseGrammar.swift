@@ -620,7 +620,7 @@ struct PhraseGrammar {
             case .zone:
                 cursor.advance()
                 guard let zone = cursor.current else { throw cursor.error(PhraseExpected.zone) }
-                guard TimeZone(identifier: zone.text) != nil else { throw cursor.error(PhraseExpected.zone) }
+                guard Zone(identifier: zone.text) != nil else { throw cursor.error(PhraseExpected.zone) }
                 cursor.advance()
                 modifiers.timeZone = .named(zone.text)
             }

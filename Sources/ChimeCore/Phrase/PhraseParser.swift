@@ -25,7 +25,7 @@ public enum PhraseParser {
     /// Parses `text` and resolves it against `now`. Throws when the phrase is invalid, names no date at
     /// all, or names several times a day (a `DateRule` has one; `recurrence` reads those).
     public static func rule(
-        _ text: String, now: Date, systemTimeZone: TimeZone, defaults: PhraseDefaults = .standard
+        _ text: String, now: Date, systemTimeZone: Zone, defaults: PhraseDefaults = .standard
     ) throws -> DateRule {
         var parser = PhraseGrammar(input: text, defaults: defaults)
         let schedule = try parser.parsePhrase()
@@ -47,7 +47,7 @@ public enum PhraseParser {
     /// is one RRULE set whose BYHOUR lists the hours (one RRULE line for each minute the times have).
     /// `timeZone` is the zone the caller asked for; a phrase's own `in ZONE` wins over it.
     public static func recurrence(
-        _ text: String, now: Date, timeZone: RuleTimeZone = .floating, systemTimeZone: TimeZone,
+        _ text: String, now: Date, timeZone: RuleTimeZone = .floating, systemTimeZone: Zone,
         defaults: PhraseDefaults = .standard
     ) throws -> Recurrence {
         var parser = PhraseGrammar(input: text, defaults: defaults)

@@ -74,7 +74,7 @@ public struct RRuleSet: Codable, Hashable, Sendable {
     }
 
     /// The wall-clock zone, when the set has one.
-    var zone: TimeZone? { timeZoneIdentifier.flatMap { TimeZone(identifier: $0) } }
+    var zone: Zone? { timeZoneIdentifier.flatMap { Zone(identifier: $0) } }
 
     /// The rules that compile, compiled against this set's start (once; see `compiled`).
     var compiledRules: [RRuleCompiled] {
@@ -123,13 +123,13 @@ public struct RRuleSet: Codable, Hashable, Sendable {
     }
 
     /// The wall-clock time in `zone` of a UTC time.
-    static func wallClock(ofUTC t: LocalDateTime, in zone: TimeZone) -> LocalDateTime {
+    static func wallClock(ofUTC t: LocalDateTime, in zone: Zone) -> LocalDateTime {
         let instant = Date(timeIntervalSince1970: TimeInterval(t.secondsSinceEpoch))
         return t.adding(seconds: WallClock.utcOffset(at: instant, in: zone))
     }
 
     /// The UTC time of a wall-clock time in `zone` (the earlier reading when the time is ambiguous).
-    static func utc(ofWallClock t: LocalDateTime, in zone: TimeZone) -> LocalDateTime {
+    static func utc(ofWallClock t: LocalDateTime, in zone: Zone) -> LocalDateTime {
         let guess = Date(timeIntervalSince1970: TimeInterval(t.secondsSinceEpoch))
         var offset = WallClock.utcOffset(at: guess, in: zone)
         offset = WallClock.utcOffset(at: guess.addingTimeInterval(TimeInterval(-offset)), in: zone)

@@ -21,7 +21,7 @@ extension RRuleSet {
     /// (dateutil would use the current time, which ChimeCore never reads).
     ///
     /// - Throws: ``RuleSyntaxError`` (grammar "RRULE") with the offending token and its offset in `text`.
-    public static func parse(_ text: String, dtstart: LocalDateTime? = nil, timeZone: TimeZone? = nil)
+    public static func parse(_ text: String, dtstart: LocalDateTime? = nil, timeZone: Zone? = nil)
         throws(RuleSyntaxError) -> RRuleSet
     {
         try RRuleSetParser(text: text, dtstart: dtstart, timeZone: timeZone).parse()
@@ -44,9 +44,9 @@ extension RRuleSet {
 private struct RRuleSetParser {
     let scanner: RRuleScanner
     let dtstartArgument: LocalDateTime?
-    let timeZone: TimeZone?
+    let timeZone: Zone?
 
-    init(text: String, dtstart: LocalDateTime?, timeZone: TimeZone?) {
+    init(text: String, dtstart: LocalDateTime?, timeZone: Zone?) {
         scanner = RRuleScanner(text)
         dtstartArgument = dtstart
         self.timeZone = timeZone
@@ -55,7 +55,7 @@ private struct RRuleSetParser {
     /// A date value as written, with where it was written.
     struct DateValue {
         var value: RRule.Until
-        var zone: TimeZone?
+        var zone: Zone?
         var offset: Int
         var end: Int
     }
@@ -148,12 +148,12 @@ private struct RRuleSetParser {
         }
 
         // The set's wall clock: floating, UTC (DTSTART…Z) or the DTSTART's TZID.
-        var setZone: TimeZone?
+        var setZone: Zone?
         var setZoneName: String?
         let dtstart: LocalDateTime
         if let start {
             if case .utc(let t) = start.value, start.zone == nil {
-                setZone = TimeZone(identifier: "UTC")
+                setZone = .utc
                 setZoneName = "UTC"
                 dtstart = t
             } else if let zone = start.zone {
@@ -197,9 +197,9 @@ private struct RRuleSetParser {
             rules.append(rule)
         }
         func wall(_ v: DateValue, what: String) throws(RuleSyntaxError) -> LocalDateTime {
-            let zone: TimeZone?
+            let zone: Zone?
             switch v.value {
-            case .utc: zone = TimeZone(identifier: "UTC")
+            case .utc: zone = .utc
             default: zone = v.zone
             }
             let local = v.value.utcValue
@@ -243,15 +243,15 @@ private struct RRuleSetParser {
     }
 
     /// DTSTART/EXDATE parameters: `TZID=Zone` and at most one `VALUE=DATE-TIME`/`VALUE=DATE`.
-    func dateParameters(_ params: [(Int, Int)]) throws(RuleSyntaxError) -> (TimeZone?, String?) {
-        var zone: TimeZone?
+    func dateParameters(_ params: [(Int, Int)]) throws(RuleSyntaxError) -> (Zone?, String?) {
+        var zone: Zone?
         var zoneName: String?
         var sawValue = false
         for (ps, pe) in params {
             let upper = scanner.upper(ps, pe)
             if upper.hasPrefix("TZID=") {
                 let name = scanner.text(ps + 5, pe)
-                guard let z = TimeZone(identifier: name) else {
+                guard let z = Zone(identifier: name) else {
                     throw scanner.error(
                         at: ps + 5, to: pe, expected: "a known time zone identifier such as Europe/Paris")
                 }
@@ -267,7 +267,7 @@ private struct RRuleSetParser {
         return (zone, zoneName)
     }
 
-    func dateValues(_ from: Int, _ to: Int, zone: TimeZone?) throws(RuleSyntaxError) -> [DateValue] {
+    func dateValues(_ from: Int, _ to: Int, zone: Zone?) throws(RuleSyntaxError) -> [DateValue] {
         var values: [DateValue] = []
         for (s, e) in scanner.split(from, to, on: ",") {
             guard let value = scanner.parseDateValue(s, e) else {

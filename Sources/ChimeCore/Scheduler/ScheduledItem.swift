@@ -141,7 +141,7 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
     /// count (the pending one is counted as one of those left).
     /// With `until`, only those up to it. All of them are searched for within ``listingBudget`` steps: a
     /// listing of a rule that fires rarely for its form ends where that runs out.
-    public func occurrencesAfterPending(count: Int, systemTimeZone: TimeZone, until: Date? = nil) -> [Date] {
+    public func occurrencesAfterPending(count: Int, systemTimeZone: Zone, until: Date? = nil) -> [Date] {
         var steps = 0
         return occurrencesAfterPending(count: count, systemTimeZone: systemTimeZone, until: until, stepsSpent: &steps)
     }
@@ -149,7 +149,7 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
     /// `occurrencesAfterPending(count:systemTimeZone:until:)`, adding the search steps it took to `stepsSpent`:
     /// what the listing cost, for the caller to pay.
     public func occurrencesAfterPending(
-        count: Int, systemTimeZone: TimeZone, until: Date? = nil, stepsSpent: inout Int
+        count: Int, systemTimeZone: Zone, until: Date? = nil, stepsSpent: inout Int
     ) -> [Date] {
         var result: [Date] = []
         var cursor = fireDate
@@ -176,7 +176,7 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
 
     /// What daylight saving did to `occurrence` of this item's rule (moved it out of a gap, or met it
     /// twice in an overlap); nil for a one-off item or when nothing happened.
-    public func daylightSavingNote(for occurrence: Date, systemTimeZone: TimeZone) -> String? {
+    public func daylightSavingNote(for occurrence: Date, systemTimeZone: Zone) -> String? {
         guard repeats else { return nil }
         return recurrence?.daylightSavingNote(for: occurrence, systemTimeZone: systemTimeZone)
     }
@@ -185,7 +185,7 @@ public struct ScheduledItem: Hashable, Sendable, Identifiable {
     /// business); nil when there is none.
     ///
     /// - Throws: ``SearchBudgetExhausted`` when the rule's search needed more than `budget` allows.
-    func nextOccurrence(after: Date, systemTimeZone: TimeZone, budget: inout SearchBudget)
+    func nextOccurrence(after: Date, systemTimeZone: Zone, budget: inout SearchBudget)
         throws(SearchBudgetExhausted) -> Date?
     {
         if let recurrence = storedRecurrence?.value {

@@ -77,7 +77,7 @@ public struct Scheduler: Sendable {
     private var nextID: UInt64 = 1
 
     /// The zone floating rules follow; the daemon sets it from the system (and again when it changes).
-    public private(set) var systemTimeZone = TimeZone(identifier: "UTC")!
+    public private(set) var systemTimeZone = Zone.utc
     /// The missed-trigger policy of items on their own and of groups that set none.
     public var defaultMissedPolicy = MissedPolicy.default
     /// When chimed could not deliver (the machine off or asleep, chimed not running): tells a missed
@@ -96,7 +96,7 @@ public struct Scheduler: Sendable {
         }
     }
 
-    public init(systemTimeZone: TimeZone = TimeZone(identifier: "UTC")!) {
+    public init(systemTimeZone: Zone = Zone.utc) {
         self.systemTimeZone = systemTimeZone
     }
 
@@ -409,7 +409,7 @@ public struct Scheduler: Sendable {
 
     /// The system zone changed: floating rules follow it, so every repeating item's next occurrence is
     /// computed again (items pinned to a zone come out the same).
-    public mutating func setSystemTimeZone(_ zone: TimeZone, now: Date) -> SchedulerStep {
+    public mutating func setSystemTimeZone(_ zone: Zone, now: Date) -> SchedulerStep {
         guard zone != systemTimeZone else { return step(now: now) }
         systemTimeZone = zone
         return recomputeRepeatingItems(now: now)

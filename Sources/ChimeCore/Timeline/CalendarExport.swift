@@ -27,7 +27,7 @@ public enum CalendarExport {
 
     /// The whole file. `horizon` is how far ahead the time zone definitions reach.
     public static func document(
-        _ items: [Item], name: String?, now: Date, systemTimeZone: TimeZone, horizon: Date
+        _ items: [Item], name: String?, now: Date, systemTimeZone: Zone, horizon: Date
     ) -> String {
         var calendar = ICalendarComponent(name: "VCALENDAR")
         calendar.properties = [
@@ -48,7 +48,7 @@ public enum CalendarExport {
         // needs its changes as far as it will draw: 30 years ahead.
         let zoneEnd = max(horizon, now.addingTimeInterval(30 * 366 * 86_400))
         for (name, start) in zoneStarts.sorted(by: { $0.key < $1.key }) {
-            guard let zone = TimeZone(identifier: name) else { continue }
+            guard let zone = Zone(identifier: name) else { continue }
             let from = max(start.addingTimeInterval(-86_400), now.addingTimeInterval(-10 * 366 * 86_400))
             calendar.components.append(timeZoneComponent(zone, from: from, to: max(zoneEnd, from)))
         }
@@ -77,7 +77,7 @@ public enum CalendarExport {
     }
 
     /// The event of one item, and the zone (with the event's start) its times name, if any.
-    static func event(_ item: Item, now: Date, systemTimeZone: TimeZone)
+    static func event(_ item: Item, now: Date, systemTimeZone: Zone)
         -> (ICalendarComponent, (String, Date)?)?
     {
         let entry = item.entry
@@ -118,13 +118,13 @@ public enum CalendarExport {
         return (event, zone)
     }
 
-    static let utc = TimeZone(identifier: "UTC")!
+    static let utc = Zone.utc
 
     static func utcText(_ date: Date) -> String { ICalendarTime.utc(WallClock.localDateTime(for: date, in: utc)).text }
 
     /// DTSTART, RRULE, RDATE and EXDATE of the rule's RRULE form, with the zone they name and the
     /// start as an instant; nil when RRULE cannot say the rule.
-    static func ruleLines(_ written: WrittenRule, zoneName: String?, now: Date, systemTimeZone: TimeZone)
+    static func ruleLines(_ written: WrittenRule, zoneName: String?, now: Date, systemTimeZone: Zone)
         -> ([ICalendarProperty], Date, String?)?
     {
         guard
@@ -133,7 +133,7 @@ public enum CalendarExport {
             var set = recurrence.explanation(after: now, systemTimeZone: systemTimeZone).rrule
         else { return nil }
         // A floating set run on a named zone is written on that zone's clock; its UNTIL then has to be UTC.
-        if set.timeZoneIdentifier == nil, let zoneName, let zone = TimeZone(identifier: zoneName) {
+        if set.timeZoneIdentifier == nil, let zoneName, let zone = Zone(identifier: zoneName) {
             set.timeZoneIdentifier = zoneName
             for index in set.rules.indices {
                 switch set.rules[index].until {
@@ -158,7 +158,7 @@ public enum CalendarExport {
 
     /// A VTIMEZONE for `zone` from `from` to `to`: its offset at `from`, then one observance for each
     /// change of offset or of daylight saving (at most 400), as the system's tz database has them.
-    static func timeZoneComponent(_ zone: TimeZone, from: Date, to: Date) -> ICalendarComponent {
+    static func timeZoneComponent(_ zone: Zone, from: Date, to: Date) -> ICalendarComponent {
         var component = ICalendarComponent(name: "VTIMEZONE")
         component.properties = [ICalendarProperty("TZID", zone.identifier)]
         func observance(at instant: Date, _ type: ZoneRules.LocalTimeType, from before: Int) -> ICalendarComponent {

@@ -46,7 +46,7 @@ public struct CalendarImport: Sendable {
 
     /// Reads `text`. Only a file that is not iCalendar at all (or exceeds a limit of
     /// ``ICalendarComponent``) throws; everything else that cannot be used becomes a note.
-    public static func read(_ text: String, now: Date, systemTimeZone: TimeZone, appName: String = "Calendar")
+    public static func read(_ text: String, now: Date, systemTimeZone: Zone, appName: String = "Calendar")
         throws(ICalendarError) -> CalendarImport
     {
         let roots = try ICalendarComponent.parse(text)
@@ -58,11 +58,11 @@ public struct CalendarImport: Sendable {
 
 private struct Reader {
     let now: Date
-    let system: TimeZone
+    let system: Zone
     let appName: String
     /// The file's VTIMEZONEs by TZID, read when an event first uses one (a file may carry many unused).
     var definitions: [String: ICalendarComponent] = [:]
-    var zones: [String: TimeZone?] = [:]
+    var zones: [String: Zone?] = [:]
     /// The work all the file's time zone definitions may take together: reading their onsets and
     /// comparing them with the known zones.
     var zoneBudget = SearchBudget(steps: CalendarImport.zoneWorkSteps)
@@ -81,7 +81,7 @@ private struct Reader {
     /// Set once the group is full: the note says so once.
     var full = false
 
-    init(now: Date, system: TimeZone, appName: String) {
+    init(now: Date, system: Zone, appName: String) {
         self.now = now
         self.system = system
         self.appName = appName
@@ -217,7 +217,7 @@ private struct Reader {
                             id: entryID, rule: recurrence.written, zoneName: zoneName, offset: offset, content: content,
                             what: what, line: item.line)
                     } else {
-                        let zone = zoneName.flatMap { TimeZone(identifier: $0) } ?? system
+                        let zone = zoneName.flatMap { Zone(identifier: $0) } ?? system
                         let startInstant = WallClock.instants(for: start.local, in: zone).first ?? now
                         addOnce(id: entryID, at: offset.apply(to: startInstant, in: zone), content: content)
                     }
@@ -277,7 +277,7 @@ private struct Reader {
         if isDateTime {
             let time = try ICalendarTime.value(of: trigger)
             guard let zoneName = zoneName(of: time, line: trigger.line, what: what) else { return nil }
-            let zone = zoneName.flatMap { TimeZone(identifier: $0) } ?? system
+            let zone = zoneName.flatMap { Zone(identifier: $0) } ?? system
             guard let first = WallClock.instants(for: time.local, in: zone).first else { return nil }
             return .absolute(
                 (0...count).map { k in
@@ -373,7 +373,7 @@ private struct Reader {
                 "its rule with its dates is about \(size) bytes, more than the \(WrittenRule.maximumRRuleSetBytes) "
                     + "a rule may have (\(rdates.count) extra and \(exdates.count) exception dates)")
         }
-        let zone = zoneName.flatMap { TimeZone(identifier: $0) } ?? system
+        let zone = zoneName.flatMap { Zone(identifier: $0) } ?? system
         var set: RRuleSet
         do {
             set = try RRuleSet.parse(lines.joined(separator: "\n"), dtstart: start.local, timeZone: zone)
@@ -511,7 +511,7 @@ private struct Reader {
         }
     }
 
-    mutating func zone(_ tzid: String) -> TimeZone? {
+    mutating func zone(_ tzid: String) -> Zone? {
         if let known = zones[tzid] { return known }
         var zone = ICalendarTimeZone.namedZone(tzid)
         if zone == nil, let component = definitions[tzid], !zoneBudget.isExhausted,
@@ -543,10 +543,10 @@ private struct Reader {
 
     /// The instant a time names (dates and floating times on the system's clock).
     mutating func instant(_ time: ICalendarTime) -> Date? {
-        let zone: TimeZone
+        let zone: Zone
         switch time {
         case .date, .floating: zone = system
-        case .utc: zone = TimeZone(identifier: "UTC")!
+        case .utc: zone = Zone.utc
         case .zoned(_, let tzid):
             guard let known = self.zone(tzid) else { return nil }
             zone = known
@@ -557,7 +557,7 @@ private struct Reader {
     /// A value of an EXDATE, RDATE or RECURRENCE-ID on the wall clock of the series (a date alone on a
     /// series at a time of day means that day at the start's time).
     mutating func local(_ value: ICalendarTime, onClockOf zoneName: String?, start: ICalendarTime) -> LocalDateTime? {
-        let target = zoneName.flatMap { TimeZone(identifier: $0) } ?? system
+        let target = zoneName.flatMap { Zone(identifier: $0) } ?? system
         switch value {
         case .date(let day):
             guard !start.isDate else { return day }

@@ -23,7 +23,7 @@ extension ContentSource {
     ///     `occurrences` and `lastFired` are left to the scheduler.
     ///   - random: the only source of randomness, so a seeded generator replays the same choices.
     public func resolve<R: RandomNumberGenerator>(
-        occurrence date: Date, number: Int, timeZone: TimeZone, state: inout EntryState, random: inout R
+        occurrence date: Date, number: Int, timeZone: Zone, state: inout EntryState, random: inout R
     ) -> ContentResolution {
         switch self {
         case .fixed(let content):

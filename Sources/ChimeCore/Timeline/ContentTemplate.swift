@@ -16,7 +16,7 @@ public enum ContentTemplate {
     ///
     /// Filling never fails: an unknown placeholder or an unmatched brace stays as written, so a
     /// template that slipped past `validate(_:)` still shows something recognisable.
-    public static func fill(_ text: String, date: Date, timeZone: TimeZone, occurrence: Int) -> String {
+    public static func fill(_ text: String, date: Date, timeZone: Zone, occurrence: Int) -> String {
         // Text without braces is the common case and has nothing to fill.
         guard text.contains(where: { $0 == "{" || $0 == "}" }) else { return text }
         let local = WallClock.localDateTime(for: date, in: timeZone)
@@ -33,7 +33,7 @@ public enum ContentTemplate {
     /// `content` with the summary, subtitle and body filled as `fill(_:date:timeZone:occurrence:)` does;
     /// every other field is kept.
     public static func fill(
-        _ content: NotificationContent, date: Date, timeZone: TimeZone, occurrence: Int
+        _ content: NotificationContent, date: Date, timeZone: Zone, occurrence: Int
     ) -> NotificationContent {
         var filled = content
         filled.summary = fill(content.summary, date: date, timeZone: timeZone, occurrence: occurrence)

@@ -54,7 +54,7 @@ public struct DeliveryGate: Sendable {
 
     /// What to send of `queue` (every undelivered entry, in arrival order) at `now`; takes the tokens the
     /// plan spends. Quiet hours are read on the wall clock of `timeZone`.
-    public mutating func plan(_ queue: [OutboxEntry], now: Date, timeZone: TimeZone) -> DeliveryPlan {
+    public mutating func plan(_ queue: [OutboxEntry], now: Date, timeZone: Zone) -> DeliveryPlan {
         refill(now: now)
         let rate = flood.effectiveRate
         let quietNow = quietHours?.contains(now, timeZone: timeZone) ?? false
@@ -189,7 +189,7 @@ public struct DeliveryGate: Sendable {
         refilledAt = now
     }
 
-    static func digest(_ kind: Digest.Kind, _ entries: [OutboxEntry], timeZone: TimeZone) -> Digest {
+    static func digest(_ kind: Digest.Kind, _ entries: [OutboxEntry], timeZone: Zone) -> Digest {
         Digest(kind: kind, entries: entries, content: Digest.content(kind: kind, entries: entries, timeZone: timeZone))
     }
 }

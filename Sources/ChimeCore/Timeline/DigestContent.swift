@@ -14,7 +14,7 @@ extension Digest {
     /// the entries' own when they all share one (not chimed's own, "chime"), else their owner's id when
     /// they share one (an app's digest holds its entries only), else "chime"; the urgency is normal,
     /// whatever theirs.
-    public static func content(kind: Kind, entries: [OutboxEntry], timeZone: TimeZone) -> NotificationContent {
+    public static func content(kind: Kind, entries: [OutboxEntry], timeZone: Zone) -> NotificationContent {
         NotificationContent(
             appName: appName(entries), summary: summary(kind: kind, count: entries.count),
             body: body(entries, timeZone: timeZone), urgency: .normal)
@@ -50,7 +50,7 @@ extension Digest {
     /// Bytes kept free for the closing "… and K more" line (and its newline), whatever K is.
     static let moreLineReserve = 48
 
-    static func body(_ entries: [OutboxEntry], timeZone: TimeZone) -> String {
+    static func body(_ entries: [OutboxEntry], timeZone: Zone) -> String {
         let locals = entries.map { WallClock.localDateTime(for: $0.occurrence, in: timeZone) }
         let showsDate = Set(locals.map(\.daysSinceEpoch)).count > 1
         let budget = NotificationContent.maximumBodyLength - moreLineReserve

@@ -21,18 +21,18 @@ extension QuietHours {
     /// them under the default `DSTPolicy`: a time inside a spring-forward gap is the end of the gap, a time
     /// inside a fall-back overlap its first instant. So quiet hours that end at 02:30 on the night 02:00–03:00
     /// repeats end the first time the clock reads 02:30, and the repeated half hour is not quiet again.
-    public func contains(_ date: Date, timeZone: TimeZone) -> Bool {
+    public func contains(_ date: Date, timeZone: Zone) -> Bool {
         span(containing: date, timeZone: timeZone) != nil
     }
 
     /// The instant the quiet span containing `date` ends; nil when `date` is not inside quiet hours.
     /// The end is read as `contains(_:timeZone:)` describes.
-    public func end(of date: Date, timeZone: TimeZone) -> Date? {
+    public func end(of date: Date, timeZone: Zone) -> Date? {
         span(containing: date, timeZone: timeZone)?.upperBound
     }
 
     /// The span, as instants, that contains `date`.
-    func span(containing date: Date, timeZone: TimeZone) -> Range<Date>? {
+    func span(containing date: Date, timeZone: Zone) -> Range<Date>? {
         guard let from = start.secondsIntoDay, let to = end.secondsIntoDay, from != to else { return nil }
         // A span lasts less than a day, so only instants within a day of `date` matter. When the offset is
         // the same throughout, they read straight off the wall clock; this is the case but for two days a
@@ -56,7 +56,7 @@ extension QuietHours {
 
     /// The span containing `date`, found by resolving the spans that start around it: right on days the
     /// offset changes, where a span's ends may fall in a gap or an overlap.
-    func spanBySearch(containing date: Date, from: Int, to: Int, timeZone: TimeZone) -> Range<Date>? {
+    func spanBySearch(containing date: Date, from: Int, to: Int, timeZone: Zone) -> Range<Date>? {
         let day = WallClock.localDateTime(for: date, in: timeZone).daysSinceEpoch
         // The span containing `date` usually starts on its local day or the one before; the day after
         // can start before `date` only when a fall-back repeats the hour before midnight.
@@ -70,7 +70,7 @@ extension QuietHours {
 
     /// The instant a wall-clock time names under the default DST policy: the end of a gap, the first of
     /// an overlap.
-    static func instant(day: Int, seconds: Int, timeZone: TimeZone) -> Date {
+    static func instant(day: Int, seconds: Int, timeZone: Zone) -> Date {
         switch WallClock.resolve(LocalDateTime(daysSinceEpoch: day, secondsIntoDay: seconds), in: timeZone) {
         case .unique(let instant): instant
         case .gap(let transition): transition

@@ -221,7 +221,7 @@ public struct TimelineEntry: Codable, Hashable, Sendable {
                 throw TimelineError("entry \(id): an offset moves a rule's occurrences; a one-off has none")
             }
         }
-        if case .rule(_, let zone?) = trigger, TimeZone(identifier: zone) == nil {
+        if case .rule(_, let zone?) = trigger, Zone(identifier: zone) == nil {
             throw TimelineError("entry \(id): unknown time zone \"\(zone)\"; use an IANA name such as Europe/Berlin")
         }
     }

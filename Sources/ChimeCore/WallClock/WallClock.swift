@@ -26,16 +26,16 @@ public enum WallClock {
 
     /// Classifies `local` in `zone`, whose rules come from the system's tz database (`ZoneRulesStore`)
     /// when it has the zone, else from Foundation.
-    public static func resolve(_ local: LocalDateTime, in zone: TimeZone) -> Resolution {
-        resolve(local, in: Zone(zone))
+    public static func resolve(_ local: LocalDateTime, in zone: Zone) -> Resolution {
+        resolve(local, in: Source(zone))
     }
 
     /// Classifies `local` under `rules`.
     public static func resolve(_ local: LocalDateTime, in rules: ZoneRules) -> Resolution {
-        resolve(local, in: Zone.rules(rules))
+        resolve(local, in: Source.rules(rules))
     }
 
-    static func resolve(_ local: LocalDateTime, in zone: Zone) -> Resolution {
+    static func resolve(_ local: LocalDateTime, in zone: Source) -> Resolution {
         let wall = local.secondsSinceEpoch
         let candidates = candidateOffsets(around: wall, in: zone)
         var valid: [Int] = []
@@ -55,16 +55,16 @@ public enum WallClock {
     /// The instants `local` names in `zone` under `policy`, earliest first: empty only for a gap with
     /// `.skip`, two only for an overlap with `.both`.
     public static func instants(
-        for local: LocalDateTime, in zone: TimeZone, policy: DSTPolicy = .default
+        for local: LocalDateTime, in zone: Zone, policy: DSTPolicy = .default
     ) -> [Date] {
-        instants(for: resolve(local, in: Zone(zone)), policy: policy)
+        instants(for: resolve(local, in: Source(zone)), policy: policy)
     }
 
     /// The instants `local` names under `rules` and `policy`, as `instants(for:in:policy:)` does.
     public static func instants(
         for local: LocalDateTime, in rules: ZoneRules, policy: DSTPolicy = .default
     ) -> [Date] {
-        instants(for: resolve(local, in: Zone.rules(rules)), policy: policy)
+        instants(for: resolve(local, in: Source.rules(rules)), policy: policy)
     }
 
     static func instants(for resolution: Resolution, policy: DSTPolicy) -> [Date] {
@@ -79,16 +79,16 @@ public enum WallClock {
     }
 
     /// The wall-clock time `instant` shows in `zone` (fractions of a second are dropped).
-    public static func localDateTime(for instant: Date, in zone: TimeZone) -> LocalDateTime {
-        localDateTime(for: instant, in: Zone(zone))
+    public static func localDateTime(for instant: Date, in zone: Zone) -> LocalDateTime {
+        localDateTime(for: instant, in: Source(zone))
     }
 
     /// The wall-clock time `instant` shows under `rules` (fractions of a second are dropped).
     public static func localDateTime(for instant: Date, in rules: ZoneRules) -> LocalDateTime {
-        localDateTime(for: instant, in: Zone.rules(rules))
+        localDateTime(for: instant, in: Source.rules(rules))
     }
 
-    static func localDateTime(for instant: Date, in zone: Zone) -> LocalDateTime {
+    static func localDateTime(for instant: Date, in zone: Source) -> LocalDateTime {
         let seconds = clampedSeconds(instant)
         let wall = seconds + zone.offset(at: seconds)
         let days = floorDiv(wall, 86_400)
@@ -96,8 +96,8 @@ public enum WallClock {
     }
 
     /// The UTC offset, in seconds, in effect in `zone` at `instant`.
-    public static func utcOffset(at instant: Date, in zone: TimeZone) -> Int {
-        Zone(zone).offset(at: clampedSeconds(instant))
+    public static func utcOffset(at instant: Date, in zone: Zone) -> Int {
+        Source(zone).offset(at: clampedSeconds(instant))
     }
 
     /// Whole seconds since 1970, clamped to ±10^14 so absurd dates cannot trap the conversion.
@@ -119,7 +119,7 @@ public enum WallClock {
     /// Every UTC offset in effect in the window around `wall`: the offsets at both ends plus those on
     /// both sides of each transition the zone reports. When the ends agree and no transition is
     /// reported (the common case) this costs two look-ups and a search.
-    static func candidateOffsets(around wall: Int, in zone: Zone) -> [Int] {
+    static func candidateOffsets(around wall: Int, in zone: Source) -> [Int] {
         let low = wall - searchWindow
         let high = wall + searchWindow
         var offsets = [zone.offset(at: low)]
@@ -140,7 +140,7 @@ public enum WallClock {
 
     /// The transition instant of the gap containing `wall`: the first second at which the wall clock
     /// reads later than `wall`. Found by bisection, so any offset and any gap length work.
-    static func gapTransition(wall: Int, candidates: [Int], zone: Zone) -> Int {
+    static func gapTransition(wall: Int, candidates: [Int], zone: Source) -> Int {
         guard let largest = candidates.max(), let smallest = candidates.min() else { return wall }
         func isPast(_ t: Int) -> Bool { t + zone.offset(at: t) > wall }
         var low = wall - largest  // wall clock reads before `wall` here

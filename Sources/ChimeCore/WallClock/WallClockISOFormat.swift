@@ -5,7 +5,7 @@ extension WallClock {
     ///
     /// Offsets with seconds (local mean time before 1900) are written `+00:53:28`; fractions of a
     /// second are dropped.
-    public static func iso8601(_ instant: Date, in zone: TimeZone) -> String {
+    public static func iso8601(_ instant: Date, in zone: Zone) -> String {
         let local = localDateTime(for: instant, in: zone)
         return local.description + offsetString(utcOffset(at: instant, in: zone))
     }

@@ -12,21 +12,21 @@ public enum RuleTimeZone: Codable, Hashable, Sendable {
     /// A fixed IANA zone identifier such as `Europe/Berlin`.
     case named(String)
 
-    /// The Foundation zone to evaluate in; nil when a named zone is unknown to this system, in which
-    /// case the rule cannot fire (callers should validate names up front with `validated(_:)`).
-    public func resolve(systemTimeZone: TimeZone) -> TimeZone? {
+    /// The zone to evaluate in; nil when a named zone is unknown to this system, in which case the rule
+    /// cannot fire (callers should validate names up front with `validated(_:)`).
+    public func resolve(systemTimeZone: Zone) -> Zone? {
         switch self {
         case .floating:
             return systemTimeZone
         case .named(let identifier):
-            return TimeZone(identifier: identifier)
+            return Zone(identifier: identifier)
         }
     }
 
-    /// A named zone, checked against the system's zone database so a typo fails at configuration time
-    /// instead of silently never firing.
+    /// A named zone, checked against the system's tz database (`Zone(identifier:)`) so a typo fails at
+    /// configuration time instead of silently never firing.
     public static func validated(_ identifier: String) throws -> RuleTimeZone {
-        guard TimeZone(identifier: identifier) != nil else {
+        guard Zone(identifier: identifier) != nil else {
             throw RuleSyntaxError(
                 grammar: "time zone", input: identifier, offset: 0, token: identifier,
                 expected: "an IANA time zone name such as Europe/Berlin or America/New_York")

@@ -2,40 +2,39 @@ import Foundation
 
 extension WallClock {
     /// The local time type (UTC offset, daylight saving, abbreviation) `zone` keeps at `instant`.
-    public static func localTimeType(at instant: Date, in zone: TimeZone) -> ZoneRules.LocalTimeType {
-        Zone(zone).localTimeType(at: clampedSeconds(instant))
+    public static func localTimeType(at instant: Date, in zone: Zone) -> ZoneRules.LocalTimeType {
+        Source(zone).localTimeType(at: clampedSeconds(instant))
     }
 
     /// The instants from `start` through `end` at which `zone`'s local time type may change: every one of
     /// the system's tz database, only the daylight-saving ones for a zone only Foundation knows.
-    public static func transitions(in zone: TimeZone, from start: Date, through end: Date) -> [Date] {
-        Zone(zone).transitions(from: clampedSeconds(start), through: clampedSeconds(end)).map(date)
+    public static func transitions(in zone: Zone, from start: Date, through end: Date) -> [Date] {
+        Source(zone).transitions(from: clampedSeconds(start), through: clampedSeconds(end)).map(date)
     }
 
     /// Whether `zone`'s local time changes within ten years after `instant` (whether the zone still
     /// observes daylight saving or has a change of offset coming).
-    public static func zoneChanges(_ zone: TimeZone, after instant: Date) -> Bool {
+    public static func zoneChanges(_ zone: Zone, after instant: Date) -> Bool {
         !transitions(in: zone, from: instant.addingTimeInterval(1), through: instant.addingTimeInterval(3650 * 86_400))
             .isEmpty
     }
 
-    /// A zone as `WallClock` reads it: the system's tz database's rules for the zone's name, or
-    /// Foundation's when the database has no file for it (Foundation's fixed-offset `GMT+0530`, or a
-    /// system without tzdata).
-    enum Zone {
+    /// A zone's rules as `WallClock` reads them: the system's tz database's rules for the zone's name (or
+    /// its fixed offset), or Foundation's zone when the database has no file for the name (a system
+    /// without tzdata).
+    enum Source {
         case rules(ZoneRules)
         case foundation(TimeZone)
 
-        init(_ zone: TimeZone) {
-            let name = zone.identifier
-            // Foundation's fixed offsets (`GMT+0530`, what an imported VTIMEZONE may become) have no file;
-            // asking the directory for each would cost a look-up on disk per new offset.
-            if name.utf8.count > 5, name.hasPrefix("GMT+") || name.hasPrefix("GMT-") {
-                self = .foundation(zone)
-            } else if let rules = ZoneRulesStore.shared.rules(named: name) {
+        init(_ zone: Zone) {
+            if let offset = zone.fixedOffset {
+                self = .rules(ZoneRules(fixedOffset: offset, identifier: zone.identifier))
+            } else if let rules = ZoneRulesStore.shared.rules(named: zone.identifier) {
                 self = .rules(rules)
+            } else if let foundation = TimeZone(identifier: zone.identifier) {
+                self = .foundation(foundation)
             } else {
-                self = .foundation(zone)
+                self = .rules(ZoneRules(fixedOffset: 0, identifier: zone.identifier))
             }
         }
 

@@ -65,6 +65,23 @@ public struct ZoneInfoDirectory: Hashable, Sendable {
         return try ZoneRules(tzif: Self.read(path + "/" + name), identifier: name)
     }
 
+    /// Every zone file of this directory, by name (`Europe/Berlin`), sorted: the files that start as TZif
+    /// files do, without the `posix/` and `right/` copies (the same zones again, and leap-second time).
+    /// A few hundred files, each opened for its first four bytes.
+    public func zoneNames() -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: path) else { return [] }
+        var names: [String] = []
+        for case let name as String in walker {
+            if name.hasPrefix("posix/") || name.hasPrefix("right/") || name == "posix" || name == "right" { continue }
+            guard (try? Self.validate(name)) != nil, let handle = FileHandle(forReadingAtPath: path + "/" + name)
+            else { continue }
+            let magic = try? handle.read(upToCount: 4)
+            try? handle.close()
+            if magic == Data("TZif".utf8) { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     /// The system zone's rules, read from `localtimePath`.
     public func localtimeRules() throws -> ZoneRules {
         try ZoneRules(tzif: Self.read(localtimePath), identifier: localtimePath)

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The zone rules this process computes wall-clock times with, read from the system's tz database
@@ -45,6 +46,14 @@ public final class ZoneRulesStore: Sendable {
             state.zones[name] = .some(rules)
         }
         return rules
+    }
+
+    /// Whether the directory exists: a system without tzdata has none, and only there does `Zone` ask
+    /// Foundation's copy of the database for a name.
+    public var hasDatabase: Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
     }
 
     /// The rules for `name`, or why there are none.

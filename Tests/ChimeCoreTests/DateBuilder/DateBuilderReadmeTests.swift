@@ -263,7 +263,7 @@ let dateBuilderReadmeExamples: [DateBuilderExample] = [
         return F.ymd(ThisWeek().firstDay.in(calendar: calendar))
     },
     DateBuilderExample("withTimeZone(America/Cancun) { Tomorrow().at(9:15).date() }", ["2021-02-01T14:15:00Z"]) {
-        let date = Tomorrow().at(hour: 9, minute: 15).in(timeZone: TimeZone(identifier: "America/Cancun")!)
+        let date = Tomorrow().at(hour: 9, minute: 15).in(timeZone: Zone(identifier: "America/Cancun")!)
             .date(now: F.now, systemTimeZone: F.berlin)
         return [date.map { ISO8601DateFormatter().string(from: $0) } ?? "nil"]
     },

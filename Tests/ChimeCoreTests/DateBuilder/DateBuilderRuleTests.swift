@@ -38,7 +38,7 @@ private func epoch(_ seconds: Int) -> Date { Date(timeIntervalSince1970: TimeInt
 }
 
 @Test func dateBuilderRuleApiaSkippedDay() throws {
-    let apia = try #require(TimeZone(identifier: "Pacific/Apia"))
+    let apia = try #require(Zone(identifier: "Pacific/Apia"))
     // now = 2011-12-28T12:00:00-10:00; every day at 09:00 for 4 days from tomorrow.
     let now = epoch(1_325_109_600)
     let dates = EveryDay(forDays: 4, starting: .tomorrow).at(hour: 9, minute: 0).in(timeZone: apia)
@@ -54,7 +54,7 @@ private func epoch(_ seconds: Int) -> Date { Date(timeIntervalSince1970: TimeInt
 // MARK: Floating versus named zones.
 
 @Test func dateBuilderRuleFloatingFollowsTheSystemZone() throws {
-    let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+    let tokyo = try #require(Zone(identifier: "Asia/Tokyo"))
     let rule = try #require(EveryDay().at(hour: 9, minute: 0).rule(now: F.now, systemTimeZone: F.berlin))
     #expect(rule.timeZone == .floating)
     // After 2021-02-10T00:00Z: 09:00 in Tokyo is 00:00Z the same day... strictly after → 02-11T00:00Z.

@@ -9,35 +9,35 @@ enum DateBuilderFixture {
     static let now = Date(timeIntervalSince1970: 1_612_083_600)
     /// `account.createdAt` in the README examples: 2021-03-20T10:30:00+01:00 (a Saturday).
     static let createdAt = Date(timeIntervalSince1970: 1_616_232_600)
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
 
-    static func iso(_ date: Date?, in zone: TimeZone = berlin) -> String {
+    static func iso(_ date: Date?, in zone: Zone = berlin) -> String {
         date.map { WallClock.iso8601($0, in: zone) } ?? "nil"
     }
 
-    static func iso(_ value: DateBuilder.Moment, zone: TimeZone = berlin) -> [String] {
+    static func iso(_ value: DateBuilder.Moment, zone: Zone = berlin) -> [String] {
         [iso(value.date(now: now, systemTimeZone: zone), in: zone)]
     }
 
-    static func iso(_ value: DateBuilder.ResolvedDates, limit: Int = 400, zone: TimeZone = berlin) -> [String] {
+    static func iso(_ value: DateBuilder.ResolvedDates, limit: Int = 400, zone: Zone = berlin) -> [String] {
         value.dates(now: now, systemTimeZone: zone).prefix(limit).map { iso($0, in: zone) }
     }
 
-    static func ymd(_ value: DateBuilder.Day, zone: TimeZone = berlin) -> [String] {
+    static func ymd(_ value: DateBuilder.Day, zone: Zone = berlin) -> [String] {
         [components(value.dateComponents(now: now, systemTimeZone: zone))]
     }
 
     /// A day that may not exist ("nil" when it does not).
-    static func ymd(_ value: DateBuilder.Day?, zone: TimeZone = berlin) -> [String] {
+    static func ymd(_ value: DateBuilder.Day?, zone: Zone = berlin) -> [String] {
         value.map { ymd($0, zone: zone) } ?? ["nil"]
     }
 
     /// DateBuilder's lists of days, each resolved.
-    static func ymd(_ value: [DateBuilder.Day], zone: TimeZone = berlin) -> [String] {
+    static func ymd(_ value: [DateBuilder.Day], zone: Zone = berlin) -> [String] {
         value.flatMap { ymd($0, zone: zone) }
     }
 
-    static func ymd(_ value: DateBuilder.Days, limit: Int = 400, zone: TimeZone = berlin) -> [String] {
+    static func ymd(_ value: DateBuilder.Days, limit: Int = 400, zone: Zone = berlin) -> [String] {
         value.dateComponents(now: now, systemTimeZone: zone).prefix(limit).map(components)
     }
 
@@ -52,16 +52,16 @@ enum DateBuilderFixture {
     /// Independent expectation: `count` days from `first` (yyyy-MM-dd), `step` days apart, at `time`
     /// (HH:mm:ss) in `zone`, computed with Foundation's Calendar and ISO8601DateFormatter.
     static func foundationDaily(
-        from first: String, count: Int, step: Int = 1, time: String, zone: TimeZone = berlin
+        from first: String, count: Int, step: Int = 1, time: String, zone: Zone = berlin
     ) -> [String] {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
+        calendar.timeZone = zone.foundation()
         let parser = DateFormatter()
         parser.locale = Locale(identifier: "en_US_POSIX")
-        parser.timeZone = zone
+        parser.timeZone = zone.foundation()
         parser.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
         let formatter = ISO8601DateFormatter()
-        formatter.timeZone = zone
+        formatter.timeZone = zone.foundation()
         guard let start = parser.date(from: "\(first)T\(time)") else { return ["bad fixture"] }
         return (0..<count).map { index in
             let date = calendar.date(byAdding: .day, value: index * step, to: start) ?? start
@@ -71,7 +71,7 @@ enum DateBuilderFixture {
 
     /// Independent expectation: `count` consecutive days as yyyy-MM-dd, via Foundation's Calendar.
     static func foundationDays(from first: String, count: Int) -> [String] {
-        foundationDaily(from: first, count: count, time: "12:00:00", zone: TimeZone(identifier: "UTC")!)
+        foundationDaily(from: first, count: count, time: "12:00:00", zone: Zone(identifier: "UTC")!)
             .map { String($0.prefix(10)) }
     }
 }

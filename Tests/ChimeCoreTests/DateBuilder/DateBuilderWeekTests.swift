@@ -48,7 +48,7 @@ func dateBuilderWeekStructureFromLocale(_ c: DateBuilderLocaleCase) {
 /// last day (`dateInterval(of: .weekOfYear)`) and the weekend (`nextWeekend(startingAfter:)` from the
 /// week's start) must match ours.
 @Test func dateBuilderWeeksAgreeWithFoundationCalendar() throws {
-    let utc = try #require(TimeZone(identifier: "UTC"))
+    let utc = try #require(Zone(identifier: "UTC"))
     var random = SplitMix64(seed: 7)
     var disagreements: [String] = []
     let locales = ["en_US", "en_GB", "de_DE", "he_IL", "fr_FR", "ar_EG", "fa_IR", "en_IN", "ar_SA", "pt_BR"]
@@ -56,7 +56,7 @@ func dateBuilderWeekStructureFromLocale(_ c: DateBuilderLocaleCase) {
         let identifier = locales[index % locales.count]
         var calendar = Calendar(identifier: .gregorian)
         calendar.locale = Locale(identifier: identifier)
-        calendar.timeZone = utc
+        calendar.timeZone = utc.foundation()
         let now = Date(timeIntervalSince1970: TimeInterval(Int.random(in: 0...2_000_000_000, using: &random)))
         guard let interval = calendar.dateInterval(of: .weekOfYear, for: now),
             let weekend = calendar.nextWeekend(startingAfter: interval.start)

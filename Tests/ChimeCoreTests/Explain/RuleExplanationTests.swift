@@ -8,7 +8,7 @@ import Testing
 /// against the phrase's own expansion.
 @Test(arguments: PhraseCorpus.lines)
 func phraseExplainedAsRRuleAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
-    let zone = try #require(TimeZone(identifier: line.zone))
+    let zone = try #require(Zone(identifier: line.zone))
     let now = try line.now()
     let explanation = try PhraseParser.recurrence(line.phrase, now: now, systemTimeZone: zone)
         .explanation(after: now, systemTimeZone: zone)
@@ -30,7 +30,7 @@ func phraseExplainedAsRRuleAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
 
 /// A phrase RRULE cannot say gets the reason instead.
 @Test func phrasesWithoutAnRRuleFormSayWhy() throws {
-    let zone = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let zone = try #require(Zone(identifier: "Europe/Berlin"))
     let now = Date(timeIntervalSince1970: 1_795_000_000)
     let random = try PhraseParser.rule(
         "every day at random time between 15:00 and 19:00", now: now, systemTimeZone: zone)
@@ -53,7 +53,7 @@ func phraseExplainedAsRRuleAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
     ("every day at 9:00 for 3 days", "every day at 09:00, 3 times"),
 ])
 func phraseWords(_ phrase: String, _ words: String) throws {
-    let utc = try #require(TimeZone(identifier: "UTC"))
+    let utc = try #require(Zone(identifier: "UTC"))
     let rule = try PhraseParser.rule(phrase, now: Date(timeIntervalSince1970: 1_795_000_000), systemTimeZone: utc)
     #expect(rule.summary == words)
 }
@@ -102,7 +102,7 @@ func rruleWords(_ rule: String, _ words: String) throws {
 func onCalendarExplainedAsRRuleFiresAtTheSameInstants(_ expression: String) throws {
     let spec = try CalendarSpec.parse(expression)
     for zoneName in ["UTC", "America/New_York"] {
-        let zone = try #require(TimeZone(identifier: zoneName))
+        let zone = try #require(Zone(identifier: zoneName))
         let after = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18
         let explanation = Recurrence.onCalendar(spec).explanation(after: after, systemTimeZone: zone)
         let set = try #require(explanation.rrule, "\(expression): \(explanation.noRRule ?? "")")
@@ -136,7 +136,7 @@ func onCalendarExplainedAsRRuleFiresAtTheSameInstants(_ expression: String) thro
 func onCalendarWords(_ expression: String, _ words: String) throws {
     let explanation = Recurrence.onCalendar(try CalendarSpec.parse(expression))
         .explanation(
-            after: Date(timeIntervalSince1970: 1_795_000_000), systemTimeZone: try #require(TimeZone(identifier: "UTC"))
+            after: Date(timeIntervalSince1970: 1_795_000_000), systemTimeZone: try #require(Zone(identifier: "UTC"))
         )
     #expect(explanation.words == words)
 }
@@ -148,7 +148,7 @@ func onCalendarWords(_ expression: String, _ words: String) throws {
 func onCalendarWithoutAnRRuleFormSaysWhy(_ expression: String, _ reason: String) throws {
     let explanation = Recurrence.onCalendar(try CalendarSpec.parse(expression))
         .explanation(
-            after: Date(timeIntervalSince1970: 1_795_000_000), systemTimeZone: try #require(TimeZone(identifier: "UTC"))
+            after: Date(timeIntervalSince1970: 1_795_000_000), systemTimeZone: try #require(Zone(identifier: "UTC"))
         )
     #expect(explanation.rrule == nil)
     #expect(explanation.noRRule == reason)
@@ -158,7 +158,7 @@ func onCalendarWithoutAnRRuleFormSaysWhy(_ expression: String, _ reason: String)
 /// An RRULE whose DTSTART names a zone (`TZID=` or a UTC `Z`) fires on that zone's clock, whatever zone the
 /// caller gives (as a phrase's `in ZONE` does): the RRULE printed for a rule in New York means New York.
 @Test func anRRuleWithItsOwnZoneKeepsIt() throws {
-    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let berlin = try #require(Zone(identifier: "Europe/Berlin"))
     let now = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T11:06:40Z
     for (text, expected) in [
         // 09:00 in New York is 14:00 UTC in November; read on Berlin's clock it would be 08:00 UTC tomorrow.

@@ -7,7 +7,7 @@ import Testing
 /// (independent of ChimeCore's engine).
 private func monthsWithADay(_ hasDay: (DateComponents, Calendar) -> Bool) -> Int {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "UTC")!
+    calendar.timeZone = TimeZone(secondsFromGMT: 0)!
     var count = 0
     for year in 2027..<2427 {
         for month in 1...12 where hasDay(DateComponents(year: year, month: month), calendar) { count += 1 }
@@ -16,7 +16,7 @@ private func monthsWithADay(_ hasDay: (DateComponents, Calendar) -> Bool) -> Int
 }
 
 private func explained(_ phrase: String) throws -> RuleExplanation {
-    let utc = try #require(TimeZone(identifier: "UTC"))
+    let utc = try #require(Zone(identifier: "UTC"))
     let now = Date(timeIntervalSince1970: 1_795_000_000)
     return Recurrence.dateRule(try PhraseParser.rule(phrase, now: now, systemTimeZone: utc))
         .explanation(after: now, systemTimeZone: utc)
@@ -76,10 +76,10 @@ func rulesThatNeverSkipAreNotFlagged(_ phrase: String) throws {
 
 // MARK: - Daylight saving
 
-private let berlin = TimeZone(identifier: "Europe/Berlin")!
-private let newYork = TimeZone(identifier: "America/New_York")!
+private let berlin = Zone(identifier: "Europe/Berlin")!
+private let newYork = Zone(identifier: "America/New_York")!
 
-private func notes(_ recurrence: Recurrence, after: String, count: Int, in zone: TimeZone) throws -> [String: String] {
+private func notes(_ recurrence: Recurrence, after: String, count: Int, in zone: Zone) throws -> [String: String] {
     let local = try #require(LocalDateTime(iso: after))
     var cursor = try #require(WallClock.instants(for: local, in: zone).first)
     var result: [String: String] = [:]

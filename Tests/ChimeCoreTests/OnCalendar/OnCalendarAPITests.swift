@@ -5,8 +5,8 @@ import Testing
 
 @Suite("OnCalendar: API behaviour")
 struct OnCalendarAPITests {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
-    static let utc = TimeZone(identifier: "UTC")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
+    static let utc = Zone(identifier: "UTC")!
 
     static func date(_ iso: String) -> Date {
         Date(timeIntervalSince1970: TimeInterval(LocalDateTime(iso: iso)?.secondsSinceEpoch ?? 0))

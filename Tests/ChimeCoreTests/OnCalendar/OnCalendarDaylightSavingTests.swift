@@ -138,7 +138,7 @@ struct OnCalendarDaylightSavingTests {
     func table(_ row: Row) throws {
         let spec = try CalendarSpec.parse(row.expression, localZone: OnCalendarOurs.abbreviations(row.systemZone))
         #expect(spec.description == row.normalized)
-        let zone = try #require(TimeZone(identifier: row.systemZone))
+        let zone = try #require(Zone(identifier: row.systemZone))
         let got = spec.elapses(
             after: Date(timeIntervalSince1970: TimeInterval(row.baseSeconds)), defaultTimeZone: zone, count: 4)
         #expect(got.map { OnCalendarOracle.iso(Int($0.timeIntervalSince1970)) } == row.elapses)

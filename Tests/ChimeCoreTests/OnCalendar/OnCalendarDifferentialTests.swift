@@ -27,10 +27,10 @@ struct OnCalendarDifferentialTests {
         for zone in systemZones {
             for b in 0..<basesPerZone {
                 var base: Int
-                if b % 2 == 0, let tz = TimeZone(identifier: zone) {
+                if b % 2 == 0, let tz = Zone(identifier: zone) {
                     // Just before (or just after) a DST / offset change of the system zone.
                     let start = Date(timeIntervalSince1970: TimeInterval(generator.int(30_000_000...4_000_000_000)))
-                    let change = tz.nextDaylightSavingTimeTransition(after: start) ?? start
+                    let change = tz.foundation().nextDaylightSavingTimeTransition(after: start) ?? start
                     base = Int(change.timeIntervalSince1970) + generator.int(-3 * 86_400...3600)
                 } else {
                     base = generator.int(31_536_000...4_102_444_800)
@@ -93,7 +93,7 @@ struct OnCalendarDifferentialTests {
         var failures: [String] = []
         var compared = 0
         for zone in ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Apia"] {
-            let tz = try #require(TimeZone(identifier: zone))
+            let tz = try #require(Zone(identifier: zone))
             // glibc rewrites tzname on every localtime() call, to the names in force around that instant, so
             // which abbreviations systemd-analyze accepts depends on what it converted last. Only Berlin's
             // and New York's names never changed; the other zones get no abbreviation suffix.
@@ -106,7 +106,7 @@ struct OnCalendarDifferentialTests {
                     zone == "Asia/Kathmandu"
                     ? Date(timeIntervalSince1970: 473_000_000)
                     : zone == "Pacific/Apia" ? Date(timeIntervalSince1970: 1_324_000_000) : start
-                let change = tz.nextDaylightSavingTimeTransition(after: from) ?? from
+                let change = tz.foundation().nextDaylightSavingTimeTransition(after: from) ?? from
                 let base = Int(change.timeIntervalSince1970) - generator.int(0...30 * 3600)
                 var seen = Set<String>()
                 var expressions: [String] = []

@@ -154,7 +154,7 @@ enum OnCalendarOurs {
         // systemd always compares the end of the expression with the system zone's abbreviations.
         let names = localZone ?? abbreviations(timeZone)
         guard let spec = try? CalendarSpec.parse(expression, localZone: names) else { return .rejected }
-        guard let zone = TimeZone(identifier: timeZone) else { return .rejected }
+        guard let zone = Zone(identifier: timeZone) else { return .rejected }
         var cursor = baseMicroseconds
         var elapses: [Int] = []
         for _ in 0..<iterations {

@@ -35,7 +35,7 @@ struct OnCalendarTimeZoneNameTests {
     func localtime() throws {
         let spec = try CalendarSpec.parse("*-*-* 10:00 localtime")
         #expect(spec.description == "*-*-* 10:00:00 localtime")
-        let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
         let after = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01T00:00:00Z
         #expect(spec.nextElapse(after: after, defaultTimeZone: berlin) == Date(timeIntervalSince1970: 1_704_099_600))
     }

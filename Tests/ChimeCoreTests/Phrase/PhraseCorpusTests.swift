@@ -13,7 +13,7 @@ struct PhraseCorpusLine: Sendable, CustomStringConvertible {
 
     /// Local midnight of 2027-03-10 in `zone`, as the oracle evaluates.
     func now() throws -> Date {
-        let tz = try #require(TimeZone(identifier: zone))
+        let tz = try #require(Zone(identifier: zone))
         let local = LocalDateTime(daysSinceEpoch: LocalDateTime.days(fromCivil: 2027, 3, 10))
         return try #require(WallClock.instants(for: local, in: tz).first)
     }
@@ -38,7 +38,7 @@ enum PhraseCorpus {
     }()
 
     /// The first `count` occurrences strictly after `after`, as epoch seconds.
-    static func occurrences(of recurrence: Recurrence, after: Date, zone: TimeZone, count: Int) -> [Int] {
+    static func occurrences(of recurrence: Recurrence, after: Date, zone: Zone, count: Int) -> [Int] {
         var result: [Int] = []
         var cursor = after
         while result.count < count, let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: zone) {
@@ -58,7 +58,7 @@ enum PhraseCorpus {
 /// equal the hand-written RRULE's.
 @Test(arguments: PhraseCorpus.lines)
 func phraseCorpusAgreesWithDateutil(_ line: PhraseCorpusLine) throws {
-    let zone = try #require(TimeZone(identifier: line.zone))
+    let zone = try #require(Zone(identifier: line.zone))
     let now = try line.now()
     let recurrence = try PhraseParser.recurrence(line.phrase, now: now, systemTimeZone: zone)
     // The oracle shows at most 12; fewer means the rule ends there, so one more must not exist.

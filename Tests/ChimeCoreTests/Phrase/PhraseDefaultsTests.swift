@@ -6,7 +6,7 @@ import Testing
 /// The times the parts of the day and a phrase without a time mean come from `PhraseDefaults`
 /// (chime.toml's `[phrases]`); expected instants are worked out by hand.
 @Test func thePartsOfTheDayAndTheDefaultTimeAreSettable() throws {
-    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let berlin = try #require(Zone(identifier: "Europe/Berlin"))
     func date(_ iso: String) throws -> Date { try #require(ISO8601DateFormatter().date(from: iso)) }
     let now = try date("2026-11-22T00:00:00+01:00")
     let defaults = PhraseDefaults(
@@ -32,7 +32,7 @@ import Testing
 
 /// chimed's scheduler reads a group entry's phrase with the parts of the day chime.toml set.
 @Test func theSchedulerReadsPhrasesWithItsPartsOfTheDay() throws {
-    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let berlin = try #require(Zone(identifier: "Europe/Berlin"))
     let now = try #require(ISO8601DateFormatter().date(from: "2026-11-22T00:00:00+01:00"))
     var scheduler = Scheduler(systemTimeZone: berlin)
     scheduler.phraseDefaults = PhraseDefaults(evening: TimeOfDay(hour: 19, minute: 30))

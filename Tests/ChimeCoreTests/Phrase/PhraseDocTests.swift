@@ -16,7 +16,7 @@ enum PhraseDoc {
     }
 
     /// `now = <ISO> with system time zone <zone>` from the document.
-    static func evaluationContext(_ text: String) throws -> (now: Date, zone: TimeZone) {
+    static func evaluationContext(_ text: String) throws -> (now: Date, zone: Zone) {
         let words = text.replacingOccurrences(of: "\n", with: " ").split(separator: " ").map(String.init)
         guard
             let nowIndex = words.indices.first(where: {
@@ -25,14 +25,14 @@ enum PhraseDoc {
             let zoneIndex = words.indices.first(where: { $0 > nowIndex && words[$0] == "zone" }),
             zoneIndex + 1 < words.count,
             let now = ISO8601DateFormatter().date(from: words[nowIndex + 2]),
-            let zone = TimeZone(
+            let zone = Zone(
                 identifier: words[zoneIndex + 1].trimmingCharacters(in: CharacterSet(charactersIn: ";,.")))
         else { throw PhraseDocError(message: "the document must state 'now = <ISO> … time zone <zone>'") }
         return (now, zone)
     }
 
     /// Checks one line; returns a description of the mismatch, or nil.
-    static func check(_ line: String, now: Date, zone: TimeZone) -> String? {
+    static func check(_ line: String, now: Date, zone: Zone) -> String? {
         guard let open = line.range(of: "- `"), let arrow = line.range(of: "` → ") else { return "malformed: \(line)" }
         let phrase = String(line[open.upperBound..<arrow.lowerBound])
         let claim = String(line[arrow.upperBound...])
@@ -136,7 +136,7 @@ struct PhraseDocError: Error, CustomStringConvertible {
 
 @Test func phraseDocKeyExample() throws {
     // The README's example, checked independently of the document.
-    let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let berlin = try #require(Zone(identifier: "Europe/Berlin"))
     let now = Date(timeIntervalSince1970: 1_795_302_000)  // 2026-11-22T00:00:00+01:00
     let rule = try PhraseParser.rule("every month on the first friday at 20:15", now: now, systemTimeZone: berlin)
     let next = rule.occurrences(after: now, systemTimeZone: berlin).prefix(3).map { WallClock.iso8601($0, in: berlin) }

@@ -6,7 +6,7 @@ import Testing
 /// The phrasings people type into reminder apps, each with the one meaning chime gives it, checked as the
 /// RRULE it is explained back as (read on 2027-03-10, a Wednesday, in Berlin).
 enum PhraseForms {
-    static let zone = TimeZone(identifier: "Europe/Berlin")!
+    static let zone = Zone(identifier: "Europe/Berlin")!
     static let now = Date(timeIntervalSince1970: 1_804_633_200)  // 2027-03-10T00:00:00+01:00
 
     static func rrule(_ phrase: String, defaults: PhraseDefaults = .standard) throws -> String {
@@ -203,7 +203,7 @@ func phraseFormsMeanOneThing(_ phrase: String, _ rrule: String) throws {
 ])
 func everyComposedPhraseRoundTripsThroughItsRRule(period: String) throws {
     let zoneName = period.count % 2 == 0 ? "Europe/Berlin" : "America/New_York"
-    let zone = try #require(TimeZone(identifier: zoneName))
+    let zone = try #require(Zone(identifier: zoneName))
     let times = ["", " at 9", " at 7:30pm", " at 9 and 17", " at 8:15 and 20:45", " at 2:30"]
     let modifiers = ["", " until november 28", " starting dec 6", " except friday", " in Asia/Kolkata"]
     var understood = 0

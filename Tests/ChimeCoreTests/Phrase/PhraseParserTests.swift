@@ -6,7 +6,7 @@ import Testing
 /// now = 2026-11-22T00:00:00+01:00 (a Sunday) in Europe/Berlin.
 enum PhraseFixture {
     static let now = Date(timeIntervalSince1970: 1_795_302_000)
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
 
     static func rule(_ phrase: String) throws -> DateRule {
         try PhraseParser.rule(phrase, now: now, systemTimeZone: berlin)

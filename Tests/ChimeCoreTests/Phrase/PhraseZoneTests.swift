@@ -8,15 +8,15 @@ import Testing
 /// when the caller names a zone of its own (`--tz`, a group file's `tz`). Expected instants are worked
 /// out by hand from the zones' offsets.
 private enum Z {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
-    static let auckland = TimeZone(identifier: "Pacific/Auckland")!
-    static let utc = TimeZone(identifier: "UTC")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
+    static let auckland = Zone(identifier: "Pacific/Auckland")!
+    static let utc = Zone(identifier: "UTC")!
 
     static func date(_ iso: String) throws -> Date {
         try #require(ISO8601DateFormatter().date(from: iso))
     }
 
-    static func preview(_ phrase: String, after: String, in zone: TimeZone, count: Int) throws -> [String] {
+    static func preview(_ phrase: String, after: String, in zone: Zone, count: Int) throws -> [String] {
         let start = try date(after)
         let result = try RulePreview.next(.phrase(phrase), after: start, now: start, timeZone: zone, count: count)
         guard case .occurrences(let dates) = result else { return [] }

@@ -121,7 +121,7 @@ import Testing
         let text = "FREQ=DAILY;UNTIL=20260110T120000Z"
         let start = LocalDateTime(year: 2026, month: 1, day: 1, hour: 9)
         #expect(throws: RuleSyntaxError.self) { try RRuleSet.parse(text, dtstart: start) }
-        let paris = try #require(TimeZone(identifier: "Europe/Paris"))
+        let paris = try #require(Zone(identifier: "Europe/Paris"))
         let set = try RRuleSet.parse(text, dtstart: start, timeZone: paris)
         // 12:00 UTC is 13:00 in Paris in January, so 09:00 on the 10th is still included.
         #expect(set.rules[0].until == .local(LocalDateTime(year: 2026, month: 1, day: 10, hour: 13)))

@@ -8,7 +8,7 @@ import Testing
 /// instead of being decoded.
 @Suite struct BinaryDefinitionTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = Zone(identifier: "UTC")!
 
     /// Entries of every trigger, content source and optional field.
     var entries: [TimelineEntry] {

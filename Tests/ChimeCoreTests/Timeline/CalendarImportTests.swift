@@ -22,7 +22,7 @@ import Testing
     }
 
     /// Every time each entry fires up to the horizon, by summary.
-    static func fires(_ result: CalendarImport, zone: TimeZone = Fixture.berlin) throws -> [String: [Date]] {
+    static func fires(_ result: CalendarImport, zone: Zone = Fixture.berlin) throws -> [String: [Date]] {
         var fires: [String: [Date]] = [:]
         for entry in result.entries {
             var times: [Date] = []
@@ -137,7 +137,7 @@ import Testing
                 return nil
             })
         #expect(zones.count == 1)
-        #expect(zones.allSatisfy { TimeZone(identifier: $0)?.secondsFromGMT(for: Self.now) == 3600 })
+        #expect(zones.allSatisfy { Zone(identifier: $0)?.secondsFromGMT(for: Self.now) == 3600 })
     }
 
     @Test func thunderbirdRepeatsRelatedToEndAndToDos() throws {
@@ -352,8 +352,7 @@ import Testing
     static let now = CalendarImportTests.now
 
     /// Exported and read back: every entry fires at the same times up to the horizon.
-    static func roundTrip(_ result: CalendarImport, zone: TimeZone = Fixture.berlin) throws -> (String, CalendarImport)
-    {
+    static func roundTrip(_ result: CalendarImport, zone: Zone = Fixture.berlin) throws -> (String, CalendarImport) {
         let fires = try CalendarImportTests.fires(result, zone: zone)
         let items = result.entries.map { entry in
             CalendarExport.Item(uid: "\(entry.id)@chime", entry: entry, next: [])

@@ -78,7 +78,7 @@ import Testing
         ("2026-06-01T23:59:59Z", "UTC", "23:59"),
     ])
     func timeIsTwentyFourHourWithLeadingZeros(_ date: String, _ zone: String, _ expected: String) throws {
-        let timeZone = try #require(TimeZone(identifier: zone))
+        let timeZone = try #require(Zone(identifier: zone))
         #expect(ContentTemplate.fill("{time}", date: Fixture.utc(date), timeZone: timeZone, occurrence: 1) == expected)
     }
 

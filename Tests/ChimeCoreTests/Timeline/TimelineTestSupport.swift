@@ -5,8 +5,8 @@ import Foundation
 /// Shared fixtures for the timeline tests. Instants are written as UTC ISO 8601 text and read with
 /// Foundation's own parser, so expectations never go through the WallClock code under test.
 enum Fixture {
-    static let berlin = TimeZone(identifier: "Europe/Berlin")!
-    static let utcZone = TimeZone(identifier: "UTC")!
+    static let berlin = Zone(identifier: "Europe/Berlin")!
+    static let utcZone = Zone(identifier: "UTC")!
 
     /// `2026-12-04T19:15:00Z` (optionally with fractional seconds) as a `Date`.
     static func utc(_ text: String) -> Date {

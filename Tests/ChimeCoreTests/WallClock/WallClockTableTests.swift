@@ -54,7 +54,7 @@ let wallClockCases: [WallClockCase] = [
 
 @Test(arguments: wallClockCases)
 func wallClockResolvesTable(_ c: WallClockCase) throws {
-    let zone = try #require(TimeZone(identifier: c.zone))
+    let zone = try #require(Zone(identifier: c.zone))
     let local = try #require(LocalDateTime(iso: c.local))
     let dates = c.instants.map { Date(timeIntervalSince1970: TimeInterval($0)) }
     let resolution = WallClock.resolve(local, in: zone)
@@ -76,14 +76,14 @@ func wallClockResolvesTable(_ c: WallClockCase) throws {
 
 @Test func wallClockSpringForwardDefaultFiresAtTransitionNotAfterIt() throws {
     // 02:30 on the day Berlin jumps 02:00→03:00 fires at 03:00 (the transition), not 03:30.
-    let zone = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let zone = try #require(Zone(identifier: "Europe/Berlin"))
     let local = LocalDateTime(year: 2026, month: 3, day: 29, hour: 2, minute: 30)
     let instant = try #require(WallClock.instants(for: local, in: zone).first)
     #expect(WallClock.iso8601(instant, in: zone) == "2026-03-29T03:00:00+02:00")
 }
 
 @Test func wallClockApiaSkippedDayEndOfGapIsNextMidnight() throws {
-    let zone = try #require(TimeZone(identifier: "Pacific/Apia"))
+    let zone = try #require(Zone(identifier: "Pacific/Apia"))
     let local = LocalDateTime(year: 2011, month: 12, day: 30, hour: 9)
     let instant = try #require(WallClock.instants(for: local, in: zone).first)
     #expect(WallClock.iso8601(instant, in: zone) == "2011-12-31T00:00:00+14:00")
@@ -107,12 +107,12 @@ struct WallClockISOCase: Sendable {
     WallClockISOCase(zone: "Europe/Berlin", epoch: -2_524_521_600, expected: "1890-01-01T00:53:28+00:53:28"),
 ])
 func wallClockFormatsISO(_ c: WallClockISOCase) throws {
-    let zone = try #require(TimeZone(identifier: c.zone))
+    let zone = try #require(Zone(identifier: c.zone))
     #expect(WallClock.iso8601(Date(timeIntervalSince1970: TimeInterval(c.epoch)), in: zone) == c.expected)
 }
 
 @Test func wallClockRuleTimeZoneResolvesAndValidates() throws {
-    let system = try #require(TimeZone(identifier: "Asia/Tokyo"))
+    let system = try #require(Zone(identifier: "Asia/Tokyo"))
     #expect(RuleTimeZone.floating.resolve(systemTimeZone: system)?.identifier == "Asia/Tokyo")
     #expect(RuleTimeZone.named("Europe/Berlin").resolve(systemTimeZone: system)?.identifier == "Europe/Berlin")
     #expect(RuleTimeZone.named("Mars/Olympus").resolve(systemTimeZone: system) == nil)

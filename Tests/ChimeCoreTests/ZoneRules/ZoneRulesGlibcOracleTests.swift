@@ -34,19 +34,8 @@ enum GlibcLocaltime {
 }
 
 /// Every zone file of the system's tzdata, by name (`Europe/Berlin`): what glibc would read for `TZ=name`.
-/// The `posix/` and `right/` copies are left out (the same zones again, and leap-second time).
 func systemZoneNames(in directory: String = ZoneInfoDirectory.defaultPath) -> [String] {
-    guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
-    var names: [String] = []
-    for case let name as String in walker {
-        if name.hasPrefix("posix/") || name.hasPrefix("right/") || name == "posix" || name == "right" { continue }
-        guard let handle = FileHandle(forReadingAtPath: directory + "/" + name),
-            let magic = try? handle.read(upToCount: 4)
-        else { continue }
-        try? handle.close()
-        if magic == Data("TZif".utf8) { names.append(name) }
-    }
-    return names.sorted()
+    ZoneInfoDirectory(path: directory).zoneNames()
 }
 
 /// 1900-01-01 and 2100-01-01, UTC.

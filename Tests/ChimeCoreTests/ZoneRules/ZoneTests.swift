@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import ChimeCore
+
+/// `Zone`: a name of the system's tz database, or a fixed offset, computed with the database's rules.
+@Suite struct ZoneTests {
+    static func date(_ year: Int, _ month: Int, _ day: Int) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(utc(year, month, day, 12)))
+    }
+
+    @Test func namesOfTheDatabaseAreKeptAsGiven() throws {
+        for name in ["Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "US/Pacific", "Universal"] {
+            let zone = try #require(Zone(identifier: name), "\(name)")
+            #expect(zone.identifier == name)
+            #expect(zone.fixedOffset == nil)
+        }
+        for name in ["Mars/Olympus", "Europe/berlin", "", "../etc/passwd", "Europe/Berlin/", "zone.tab"] {
+            #expect(Zone(identifier: name) == nil, "\(name)")
+        }
+    }
+
+    @Test func offsetsAndAbbreviationsComeFromTheZoneFiles() throws {
+        let berlin = try #require(Zone(identifier: "Europe/Berlin"))
+        #expect(berlin.secondsFromGMT(for: Self.date(2027, 1, 15)) == 3600)
+        #expect(berlin.secondsFromGMT(for: Self.date(2027, 7, 15)) == 7200)
+        #expect(berlin.abbreviation(for: Self.date(2027, 1, 15)) == "CET")
+        #expect(berlin.abbreviation(for: Self.date(2027, 7, 15)) == "CEST")
+        #expect(!berlin.isDaylightSavingTime(for: Self.date(2027, 1, 15)))
+        #expect(berlin.isDaylightSavingTime(for: Self.date(2027, 7, 15)))
+        let rules = try ZoneInfoDirectory().rules(named: "America/Sao_Paulo")
+        let saoPaulo = try #require(Zone(identifier: "America/Sao_Paulo"))
+        for year in [1990, 2010, 2018, 2019, 2040] {
+            let instant = Self.date(year, 1, 15)
+            #expect(saoPaulo.secondsFromGMT(for: instant) == rules.utcOffset(at: utc(year, 1, 15, 12)), "\(year)")
+        }
+    }
+
+    @Test func fixedOffsetsAreNamedAsFoundationNamesThem() throws {
+        #expect(Zone(identifier: "UTC") == .utc)
+        #expect(Zone(identifier: "GMT") == .gmt)
+        #expect(Zone(secondsFromGMT: 0) == .gmt)
+        #expect(Zone(secondsFromGMT: 19_800).identifier == "GMT+0530")
+        #expect(Zone(secondsFromGMT: -28_800).identifier == "GMT-0800")
+        #expect(Zone(secondsFromGMT: -1_050).identifier == "GMT-001730")
+        #expect(Zone(secondsFromGMT: -1_050).secondsFromGMT(for: Self.date(2027, 1, 1)) == -1_050)
+        #expect(Zone(identifier: "GMT+0530")?.fixedOffset == 19_800)
+        #expect(Zone(identifier: "GMT-08")?.fixedOffset == -28_800)
+        // A name only Foundation's copy of the database reads is no zone where the system has the database.
+        #expect(ZoneRulesStore.shared.hasDatabase)
+        #expect(TimeZone(identifier: "GMT+5") != nil)
+        #expect(Zone(identifier: "GMT+5") == nil)
+        for name in ["GMT+", "GMT+0", "GMT+1960", "GMT+05x0", "GMT+053", "GMT+99"] {
+            #expect(Zone.fixedOffset(named: name) == nil, "\(name)")
+        }
+    }
+
+    @Test func aZoneIsCodedAsFoundationCodesATimeZone() throws {
+        let foundation = try JSONEncoder().encode(TimeZone(identifier: "Asia/Tokyo")!)
+        #expect(try JSONDecoder().decode(Zone.self, from: foundation).identifier == "Asia/Tokyo")
+        let ours = try JSONEncoder().encode(Zone(identifier: "Asia/Tokyo")!)
+        #expect(try JSONDecoder().decode(TimeZone.self, from: ours).identifier == "Asia/Tokyo")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(Zone.self, from: Data(#"{"identifier":"Mars/Olympus"}"#.utf8))
+        }
+    }
+
+    @Test func theSystemZoneIsTZThenWhatLocaltimeLinksTo() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let localtime = scratch.path + "/localtime"
+        try FileManager.default.createSymbolicLink(
+            atPath: localtime, withDestinationPath: ZoneInfoDirectory.defaultPath + "/America/New_York")
+        #expect(Zone.system(localtime: localtime, environment: [:]).identifier == "America/New_York")
+        #expect(Zone.system(localtime: localtime, environment: ["TZ": ""]).identifier == "America/New_York")
+        #expect(Zone.system(localtime: localtime, environment: ["TZ": ":Asia/Tokyo"]).identifier == "Asia/Tokyo")
+        #expect(Zone.system(localtime: localtime, environment: ["TZ": "Asia/Kolkata"]).identifier == "Asia/Kolkata")
+        // A TZ that names no zone is passed over, as glibc falls back to the system's file.
+        #expect(Zone.system(localtime: localtime, environment: ["TZ": "Mars/Olympus"]).identifier == "America/New_York")
+    }
+}
