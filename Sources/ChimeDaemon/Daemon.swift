@@ -814,10 +814,7 @@ public struct DaemonError: Error, CustomStringConvertible {
 
 /// ISO 8601 for log lines and messages.
 enum Time {
-    static func iso(_ date: Date) -> String {
-        date.formatted(
-            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
-    }
+    static func iso(_ date: Date) -> String { WallClock.timestamp(date) }
 }
 
 /// New items waiting for the store (`Daemon.storeNew`): the first of a batch schedules one write on the

@@ -30,9 +30,10 @@ extension LocalNotifications {
             if let raw = line as? UNNotificationTrigger {
                 rawTrigger = raw
             } else {
-                var calendar = Calendar(identifier: .gregorian)
-                calendar.timeZone = timeZone
-                var components = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+                let local = WallClock.localDateTime(for: date, in: Zone(resolving: timeZone))
+                var components = DateComponents(
+                    year: local.year, month: local.month, day: local.day, hour: local.hour, minute: local.minute,
+                    second: local.second)
                 components.timeZone = timeZone
                 rawTrigger = UNCalendarNotificationTrigger(dateMatching: components, repeats: false)
             }

@@ -27,14 +27,16 @@ public final class UNCalendarNotificationTrigger: UNNotificationTrigger, @unchec
         super.init(repeats: repeats)
     }
 
-    /// The next date that matches, after now.
+    /// The next date that matches, after now, as chimed computes it (from the system's tz database); nil
+    /// when none does, or for components chimed does not match (`weekOfYear`, …).
     public func nextTriggerDate() -> Date? {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = dateComponents.timeZone ?? .current
-        var components = dateComponents
-        components.calendar = nil
-        components.timeZone = nil
-        return calendar.nextDate(after: Date(), matching: components, matchingPolicy: .strict)
+        let now = Date()
+        let zone = dateComponents.timeZone ?? .current
+        guard
+            let resolved = try? CalendarNotificationTrigger(dateMatching: dateComponents, repeats: repeats)
+                .resolve(now: now, timeZone: zone)
+        else { return nil }
+        return try? resolved.occurrences(after: now, until: Recurrence.latestOccurrence, limit: 1, timeZone: zone).first
     }
 
     override func resolved(now: Date, timeZone: TimeZone) throws(UNError) -> ResolvedTrigger {

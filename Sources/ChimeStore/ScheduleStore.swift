@@ -1485,9 +1485,7 @@ enum Time {
         return Int64(value)
     }
     static func date(_ usec: Int64) -> Date { Date(timeIntervalSince1970: Double(usec) / 1_000_000) }
-    static func iso(_ date: Date) -> String {
-        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
-    }
+    static func iso(_ date: Date) -> String { WallClock.timestamp(date) }
 }
 
 /// The bytes of a definition column (a blob; a row written before definitions were binary holds text).

@@ -78,7 +78,10 @@ func fail(_ message: String, _ status: ExitStatus) -> ExitCode {
 }
 
 /// Local ISO 8601 with the offset, as every listing prints times.
-func iso(_ date: Date) -> String { date.formatted(Date.ISO8601FormatStyle(timeZone: .current)) }
+func iso(_ date: Date) -> String { WallClock.timestamp(date, in: localZone) }
+
+/// The system's zone, read once per run of chime.
+let localZone = Zone.current
 
 /// Prints `objects` as one JSON array.
 func printJSON(_ objects: [[String: Any]]) throws {

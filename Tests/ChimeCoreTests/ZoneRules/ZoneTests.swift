@@ -78,4 +78,20 @@ import Testing
         // A TZ that names no zone is passed over, as glibc falls back to the system's file.
         #expect(Zone.system(localtime: localtime, environment: ["TZ": "Mars/Olympus"]).identifier == "America/New_York")
     }
+
+    /// Logs, history records and chime's listings write instants as Foundation's `ISO8601FormatStyle`
+    /// does; `WallClock.timestamp` writes them from the zone files without asking ICU.
+    @Test func timestampsReadAsFoundationsISO8601() throws {
+        var random = SplitMix64(seed: 0x150_8601)
+        for name in ["UTC", "Europe/Berlin", "Europe/London", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham"] {
+            let zone = try #require(Zone(identifier: name))
+            let style = Date.ISO8601FormatStyle(timeZone: try #require(TimeZone(identifier: name)))
+            for _ in 0..<200 {
+                let instant = Date(
+                    timeIntervalSince1970: TimeInterval(Int.random(in: 0...4_102_444_800, using: &random)))
+                #expect(WallClock.timestamp(instant, in: zone) == instant.formatted(style), "\(name) \(instant)")
+            }
+        }
+        #expect(WallClock.timestamp(Date(timeIntervalSince1970: 1_795_305_600.75)) == "2026-11-22T00:00:00Z")
+    }
 }
