@@ -259,6 +259,7 @@ struct ChimeBench: AsyncParsableCommand {
 
         [limits]
         entries-per-app = 10000000
+        groups-per-app = 2000
         bytes-per-app = 17179869184
         calls-per-second = 100000
         call-burst = 100000
