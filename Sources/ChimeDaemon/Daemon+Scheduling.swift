@@ -450,9 +450,20 @@ extension Daemon {
         logger.info("the machine slept from \(Time.iso(start)) to \(Time.iso(now))")
     }
 
-    /// The system zone may have changed: floating rules follow the new zone.
+    /// The system zone may have changed: floating rules follow the new zone. A zone known only by its
+    /// file (`/etc/localtime` a copy, not a link) keeps its name when the file is replaced, so its rules
+    /// are read again and repeating entries rescheduled under them.
     func timeZoneMayHaveChanged() {
-        let zone = Zone.system(localtime: configuration.localtimePath)
+        let path = configuration.localtimePath
+        if Zone.system(localtime: path).file != nil || scheduler.systemTimeZone.file != nil {
+            ZoneRulesStore.shared.reload()
+        }
+        let zone = Zone.system(localtime: path)
+        if zone == scheduler.systemTimeZone, zone.file != nil {
+            logger.info("the system's time zone file \(path) changed; floating rules follow its rules")
+            perform(scheduler.zoneRulesChanged(now: clock.now()))
+            return
+        }
         guard zone != scheduler.systemTimeZone else { return }
         logger.info("the time zone is now \(zone.identifier); floating rules follow it")
         published.withLock { $0.systemTimeZone = zone }

@@ -120,4 +120,30 @@ import Testing
             #expect(GroupTests.wallClock(at, in: "Asia/Tokyo").minute == 0)
         }
     }
+
+    /// A container that mounts its host's `/etc/localtime` sees a copy of a zone's file, not a link: chimed
+    /// takes the file's own rules for the system's zone, and reads them again when the file is replaced.
+    @Test func aSystemZoneThatIsACopiedFileFollowsTheFile() async throws {
+        try await Session.run(zone: "UTC") { s in
+            func copy(_ zone: String) throws {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + zone))
+                try bytes.write(to: URL(fileURLWithPath: s.localtime + ".new"))
+                guard rename(s.localtime + ".new", s.localtime) == 0 else { throw TestFailure("cannot replace") }
+            }
+            #expect(try await s.chime(["send", "--every", "every day at 12:00", "Lunch"]).status == 0)
+            func fireDate() async throws -> Date {
+                let item = try #require(try await s.chimeJSON(["pending"]).first)
+                return try #require(GroupTests.date(item["at"] as? String))
+            }
+            #expect(GroupTests.wallClock(try await fireDate(), in: "UTC").hour == 12)
+            try copy("Asia/Tokyo")
+            try await s.chimed!.waitForStderr(containing: "the time zone is now localtime")
+            #expect(GroupTests.wallClock(try await fireDate(), in: "Asia/Tokyo").hour == 12)
+            try copy("America/New_York")
+            try await s.chimed!.waitForStderr(containing: "the system's time zone file \(s.localtime) changed")
+            let moved = try await fireDate()
+            #expect(GroupTests.wallClock(moved, in: "America/New_York").hour == 12)
+            #expect(GroupTests.wallClock(moved, in: "America/New_York").minute == 0)
+        }
+    }
 }

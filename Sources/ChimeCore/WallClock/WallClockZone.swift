@@ -27,7 +27,9 @@ extension WallClock {
         case foundation(TimeZone)
 
         init(_ zone: Zone) {
-            if let offset = zone.fixedOffset {
+            if let file = zone.file {
+                self = .rules(ZoneRulesStore.shared.rules(file: file) ?? ZoneRules(fixedOffset: 0, identifier: "UTC"))
+            } else if let offset = zone.fixedOffset {
                 self = .rules(ZoneRules(fixedOffset: offset, identifier: zone.identifier))
             } else if let rules = ZoneRulesStore.shared.rules(named: zone.identifier) {
                 self = .rules(rules)

@@ -13,15 +13,27 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     public let identifier: String
     /// Seconds east of UTC for a fixed offset, nil for a zone of the database.
     public let fixedOffset: Int?
+    /// The TZif file of a zone known only by its file (`/etc/localtime` copied rather than linked), nil
+    /// for a zone of the database or a fixed offset.
+    public let file: String?
 
     /// Coordinated Universal Time.
     public static let utc = Zone(name: "UTC", fixedOffset: 0)
     /// Greenwich Mean Time: UTC under the name Foundation gives it.
     public static let gmt = Zone(name: "GMT", fixedOffset: 0)
 
-    private init(name: String, fixedOffset: Int?) {
+    private init(name: String, fixedOffset: Int?, file: String? = nil) {
         identifier = name
         self.fixedOffset = fixedOffset
+        self.file = file
+    }
+
+    /// The zone whose rules are the TZif file at `path`, named `localtime`: what the system's zone is
+    /// when `/etc/localtime` is a copy of a zone's file rather than a link to it (as a container that
+    /// mounts its host's file sees it). Nil when the file is not a valid TZif file.
+    public init?(localtimeFile path: String) {
+        guard ZoneRulesStore.shared.rules(file: path) != nil else { return nil }
+        self.init(name: "localtime", fixedOffset: nil, file: path)
     }
 
     /// The zone named `identifier`: a file of the system's tz database, `UTC`, `GMT`, or a fixed offset
@@ -94,8 +106,9 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The system's zone as it is now: `TZ` when set (`Europe/Berlin`, `:Europe/Berlin`); else the zone
-    /// `localtime` links to (`…/zoneinfo/Europe/Berlin`); else `/etc/timezone`; else Foundation's idea;
-    /// else UTC. Read each time, so a change of the system's zone is seen.
+    /// `localtime` links to (`…/zoneinfo/Europe/Berlin`); else `/etc/timezone`; else the rules in the
+    /// `localtime` file itself (a copy rather than a link); else Foundation's idea; else UTC. Read each
+    /// time, so a change of the system's zone is seen.
     public static func system(
         localtime: String = "/etc/localtime", environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> Zone {
@@ -115,6 +128,7 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         {
             return zone
         }
+        if let zone = Zone(localtimeFile: localtime) { return zone }
         return Zone(TimeZone.current)
     }
 

@@ -36,9 +36,22 @@ public final class ZoneRulesStore: Sendable {
     /// The rules for `name`, nil when the database has no valid file for it (the error is what
     /// `rulesOrError(named:)` reports).
     public func rules(named name: String) -> ZoneRules? {
+        cachedRules(key: name) { try $0.rules(named: name) }
+    }
+
+    /// The rules in the TZif file at `path` (an `/etc/localtime` that is a copy, not a link), kept as a
+    /// zone's are until `reload(_:)`.
+    public func rules(file path: String) -> ZoneRules? {
+        // A zone's name is relative, so an absolute path never meets one in the cache.
+        cachedRules(key: path.hasPrefix("/") ? path : "/" + path) { _ in
+            try ZoneRules(tzif: ZoneInfoDirectory.read(path), identifier: "localtime")
+        }
+    }
+
+    private func cachedRules(key name: String, read: (ZoneInfoDirectory) throws -> ZoneRules) -> ZoneRules? {
         if let cached = state.withLock({ $0.zones[name] }) { return cached }
         let (directory, generation) = state.withLock { ($0.directory, $0.generation) }
-        let rules = try? directory.rules(named: name)
+        let rules = try? read(directory)
         state.withLock { state in
             // A reload while the file was read: keep the answer out of the new generation's cache.
             guard state.generation == generation else { return }

@@ -75,6 +75,13 @@ import Testing
         #expect(Zone.system(localtime: localtime, environment: ["TZ": ""]).identifier == "America/New_York")
         #expect(Zone.system(localtime: localtime, environment: ["TZ": ":Asia/Tokyo"]).identifier == "Asia/Tokyo")
         #expect(Zone.system(localtime: localtime, environment: ["TZ": "Asia/Kolkata"]).identifier == "Asia/Kolkata")
+        // A copy of a zone's file, not a link: its own rules, under the name glibc gives it.
+        let copy = scratch.path + "/copied-localtime"
+        try scratch.write(try systemZoneBytes("Asia/Kolkata"), to: "copied-localtime")
+        let copied = Zone.system(localtime: copy, environment: [:])
+        #expect(copied.identifier == "localtime")
+        #expect(copied.file == copy)
+        #expect(copied.secondsFromGMT(for: Self.date(2027, 1, 15)) == 19_800)
         // A TZ that names no zone is passed over, as glibc falls back to the system's file.
         #expect(Zone.system(localtime: localtime, environment: ["TZ": "Mars/Olympus"]).identifier == "America/New_York")
     }
