@@ -5,7 +5,7 @@ import Foundation
 // and yield a few next occurrences without trapping or looping.
 
 private let fuzzNow = Date(timeIntervalSince1970: 1_795_302_000)  // 2026-11-22T00:00:00+01:00
-private let fuzzZone = TimeZone(identifier: "Europe/Berlin") ?? TimeZone(secondsFromGMT: 3600)!
+private let fuzzZone = Zone(identifier: "Europe/Berlin") ?? Zone(secondsFromGMT: 3600)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -15,7 +15,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             _ = set.nextOccurrence(after: LocalDateTime(year: 2400, month: 6, day: 1))
         }
     }
-    if let set = try? RRuleSet.parse(text, dtstart: start, timeZone: TimeZone(identifier: "Europe/Paris")) {
+    if let set = try? RRuleSet.parse(text, dtstart: start, timeZone: Zone(identifier: "Europe/Paris")) {
         _ = set.rfcString
         _ = set.occurrences(after: LocalDateTime(year: 2030, month: 2, day: 28, hour: 23), inclusive: true, limit: 5)
         _ = set.neverFires

@@ -6,7 +6,7 @@ import ChimeCore
 import Foundation
 
 let now = Date(timeIntervalSince1970: 1_800_000_000)
-let zone = TimeZone(identifier: "Europe/Berlin")!
+let zone = Zone(identifier: "Europe/Berlin")!
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
