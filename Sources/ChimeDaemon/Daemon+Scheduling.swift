@@ -455,10 +455,12 @@ extension Daemon {
     /// are read again and repeating entries rescheduled under them.
     func timeZoneMayHaveChanged() {
         let path = configuration.localtimePath
-        if Zone.system(localtime: path).file != nil || scheduler.systemTimeZone.file != nil {
+        var zone = Zone.system(localtime: path)
+        if zone.file != nil || scheduler.systemTimeZone.file != nil {
+            // The file's rules read before may be the replaced file's.
             ZoneRulesStore.shared.reload()
+            zone = Zone.system(localtime: path)
         }
-        let zone = Zone.system(localtime: path)
         if zone == scheduler.systemTimeZone, zone.file != nil {
             logger.info("the system's time zone file \(path) changed; floating rules follow its rules")
             perform(scheduler.zoneRulesChanged(now: clock.now()))

@@ -42,18 +42,18 @@ public struct ResolvedTrigger: Hashable, Sendable {
         case .at(let date):
             return date > now && date <= last ? [date] : []
         case .rule(let rule, let zone):
+            let system = Zone(resolving: timeZone)
             let recurrence: Recurrence
             do {
                 recurrence = try Recurrence.parse(
-                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating,
-                    systemTimeZone: Zone(resolving: timeZone))
+                    rule, now: now, timeZone: zone.map { .named($0) } ?? .floating, systemTimeZone: system)
             } catch {
                 throw ChimeError(.rejected, error.description)
             }
             var dates: [Date] = []
             var cursor = now
             while dates.count < min(limit, count ?? limit),
-                let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: Zone(resolving: timeZone)),
+                let next = recurrence.nextOccurrence(after: cursor, systemTimeZone: system),
                 next <= last
             {
                 dates.append(next)
@@ -121,9 +121,9 @@ extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
     /// `now`, still gives exactly the list's dates: a list made last month from "this month" is its dates.
     func rememberedRun(now: Date, timeZone: TimeZone) -> DateBuilder.ResolvedDates? {
         guard let run = DateBuilder.ListRuns.run(of: self) else { return nil }
-        let week = DateBuilder.resolvingWeek
-        let listed = compactMap { $0.date(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: week) }
-        let ran = run.dates(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: week).prefix(count + 1)
+        let (zone, week) = (Zone(resolving: timeZone), DateBuilder.resolvingWeek)
+        let listed = compactMap { $0.date(now: now, systemTimeZone: zone, defaultWeek: week) }
+        let ran = run.dates(now: now, systemTimeZone: zone, defaultWeek: week).prefix(count + 1)
         return listed.count == count && ran.elementsEqual(listed) ? run : nil
     }
 
@@ -135,12 +135,9 @@ extension Array: NotificationTrigger where Element == DateBuilder.ResolvedDate {
         if let run = rememberedRun(now: now, timeZone: timeZone) {
             return [try run.resolve(now: now, timeZone: timeZone)]
         }
-        let dates = Set(
-            compactMap {
-                $0.date(now: now, systemTimeZone: Zone(resolving: timeZone), defaultWeek: DateBuilder.resolvingWeek)
-            }
-            .filter { $0 > now }
-        ).sorted()
+        let (zone, week) = (Zone(resolving: timeZone), DateBuilder.resolvingWeek)
+        let dates = Set(compactMap { $0.date(now: now, systemTimeZone: zone, defaultWeek: week) }.filter { $0 > now })
+            .sorted()
         if dates.count == 1 { return [ResolvedTrigger(.at(dates[0]))] }
         let utc = Zone.utc
         return try stride(from: 0, to: dates.count, by: Self.datesPerSet).map { (start: Int) throws(ChimeError) in

@@ -236,7 +236,7 @@ extension SchedulerStep {
         let fired = run(&s, until: t0 + 2 * 366 * 86_400).flatMap(\.due).map(\.occurrence)
         #expect(fired.count == 24)
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = berlin.foundation()
+        calendar.timeZone = TimeZone(identifier: berlin.identifier)!
         for date in fired {
             let c = calendar.dateComponents([.weekday, .day, .hour, .minute], from: date)
             #expect(c.weekday == 6 && c.day! <= 7 && c.hour == 20 && c.minute == 15)

@@ -30,7 +30,8 @@ enum OnCalendarTimeZoneNames {
             return false
         }
         guard let zone = Zone(identifier: target) else { return false }
-        // Foundation also builds ad-hoc zones such as "GMT+5" → "GMT+0500"; the tz database has no such file.
+        // Only a name the database has a file for keeps its spelling (without the database, Foundation's
+        // ad-hoc "GMT+5" comes back as "GMT+0500", which systemd would refuse).
         return zone.identifier == target
     }
 

@@ -149,14 +149,6 @@ public struct Zone: Hashable, Sendable, CustomStringConvertible {
         WallClock.localTimeType(at: date, in: self).isDaylightSaving
     }
 
-    /// The zone as a Foundation `TimeZone`, for the calendar arithmetic of ChimeKit's API. It runs ICU's
-    /// code: chimed's paths do not use it. A name Foundation does not know becomes its offset at `date`.
-    public func foundation(at date: Date = Date()) -> TimeZone {
-        if let fixedOffset { return TimeZone(secondsFromGMT: fixedOffset) ?? TimeZone(secondsFromGMT: 0)! }
-        return TimeZone(identifier: identifier) ?? TimeZone(secondsFromGMT: secondsFromGMT(for: date))
-            ?? TimeZone(secondsFromGMT: 0)!
-    }
-
     public var description: String { identifier }
 }
 

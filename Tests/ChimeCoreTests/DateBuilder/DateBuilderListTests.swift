@@ -112,7 +112,7 @@ private typealias F = DateBuilderFixture
 
 @Test func addingDateComponentsAddsTheLargestUnitFirstAsFoundationDoes() throws {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = F.berlin.foundation()
+    calendar.timeZone = TimeZone(identifier: F.berlin.identifier)!
     let shifts = [
         DateComponents(month: 1, day: 2, hour: 3),
         DateComponents(year: 1, month: -2, minute: 90),

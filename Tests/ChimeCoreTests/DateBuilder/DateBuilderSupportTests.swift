@@ -55,13 +55,13 @@ enum DateBuilderFixture {
         from first: String, count: Int, step: Int = 1, time: String, zone: Zone = berlin
     ) -> [String] {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone.foundation()
+        calendar.timeZone = TimeZone(identifier: zone.identifier)!
         let parser = DateFormatter()
         parser.locale = Locale(identifier: "en_US_POSIX")
-        parser.timeZone = zone.foundation()
+        parser.timeZone = TimeZone(identifier: zone.identifier)!
         parser.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
         let formatter = ISO8601DateFormatter()
-        formatter.timeZone = zone.foundation()
+        formatter.timeZone = TimeZone(identifier: zone.identifier)!
         guard let start = parser.date(from: "\(first)T\(time)") else { return ["bad fixture"] }
         return (0..<count).map { index in
             let date = calendar.date(byAdding: .day, value: index * step, to: start) ?? start

@@ -56,7 +56,7 @@ func dateBuilderWeekStructureFromLocale(_ c: DateBuilderLocaleCase) {
         let identifier = locales[index % locales.count]
         var calendar = Calendar(identifier: .gregorian)
         calendar.locale = Locale(identifier: identifier)
-        calendar.timeZone = utc.foundation()
+        calendar.timeZone = TimeZone(identifier: utc.identifier)!
         let now = Date(timeIntervalSince1970: TimeInterval(Int.random(in: 0...2_000_000_000, using: &random)))
         guard let interval = calendar.dateInterval(of: .weekOfYear, for: now),
             let weekend = calendar.nextWeekend(startingAfter: interval.start)

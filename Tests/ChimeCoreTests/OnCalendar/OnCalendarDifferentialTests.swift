@@ -30,7 +30,8 @@ struct OnCalendarDifferentialTests {
                 if b % 2 == 0, let tz = Zone(identifier: zone) {
                     // Just before (or just after) a DST / offset change of the system zone.
                     let start = Date(timeIntervalSince1970: TimeInterval(generator.int(30_000_000...4_000_000_000)))
-                    let change = tz.foundation().nextDaylightSavingTimeTransition(after: start) ?? start
+                    let change =
+                        TimeZone(identifier: tz.identifier)!.nextDaylightSavingTimeTransition(after: start) ?? start
                     base = Int(change.timeIntervalSince1970) + generator.int(-3 * 86_400...3600)
                 } else {
                     base = generator.int(31_536_000...4_102_444_800)
@@ -106,7 +107,7 @@ struct OnCalendarDifferentialTests {
                     zone == "Asia/Kathmandu"
                     ? Date(timeIntervalSince1970: 473_000_000)
                     : zone == "Pacific/Apia" ? Date(timeIntervalSince1970: 1_324_000_000) : start
-                let change = tz.foundation().nextDaylightSavingTimeTransition(after: from) ?? from
+                let change = TimeZone(identifier: tz.identifier)!.nextDaylightSavingTimeTransition(after: from) ?? from
                 let base = Int(change.timeIntervalSince1970) - generator.int(0...30 * 3600)
                 var seen = Set<String>()
                 var expressions: [String] = []

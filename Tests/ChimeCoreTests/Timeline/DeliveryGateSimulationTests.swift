@@ -42,7 +42,7 @@ import Testing
     /// Whether Berlin's clock reads 22:00–06:59, read with Foundation's calendar rather than WallClock.
     static func isNight(_ date: Date) -> Bool {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = Fixture.berlin.foundation()
+        calendar.timeZone = TimeZone(identifier: Fixture.berlin.identifier)!
         let hour = calendar.component(.hour, from: date)
         return hour >= 22 || hour < 7
     }
