@@ -1,24 +1,27 @@
 import GRDB
 internal import GRDBSQLite
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// The columns of the row a statement is on, read with SQLite's own column functions: a start reads every
 /// item's row, and GRDB's `Row` asked SQLite for each column's type again for each value and wrapped the
 /// definition's bytes in a `Data` (docs/performance.md). A value of a type the column never holds is a
 /// `RowProblem`, so that the row is set aside, as GRDB's decoding did.
 ///
-/// Owner and group names repeat from row to row (a group's items are stored together): a name equal to the
-/// previous row's is that same string, so a million items share a few hundred names instead of each
-/// holding copies of its own.
+/// The owner and group are references (`NameRefs`) read by `names`; rows of a group are stored together,
+/// so a reference equal to the previous row's is that row's string, and a million items share a few hundred
+/// names instead of each holding copies of its own. Without `names` (a listing, which joins the names),
+/// the two columns hold the names themselves.
 struct ItemColumns {
     private let statement: SQLiteStatement
+    private let names: NameTable?
+    private var ownerRef: Int64?
     private var owner = ""
-    private var group: String?
+    private var groupRef: Int64?
+    private var group = ""
 
-    init(_ statement: Statement) { self.statement = statement.sqliteStatement }
+    init(_ statement: Statement, names: NameTable?) {
+        self.statement = statement.sqliteStatement
+        self.names = names
+    }
 
     func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
 
@@ -90,27 +93,28 @@ struct ItemColumns {
         }
     }
 
-    /// The owner's name, the previous row's string when it is the same.
-    mutating func owner(_ index: Int32, _ column: String) throws(RowProblem) -> String {
-        let bytes = try bytes(index, column)
-        if !Self.same(owner, bytes) { owner = String(decoding: bytes, as: UTF8.self) }
+    /// The owner's name, the previous row's string when the reference is the same.
+    mutating func owner(_ index: Int32) throws(RowProblem) -> String {
+        guard let names else { return try text(index, "owner") }
+        let ref = try int(index, "appRef")
+        if ref != ownerRef {
+            owner = try names.app(ref)
+            ownerRef = ref
+        }
         return owner
     }
 
-    /// The group's id (nil for a one-off), the previous row's string when it is the same.
-    mutating func group(_ index: Int32, _ column: String) throws(RowProblem) -> String? {
+    /// The group's id (nil for an item on its own), the previous row's string when the reference is the
+    /// same.
+    mutating func group(_ index: Int32) throws(RowProblem) -> String? {
         guard !isNull(index) else { return nil }
-        let bytes = try bytes(index, column)
-        if let group, Self.same(group, bytes) { return group }
-        group = String(decoding: bytes, as: UTF8.self)
-        return group
-    }
-
-    private static func same(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var string = string
-        return string.withUTF8 {
-            $0.count == bytes.count && (bytes.isEmpty || memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        guard let names else { return try text(index, "groupID") }
+        let ref = try int(index, "groupRef")
+        if ref != groupRef {
+            group = try names.group(ref)
+            groupRef = ref
         }
+        return group
     }
 
     private func kind(_ index: Int32) -> String {

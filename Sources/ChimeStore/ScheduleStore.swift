@@ -232,10 +232,10 @@ public final class ScheduleStore: Sendable {
             let itemStatement = try db.makeStatement(
                 sql: """
                     SELECT \(Self.itemColumns) FROM item NOT INDEXED
-                    WHERE state = 'pending' OR (state = 'finished' AND groupID IS NOT NULL)
+                    WHERE state = 'pending' OR (state = 'finished' AND groupRef IS NOT NULL)
                     ORDER BY id
                     """)
-            var columns = ItemColumns(itemStatement)
+            var columns = ItemColumns(itemStatement, names: try NameTable(db))
             let items = try aside.rows("item", itemStatement) { _ in try Self.item(from: &columns) }
             let outbox = try aside.rows(
                 db, "outbox", sql: "SELECT rowid, * FROM outbox ORDER BY seq", decode: Self.outbox(from:))
@@ -333,23 +333,23 @@ public final class ScheduleStore: Sendable {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let owner = query.owner {
-            conditions.append("owner = ?")
+            conditions.append("h.appRef = \(NameRefs.appSQL)")
             arguments += [owner]
         }
         if let group = query.group {
-            conditions.append("owner = ? AND groupID = ?")
+            conditions.append("h.groupRef = \(NameRefs.groupSQL)")
             arguments += [group.owner, group.id]
         }
         if let item = query.itemID {
-            conditions.append("itemID = ?")
+            conditions.append("h.itemID = ?")
             arguments += [Int64(clamping: item)]
         }
         if let since = query.since {
-            conditions.append("atUsec >= ?")
+            conditions.append("h.atUsec >= ?")
             arguments += [Time.usec(since)]
         }
         if let before = query.before {
-            conditions.append("seq < ?")
+            conditions.append("h.seq < ?")
             arguments += [Int64(clamping: before)]
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
@@ -357,8 +357,9 @@ public final class ScheduleStore: Sendable {
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT seq, itemID, atUsec, event, detail, owner, groupID, entryID, summary FROM history
-                \(filter) ORDER BY seq DESC LIMIT ?
+                SELECT h.seq, h.itemID, h.atUsec, h.event, h.detail, a.name, g.name, h.entryID, h.summary
+                FROM history h LEFT JOIN appName a ON a.ref = h.appRef LEFT JOIN groupName g ON g.ref = h.groupRef
+                \(filter) ORDER BY h.seq DESC LIMIT ?
                 """,
             arguments: arguments
         ).compactMap { row in
@@ -385,8 +386,9 @@ public final class ScheduleStore: Sendable {
     /// Stores a newly scheduled item.
     public func insert(_ item: ScheduledItem, now: Date) throws {
         try write { db in
-            try Self.save(item, state: "pending", in: db, now: now)
-            try record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
+            let refs = try NameRefs.of(owner: item.owner, groupID: item.groupID, in: db)
+            try Self.save(item, refs: refs, state: "pending", in: db, now: now)
+            try record(db, now, .scheduled, item, refs: refs, detail: "due \(Time.iso(item.fireDate))")
         }
     }
 
@@ -399,10 +401,13 @@ public final class ScheduleStore: Sendable {
             try write { db in
                 for (index, entry) in items.enumerated() {
                     do {
+                        // Outside the savepoint: a name stored stays stored when the item fails.
+                        let refs = try NameRefs.of(owner: entry.item.owner, groupID: entry.item.groupID, in: db)
                         try db.inSavepoint {
-                            try Self.save(entry.item, state: "pending", in: db, now: entry.now)
+                            try Self.save(entry.item, refs: refs, state: "pending", in: db, now: entry.now)
                             try record(
-                                db, entry.now, .scheduled, entry.item, detail: "due \(Time.iso(entry.item.fireDate))")
+                                db, entry.now, .scheduled, entry.item, refs: refs,
+                                detail: "due \(Time.iso(entry.item.fireDate))")
                             return .commit
                         }
                     } catch let error as DatabaseError {
@@ -930,11 +935,15 @@ public final class ScheduleStore: Sendable {
                     key.owner, key.id, try Coding.encode(plan.group.settings), source.rawValue, Time.usec(now),
                     Time.usec(now),
                 ])
+            let refs = try NameRefs.of(owner: key.owner, groupID: key.id, in: db)
             for item in plan.upserts {
-                try Self.save(item, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
+                try Self.save(
+                    item, refs: refs, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
                 switch kinds[item.entryID] {
-                case .added?: try record(db, now, .scheduled, item, detail: "due \(Time.iso(item.fireDate))")
-                case .changed?: try record(db, now, .changed, item, detail: "due \(Time.iso(item.fireDate))")
+                case .added?:
+                    try record(db, now, .scheduled, item, refs: refs, detail: "due \(Time.iso(item.fireDate))")
+                case .changed?:
+                    try record(db, now, .changed, item, refs: refs, detail: "due \(Time.iso(item.fireDate))")
                 default: break
                 }
             }
@@ -954,7 +963,7 @@ public final class ScheduleStore: Sendable {
             guard db.changesCount > 0 else { return false }
             try Self.forgetAuthorization(of: key, in: db)
             let ids = try Int64.fetchAll(
-                db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
+                db, sql: "SELECT id FROM item WHERE groupRef = \(NameRefs.groupSQL)", arguments: [key.owner, key.id])
             for id in ids {
                 try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
             }
@@ -984,7 +993,8 @@ public final class ScheduleStore: Sendable {
                 guard db.changesCount > 0 else { continue }
                 try Self.forgetAuthorization(of: key, in: db)
                 let ids = try Int64.fetchAll(
-                    db, sql: "SELECT id FROM item WHERE owner = ? AND groupID = ?", arguments: [key.owner, key.id])
+                    db, sql: "SELECT id FROM item WHERE groupRef = \(NameRefs.groupSQL)",
+                    arguments: [key.owner, key.id])
                 for id in ids {
                     try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
                 }
@@ -1007,13 +1017,21 @@ public final class ScheduleStore: Sendable {
 
     /// The columns `item(from:)` reads, in the order it reads them.
     static let itemColumns = """
-        id, owner, groupID, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID, entryID,
+        id, appRef, groupRef, fireAtUsec, entry, recurrence, entryState, finishReason, snoozeOf, replacesID, entryID,
         endUsec, maxOccurrences, contentBytes, occurrences, lastFiredUsec, definitionCheck, wake
         """
 
-    /// `itemColumns` as `item.id, item.owner, …`, for a statement that joins another table.
-    static let qualifiedItemColumns = itemColumns.split(separator: ",")
-        .map { "item." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+    /// `itemColumns` as `item.id, a.name, g.name, item.fireAtUsec, …`, for a statement that joins the names
+    /// of the owner (`a`) and the group (`g`) in place of their references.
+    static let namedItemColumns = itemColumns.split(separator: ",").enumerated()
+        .map { index, column in
+            switch index {
+            case 1: "a.name"
+            case 2: "g.name"
+            default: "item." + column.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
+        .joined(separator: ", ")
 
     /// An item from a row of `itemColumns`, read by position (a read by name compared the names
     /// case-insensitively, column by column, which cost a start with a million items over a second), with
@@ -1057,8 +1075,7 @@ public final class ScheduleStore: Sendable {
         state.occurrences = count
         state.lastFired = try lastFired.map { try storedDate($0, "lastFiredUsec") }
         return ScheduledItem(
-            id: try storedID(row.int(0, "id"), "id"), owner: try row.owner(1, "owner"),
-            groupID: try row.group(2, "groupID"),
+            id: try storedID(row.int(0, "id"), "id"), owner: try row.owner(1), groupID: try row.group(2),
             definition: EntryDefinition(
                 encoded: nil, fingerprint: fingerprint, encodedBytes: encodedBytes, id: entryID,
                 endDate: try end.map { try storedDate($0, "endUsec") },
@@ -1138,15 +1155,21 @@ public final class ScheduleStore: Sendable {
         _ query: PendingPageQuery, _ transform: ([(ScheduledItem, TimelineEntry)]) throws -> T
     ) throws -> T {
         try read { db in
-            var conditions = ["item.state = 'pending'"]
+            // A group's items through the index on its reference, then sorted (a group holds at most
+            // `TimelineGroup.maximumEntries`); without the `+`, SQLite walks every pending item in order instead.
+            var conditions = [query.group == nil ? "item.state = 'pending'" : "+item.state = 'pending'"]
             var arguments: StatementArguments = []
-            if let owner = query.owner {
-                conditions.append("item.owner = ?")
+            switch (query.owner, query.group) {
+            case (let owner?, let group?):
+                conditions.append("item.groupRef = \(NameRefs.groupSQL)")
+                arguments += [owner, group]
+            case (let owner?, nil):
+                conditions.append("item.appRef = \(NameRefs.appSQL)")
                 arguments += [owner]
-            }
-            if let group = query.group {
-                conditions.append("item.groupID = ?")
+            case (nil, let group?):
+                conditions.append("item.groupRef IN (SELECT ref FROM groupName WHERE name = ?)")
                 arguments += [group]
+            case (nil, nil): break
             }
             if let until = query.until {
                 conditions.append("item.fireAtUsec <= ?")
@@ -1159,15 +1182,16 @@ public final class ScheduleStore: Sendable {
             arguments += [query.limit]
             let statement = try db.makeStatement(
                 sql: """
-                    SELECT \(Self.qualifiedItemColumns)
-                    FROM item LEFT JOIN timelineGroup g ON g.owner = item.owner AND g.id = item.groupID
+                    SELECT \(Self.namedItemColumns)
+                    FROM item JOIN appName a ON a.ref = item.appRef LEFT JOIN groupName g ON g.ref = item.groupRef
+                        LEFT JOIN timelineGroup t ON t.owner = a.name AND t.id = g.name
                     WHERE \(conditions.joined(separator: " AND "))
-                        AND (g.settings IS NULL OR json_extract(g.settings, '$.enabled') IS NOT 0)
+                        AND (t.settings IS NULL OR json_extract(t.settings, '$.enabled') IS NOT 0)
                     ORDER BY item.fireAtUsec, item.id LIMIT ?
                     """)
             statement.arguments = arguments
             let rows = try Row.fetchCursor(statement)
-            var columns = ItemColumns(statement)
+            var columns = ItemColumns(statement, names: nil)
             var page: [(ScheduledItem, TimelineEntry)] = []
             while let row = try rows.next() {
                 // A row chimed cannot read is left out of a listing; the next start sets it aside.
@@ -1209,11 +1233,11 @@ public final class ScheduleStore: Sendable {
                     SELECT owner, id, settings, source FROM timelineGroup
                     WHERE \(conditions.joined(separator: " AND ")) ORDER BY owner, id LIMIT ?
                     """, arguments: arguments)
-            // Through the index on (owner, groupID): one group's items, never another's.
+            // Through the index on the group's reference: one group's items, never another's.
             let counts = try db.cachedStatement(
                 sql: """
                     SELECT COUNT(*), TOTAL(state = 'pending'), MIN(CASE WHEN state = 'pending' THEN fireAtUsec END)
-                    FROM item WHERE owner = ? AND groupID = ? AND state IN ('pending', 'finished')
+                    FROM item WHERE groupRef = \(NameRefs.groupSQL) AND state IN ('pending', 'finished')
                     """)
             var page = GroupPage()
             var looked = 0
@@ -1372,19 +1396,20 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Stores an item whole. An item whose definition the store holds already (`EntryDefinition.released`:
-    /// one the scheduler had) is stored as `saveProgress` stores it.
-    static func save(_ item: ScheduledItem, state: String, in db: Database, now: Date) throws {
+    /// Stores an item whole, under the references of its owner and group (`NameRefs.of`). An item whose
+    /// definition the store holds already (`EntryDefinition.released`: one the scheduler had) is stored as
+    /// `saveProgress` stores it.
+    static func save(_ item: ScheduledItem, refs: NameRefs, state: String, in db: Database, now: Date) throws {
         guard let encoded = item.definition.encoded else {
             return try saveProgress(item, state: state, in: db, now: now)
         }
         try db.cachedStatement(
             sql: """
                 INSERT INTO item (entry, recurrence, entryState, endUsec, maxOccurrences, contentBytes, occurrences,
-                    lastFiredUsec, definitionCheck, id, owner, groupID, entryID, fireAtUsec, summary, state,
+                    lastFiredUsec, definitionCheck, id, appRef, groupRef, entryID, fireAtUsec, summary, state,
                     finishReason, createdUsec, snoozeOf, replacesID, wake)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, groupID = excluded.groupID,
+                ON CONFLICT (id) DO UPDATE SET appRef = excluded.appRef, groupRef = excluded.groupRef,
                     entryID = excluded.entryID, fireAtUsec = excluded.fireAtUsec, summary = excluded.summary,
                     entry = excluded.entry, recurrence = excluded.recurrence, entryState = excluded.entryState,
                     endUsec = excluded.endUsec, maxOccurrences = excluded.maxOccurrences,
@@ -1394,7 +1419,7 @@ public final class ScheduleStore: Sendable {
                 """
         ).execute(
             arguments: definitionValues(item, encoded: encoded) + [
-                Int64(clamping: item.id), item.owner, item.groupID, item.entryID, Time.usec(item.fireDate),
+                Int64(clamping: item.id), refs.app, refs.group, item.entryID, Time.usec(item.fireDate),
                 item.content.summary, state, item.finished?.rawValue, Time.usec(now),
                 item.snoozeOf.map { Int64(clamping: $0) }, item.replacesID.map { Int64($0) },
                 item.definition.wakes ? 1 : 0,
@@ -1416,20 +1441,26 @@ public final class ScheduleStore: Sendable {
             Time.usec(item.fireDate), Int64(clamping: item.state.occurrences), item.state.lastFired.map(Time.usec),
             poolState(item.state), state, item.finished?.rawValue, Int64(clamping: item.id),
         ])
-        if db.changesCount == 0, item.definition.isResident { try save(item, state: state, in: db, now: now) }
+        if db.changesCount == 0, item.definition.isResident {
+            let refs = try NameRefs.of(owner: item.owner, groupID: item.groupID, in: db)
+            try save(item, refs: refs, state: state, in: db, now: now)
+        }
     }
 
+    /// Records an event for `item`, under `refs` (nil: its owner's and group's, looked up).
     func record(
-        _ db: Database, _ now: Date, _ event: HistoryEvent, _ item: ScheduledItem, detail: String? = nil
+        _ db: Database, _ now: Date, _ event: HistoryEvent, _ item: ScheduledItem, refs: NameRefs? = nil,
+        detail: String? = nil
     ) throws {
+        let refs = try refs ?? NameRefs.of(owner: item.owner, groupID: item.groupID, in: db)
         try db.cachedStatement(
             sql: """
-                INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
+                INSERT INTO history (itemID, atUsec, event, detail, appRef, groupRef, entryID, summary)
                 VALUES (?, ?, ?, ?, ?, ?, ?, COALESCE(?, (SELECT summary FROM item WHERE id = ?)))
                 """
         ).execute(
             arguments: [
-                Int64(clamping: item.id), Time.usec(now), event.rawValue, detail, item.owner, item.groupID,
+                Int64(clamping: item.id), Time.usec(now), event.rawValue, detail, refs.app, refs.group,
                 item.groupID == nil ? nil : item.entryID, item.definition.decodedEntry?.content.base.summary,
                 Int64(clamping: item.id),
             ])
@@ -1444,13 +1475,13 @@ public final class ScheduleStore: Sendable {
         let id = Int64(clamping: itemID)
         try db.cachedStatement(
             sql: """
-                INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
-                SELECT ?, ?, ?, ?, owner, groupID, entryID, summary FROM (
-                    SELECT owner, groupID, CASE WHEN groupID IS NULL THEN NULL ELSE entryID END AS entryID, summary,
-                        0 AS rank
+                INSERT INTO history (itemID, atUsec, event, detail, appRef, groupRef, entryID, summary)
+                SELECT ?, ?, ?, ?, appRef, groupRef, entryID, summary FROM (
+                    SELECT appRef, groupRef, CASE WHEN groupRef IS NULL THEN NULL ELSE entryID END AS entryID,
+                        summary, 0 AS rank
                     FROM item WHERE id = ?
                     UNION ALL
-                    SELECT * FROM (SELECT owner, groupID, entryID, summary, 1 FROM history WHERE itemID = ?
+                    SELECT * FROM (SELECT appRef, groupRef, entryID, summary, 1 FROM history WHERE itemID = ?
                         ORDER BY seq DESC LIMIT 1)
                     UNION ALL
                     SELECT NULL, NULL, NULL, NULL, 2

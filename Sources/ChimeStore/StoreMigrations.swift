@@ -277,7 +277,62 @@ enum StoreMigrations {
         migrator.registerMigration("v16: definitions in the binary encoding") { db in
             try binaryDefinitions(db)
         }
+        migrator.registerMigration("v17: owners and groups as references") { db in
+            try nameReferences(db)
+        }
         return migrator
+    }
+
+    /// Items' and history records' owners and groups as references into `appName` and `groupName`
+    /// (`NameRefs`) instead of names on every row and in every index over them. A record without an owner
+    /// or a group keeps NULL there.
+    static func nameReferences(_ db: Database) throws {
+        try db.create(table: "appName") { t in
+            t.column("ref", .integer).primaryKey()
+            t.column("name", .text).notNull().unique()
+        }
+        try db.create(table: "groupName") { t in
+            t.column("ref", .integer).primaryKey()
+            t.column("appRef", .integer).notNull()
+            t.column("name", .text).notNull()
+            t.uniqueKey(["appRef", "name"])
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO appName (name)
+                    SELECT owner FROM item UNION SELECT owner FROM history WHERE owner IS NOT NULL;
+                INSERT INTO groupName (appRef, name)
+                    SELECT a.ref, n.groupID
+                    FROM (SELECT owner, groupID FROM item UNION SELECT owner, groupID FROM history) n
+                    JOIN appName a ON a.name = n.owner WHERE n.groupID IS NOT NULL;
+                """)
+        for table in ["item", "history"] {
+            try db.alter(table: table) { t in
+                t.add(column: "appRef", .integer)
+                t.add(column: "groupRef", .integer)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE \(table) SET appRef = (SELECT ref FROM appName WHERE name = \(table).owner),
+                        groupRef = (SELECT g.ref FROM groupName g JOIN appName a ON a.ref = g.appRef
+                            WHERE a.name = \(table).owner AND g.name = \(table).groupID)
+                    """)
+        }
+        for index in ["item_group", "item_owner_pending", "history_group", "history_owner"] {
+            try db.drop(index: index)
+        }
+        for table in ["item", "history"] {
+            try db.alter(table: table) { t in
+                t.drop(column: "owner")
+                t.drop(column: "groupID")
+            }
+        }
+        // As the indexes before: a group's items and records, an app's pending items soonest first and its
+        // records newest first.
+        try db.create(index: "item_group", on: "item", columns: ["groupRef"])
+        try db.create(index: "item_app_pending", on: "item", columns: ["appRef", "state", "fireAtUsec"])
+        try db.create(index: "history_group", on: "history", columns: ["groupRef", "seq"])
+        try db.create(index: "history_app", on: "history", columns: ["appRef", "seq"])
     }
 
     /// Entries and rules from JSON to `BinaryDefinition`, each row's checksum computed anew over the new

@@ -81,8 +81,14 @@ struct SetAside {
     /// someone to look at; an item's id stays reserved.
     mutating func store(in db: Database, now: Date) throws {
         for (table, rowid, reason) in found {
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [rowid])
-            else { continue }
+            // An item's owner and group by name, as well as by reference.
+            let select =
+                table == "item"
+                ? """
+                SELECT item.*, a.name AS owner, g.name AS groupID FROM item LEFT JOIN appName a ON a.ref = item.appRef
+                    LEFT JOIN groupName g ON g.ref = item.groupRef WHERE item.rowid = ?
+                """ : "SELECT * FROM \(table) WHERE rowid = ?"
+            guard let row = try Row.fetchOne(db, sql: select, arguments: [rowid]) else { continue }
             if table == "item" { try ScheduleStore.reserve([rowid], in: db) }
             try db.execute(
                 sql: "INSERT INTO set_aside (tableName, content, reason, atUsec) VALUES (?, ?, ?, ?)",
@@ -248,28 +254,46 @@ extension ScheduleStore {
     ///
     /// Entries are in the order they were written, which is nearly the order of their times: the age
     /// is found from the oldest on, so a prune reads only what it removes, and needs no index on time.
+    ///
+    /// The names of apps and groups that only the removed records referred to are forgotten with them.
     static func pruneHistory(_ db: Database, limits: HistoryLimits, now: Date) throws {
-        let counts = try Row.fetchAll(db, sql: "SELECT owner, COUNT(*) FROM history GROUP BY owner").map {
-            (owner: $0[0] as String?, count: $0[1] as Int)
+        var apps = Set<Int64>()
+        var groups = Set<Int64>()
+        /// Removes the records `condition` matches, noting which names they referred to.
+        func remove(where condition: String, _ arguments: StatementArguments) throws {
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(sql: "SELECT DISTINCT appRef, groupRef FROM history WHERE \(condition)"),
+                arguments: arguments)
+            while let row = try rows.next() {
+                if let ref = row[0] as Int64? { apps.insert(ref) }
+                if let ref = row[1] as Int64? { groups.insert(ref) }
+            }
+            try db.cachedStatement(sql: "DELETE FROM history WHERE \(condition)").execute(arguments: arguments)
+        }
+        let counts = try Row.fetchAll(db, sql: "SELECT appRef, COUNT(*) FROM history GROUP BY appRef").map {
+            (app: $0[0] as Int64?, count: $0[1] as Int)
         }
         if let share = fairShare(counts.map(\.count), total: limits.maximumEntries) {
-            for (owner, count) in counts where count > share {
-                try db.cachedStatement(
-                    sql: """
-                        DELETE FROM history WHERE seq IN (
-                            SELECT seq FROM history WHERE owner IS ? ORDER BY seq LIMIT ?)
-                        """
-                ).execute(arguments: [owner, count - share])
+            for (app, count) in counts where count > share {
+                // The app's records before its `share` newest go.
+                guard
+                    let bound = try Int64.fetchOne(
+                        db.cachedStatement(
+                            sql: "SELECT seq FROM history WHERE appRef IS ? ORDER BY seq LIMIT 1 OFFSET ?"),
+                        arguments: [app, count - share])
+                else { continue }
+                try remove(where: "appRef IS ? AND seq < ?", [app, bound])
             }
         }
         let cutoff = Time.usec(now.addingTimeInterval(-limits.maximumAge))
-        try db.cachedStatement(
-            sql: """
-                DELETE FROM history WHERE seq < COALESCE(
-                    (SELECT seq FROM history WHERE atUsec >= ? ORDER BY seq LIMIT 1),
-                    (SELECT MAX(seq) FROM history) + 1)
-                """
-        ).execute(arguments: [cutoff])
+        let bound = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COALESCE((SELECT seq FROM history WHERE atUsec >= ? ORDER BY seq LIMIT 1),
+                        (SELECT MAX(seq) FROM history) + 1)
+                    """), arguments: [cutoff])
+        if let bound { try remove(where: "seq < ?", [bound]) }
+        if !apps.isEmpty || !groups.isEmpty { try forgetUnusedNames(apps: apps, groups: groups, in: db) }
         try giveBackSpace(db)
     }
 
@@ -292,6 +316,8 @@ extension ScheduleStore {
     /// manager it is ready.
     public func upkeep(now: Date) throws {
         try pruneHistory(now: now)
+        // Names a row stopped referring to otherwise (a row set aside) are found by looking at all.
+        try write { db in try Self.forgetUnusedNames(apps: nil, groups: nil, in: db) }
     }
 
     /// Prunes history to `historyLimits` now (chimed calls it when the limits change).
