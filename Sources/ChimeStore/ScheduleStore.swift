@@ -399,21 +399,23 @@ public final class ScheduleStore: Sendable {
         var failures = [StoreError?](repeating: nil, count: items.count)
         do {
             try write { db in
-                for (index, entry) in items.enumerated() {
-                    do {
-                        // Outside the savepoint: a name stored stays stored when the item fails.
-                        let refs = try NameRefs.of(owner: entry.item.owner, groupID: entry.item.groupID, in: db)
-                        try db.inSavepoint {
-                            try Self.save(entry.item, refs: refs, state: "pending", in: db, now: entry.now)
-                            try record(
-                                db, entry.now, .scheduled, entry.item, refs: refs,
-                                detail: "due \(Time.iso(entry.item.fireDate))")
-                            return .commit
+                try recordingMany(db, now: items.last?.now ?? Date()) {
+                    for (index, entry) in items.enumerated() {
+                        do {
+                            // Outside the savepoint: a name stored stays stored when the item fails.
+                            let refs = try NameRefs.of(owner: entry.item.owner, groupID: entry.item.groupID, in: db)
+                            try db.inSavepoint {
+                                try Self.save(entry.item, refs: refs, state: "pending", in: db, now: entry.now)
+                                try record(
+                                    db, entry.now, .scheduled, entry.item, refs: refs,
+                                    detail: "due \(Time.iso(entry.item.fireDate))", prunes: false)
+                                return .commit
+                            }
+                        } catch let error as DatabaseError {
+                            failures[index] = failure(error)
+                        } catch {
+                            failures[index] = StoreError("cannot store item \(entry.item.id): \(error)")
                         }
-                    } catch let error as DatabaseError {
-                        failures[index] = failure(error)
-                    } catch {
-                        failures[index] = StoreError("cannot store item \(entry.item.id): \(error)")
                     }
                 }
             }
@@ -936,19 +938,23 @@ public final class ScheduleStore: Sendable {
                     Time.usec(now),
                 ])
             let refs = try NameRefs.of(owner: key.owner, groupID: key.id, in: db)
-            for item in plan.upserts {
-                try Self.save(
-                    item, refs: refs, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
-                switch kinds[item.entryID] {
-                case .added?:
-                    try record(db, now, .scheduled, item, refs: refs, detail: "due \(Time.iso(item.fireDate))")
-                case .changed?:
-                    try record(db, now, .changed, item, refs: refs, detail: "due \(Time.iso(item.fireDate))")
-                default: break
+            try recordingMany(db, now: now) {
+                for item in plan.upserts {
+                    try Self.save(
+                        item, refs: refs, state: item.finished == nil ? "pending" : "finished", in: db, now: now)
+                    let event: HistoryEvent
+                    switch kinds[item.entryID] {
+                    case .added?: event = .scheduled
+                    case .changed?: event = .changed
+                    default: continue
+                    }
+                    try record(
+                        db, now, event, item, refs: refs, detail: "due \(Time.iso(item.fireDate))", prunes: false)
                 }
-            }
-            for id in plan.removed {
-                try record(db, now, .removed, itemID: id, detail: "no longer in the timeline of \(key)")
+                for id in plan.removed {
+                    try record(
+                        db, now, .removed, itemID: id, detail: "no longer in the timeline of \(key)", prunes: false)
+                }
             }
             try Self.deleteItems(plan.removed.map { Int64(clamping: $0) }, in: db)
             if !plan.removed.isEmpty { try Self.giveBackSpace(db) }
@@ -964,8 +970,11 @@ public final class ScheduleStore: Sendable {
             try Self.forgetAuthorization(of: key, in: db)
             let ids = try Int64.fetchAll(
                 db, sql: "SELECT id FROM item WHERE groupRef = \(NameRefs.groupSQL)", arguments: [key.owner, key.id])
-            for id in ids {
-                try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
+            try recordingMany(db, now: now) {
+                for id in ids {
+                    try record(
+                        db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed", prunes: false)
+                }
             }
             try Self.deleteItems(ids, in: db)
             try Self.giveBackSpace(db)
@@ -995,8 +1004,12 @@ public final class ScheduleStore: Sendable {
                 let ids = try Int64.fetchAll(
                     db, sql: "SELECT id FROM item WHERE groupRef = \(NameRefs.groupSQL)",
                     arguments: [key.owner, key.id])
-                for id in ids {
-                    try record(db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed")
+                try recordingMany(db, now: now) {
+                    for id in ids {
+                        try record(
+                            db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed",
+                            prunes: false)
+                    }
                 }
                 gone += ids
             }
@@ -1447,10 +1460,11 @@ public final class ScheduleStore: Sendable {
         }
     }
 
-    /// Records an event for `item`, under `refs` (nil: its owner's and group's, looked up).
+    /// Records an event for `item`, under `refs` (nil: its owner's and group's, looked up). Within
+    /// `recordingMany`, `prunes` is false.
     func record(
         _ db: Database, _ now: Date, _ event: HistoryEvent, _ item: ScheduledItem, refs: NameRefs? = nil,
-        detail: String? = nil
+        detail: String? = nil, prunes: Bool = true
     ) throws {
         let refs = try refs ?? NameRefs.of(owner: item.owner, groupID: item.groupID, in: db)
         try db.cachedStatement(
@@ -1464,14 +1478,14 @@ public final class ScheduleStore: Sendable {
                 item.groupID == nil ? nil : item.entryID, item.definition.decodedEntry?.content.base.summary,
                 Int64(clamping: item.id),
             ])
-        try recorded(db, now: now)
+        if prunes { try recorded(db, now: now) }
     }
 
     /// Records an event for an item known only by id: its owner, group and summary come from its row, or,
     /// once the row is gone (a finished single item being delivered), from the item's latest record.
-    func record(_ db: Database, _ now: Date, _ event: HistoryEvent, itemID: UInt64, detail: String? = nil)
-        throws
-    {
+    func record(
+        _ db: Database, _ now: Date, _ event: HistoryEvent, itemID: UInt64, detail: String? = nil, prunes: Bool = true
+    ) throws {
         let id = Int64(clamping: itemID)
         try db.cachedStatement(
             sql: """
@@ -1488,7 +1502,7 @@ public final class ScheduleStore: Sendable {
                 ) ORDER BY rank LIMIT 1
                 """
         ).execute(arguments: [id, Time.usec(now), event.rawValue, detail, id, id])
-        try recorded(db, now: now)
+        if prunes { try recorded(db, now: now) }
     }
 
     /// Prunes history every `HistoryLimits.pruneInterval` records: it cannot outgrow its limits by
@@ -1496,6 +1510,20 @@ public final class ScheduleStore: Sendable {
     private func recorded(_ db: Database, now: Date) throws {
         guard db.lastInsertedRowID % HistoryLimits.pruneInterval == 0 else { return }
         try Self.pruneHistory(db, limits: historyLimits, now: now)
+    }
+
+    /// Runs `body`, which writes many records (with `prunes: false`), and prunes history once after them
+    /// when they passed a multiple of `HistoryLimits.pruneInterval`: a prune counts every app's records,
+    /// and a 10,000-entry group pruned ten times over while it was stored (docs/performance.md).
+    func recordingMany<T>(_ db: Database, now: Date, _ body: () throws -> T) throws -> T {
+        let last = try db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'history'")
+        let before = try Int64.fetchOne(last) ?? 0
+        let result = try body()
+        let after = try Int64.fetchOne(last) ?? 0
+        if after / HistoryLimits.pruneInterval > before / HistoryLimits.pruneInterval {
+            try Self.pruneHistory(db, limits: historyLimits, now: now)
+        }
+        return result
     }
 }
 

@@ -259,20 +259,29 @@ extension ScheduleStore {
     static func pruneHistory(_ db: Database, limits: HistoryLimits, now: Date) throws {
         var apps = Set<Int64>()
         var groups = Set<Int64>()
-        /// Removes the records `condition` matches, noting which names they referred to.
-        func remove(where condition: String, _ arguments: StatementArguments) throws {
+        /// Removes the records `condition` matches, noting which names they referred to. `table` may tell
+        /// SQLite not to use an index: for a range of `seq` alone it would rather read all of one.
+        func remove(from table: String = "history", where condition: String, _ arguments: StatementArguments)
+            throws
+        {
             let rows = try Row.fetchCursor(
-                db.cachedStatement(sql: "SELECT DISTINCT appRef, groupRef FROM history WHERE \(condition)"),
+                db.cachedStatement(sql: "SELECT DISTINCT appRef, groupRef FROM \(table) WHERE \(condition)"),
                 arguments: arguments)
             while let row = try rows.next() {
                 if let ref = row[0] as Int64? { apps.insert(ref) }
                 if let ref = row[1] as Int64? { groups.insert(ref) }
             }
-            try db.cachedStatement(sql: "DELETE FROM history WHERE \(condition)").execute(arguments: arguments)
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(condition)").execute(arguments: arguments)
         }
-        let counts = try Row.fetchAll(db, sql: "SELECT appRef, COUNT(*) FROM history GROUP BY appRef").map {
-            (app: $0[0] as Int64?, count: $0[1] as Int)
-        }
+        // Counting each app's records reads them all: when the span of their numbers is within the limit,
+        // there cannot be more, and nothing is counted.
+        let span = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) - MIN(seq) + 1 FROM history")) ?? 0
+        let counts =
+            span <= limits.maximumEntries
+            ? []
+            : try Row.fetchAll(db, sql: "SELECT appRef, COUNT(*) FROM history GROUP BY appRef").map {
+                (app: $0[0] as Int64?, count: $0[1] as Int)
+            }
         if let share = fairShare(counts.map(\.count), total: limits.maximumEntries) {
             for (app, count) in counts where count > share {
                 // The app's records before its `share` newest go.
@@ -292,7 +301,7 @@ extension ScheduleStore {
                     SELECT COALESCE((SELECT seq FROM history WHERE atUsec >= ? ORDER BY seq LIMIT 1),
                         (SELECT MAX(seq) FROM history) + 1)
                     """), arguments: [cutoff])
-        if let bound { try remove(where: "seq < ?", [bound]) }
+        if let bound { try remove(from: "history NOT INDEXED", where: "seq < ?", [bound]) }
         if !apps.isEmpty || !groups.isEmpty { try forgetUnusedNames(apps: apps, groups: groups, in: db) }
         try giveBackSpace(db)
     }

@@ -103,6 +103,31 @@ extension ScheduleStoreTests {
         #expect(kept.last?.detail == "k901: ok")
     }
 
+    /// A group stored whole writes a record an entry and prunes once after them all: its records passed
+    /// two multiples of the prune interval, and history ends within its limit, the group's newest kept.
+    @Test func aLargeGroupsRecordsArePrunedOnceAfterThem() throws {
+        let store = try ScheduleStore(historyLimits: HistoryLimits(maximumEntries: 100))
+        let owner = "org.example.App"
+        let entries = (0..<2_500).map { n in
+            TimelineEntry(
+                id: "e\(n)", trigger: .at(t0 + Double(n + 1) * 60),
+                content: .fixed(NotificationContent(summary: "entry \(n)")))
+        }
+        let items = entries.enumerated().map { n, entry in
+            ScheduledItem(
+                id: UInt64(n + 1), owner: owner, groupID: "big", entry: entry, recurrence: nil,
+                fireDate: t0 + Double(n + 1) * 60)
+        }
+        try store.replaceGroup(
+            ReschedulePlan(
+                group: TimelineGroup(id: "big", owner: owner, entries: entries),
+                changes: entries.map { EntryChange(entryID: $0.id, kind: .added, before: nil, after: nil) },
+                upserts: items, removed: []), source: .api, now: t0)
+        let kept = try store.history(HistoryQuery(limit: 2000))
+        #expect(kept.count == 100)
+        #expect(kept.map(\.itemID) == Array((2_401...2_500).reversed()))
+    }
+
     /// History beyond its count is pruned in fair shares: an app that floods it loses its own oldest
     /// entries, while another app's few entries all stay.
     @Test func oneAppsFloodOfHistoryPrunesOnlyItsOwnEntries() throws {
