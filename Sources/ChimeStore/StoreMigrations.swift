@@ -318,7 +318,7 @@ enum StoreMigrations {
                             WHERE a.name = \(table).owner AND g.name = \(table).groupID)
                     """)
         }
-        for index in ["item_group", "item_owner_pending", "history_group", "history_owner"] {
+        for index in ["item_pending", "item_group", "item_owner_pending", "history_group", "history_owner"] {
             try db.drop(index: index)
         }
         for table in ["item", "history"] {
@@ -327,10 +327,15 @@ enum StoreMigrations {
                 t.drop(column: "groupID")
             }
         }
-        // As the indexes before: a group's items and records, an app's pending items soonest first and its
-        // records newest first.
+        // As the indexes before: a group's items and records, the pending items soonest first (everyone's,
+        // and an app's), an app's records newest first. The pending ones are partial indexes: only pending
+        // items, without the state on every entry.
         try db.create(index: "item_group", on: "item", columns: ["groupRef"])
-        try db.create(index: "item_app_pending", on: "item", columns: ["appRef", "state", "fireAtUsec"])
+        try db.create(
+            index: "item_pending", on: "item", columns: ["fireAtUsec"], condition: Column("state") == "pending")
+        try db.create(
+            index: "item_app_pending", on: "item", columns: ["appRef", "fireAtUsec"],
+            condition: Column("state") == "pending")
         try db.create(index: "history_group", on: "history", columns: ["groupRef", "seq"])
         try db.create(index: "history_app", on: "history", columns: ["appRef", "seq"])
     }
