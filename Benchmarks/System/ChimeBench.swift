@@ -613,11 +613,14 @@ struct Report: Codable {
         if let scale {
             // Memory does not drift with the machine's speed: kilobytes per entry, chimed and its relay.
             result["scale-rss-kb-per-entry"] = scale.rssRestartedMB * 1024 / Double(scale.entries)
+            // Nor does the state folder: kilobytes per entry, with its history record.
+            result["scale-state-kb-per-entry"] = scale.databaseMB * 1024 / Double(scale.entries)
             if let throughput {
-                // Times in round trips to the bus: READY per 1,000 entries, a 10,000-entry group added.
+                // In bus round trips: READY per 1,000 entries, a 10,000-entry group added and replaced.
                 result["scale-ready-per-1k-entries-in-pings"] =
                     scale.readySeconds * throughput.ping / (Double(scale.entries) / 1000)
                 result["scale-add-10k-in-pings"] = scale.reschedule10kAddSeconds * throughput.ping
+                result["scale-replace-10k-in-pings"] = scale.reschedule10kReplaceSeconds * throughput.ping
                 result["scale-import-1700-in-pings"] = scale.import1700Seconds * throughput.ping
             }
         }
