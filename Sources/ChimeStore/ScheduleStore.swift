@@ -1168,14 +1168,17 @@ public final class ScheduleStore: Sendable {
         _ query: PendingPageQuery, _ transform: ([(ScheduledItem, TimelineEntry)]) throws -> T
     ) throws -> T {
         try read { db in
-            // A group's items through the index on its reference, then sorted (a group holds at most
-            // `TimelineGroup.maximumEntries`); without the `+`, SQLite walks every pending item in order instead.
-            var conditions = [query.group == nil ? "item.state = 'pending'" : "+item.state = 'pending'"]
+            // An app's pending items in order through its index, as far as the page goes (of one group: those
+            // of the group among them). A group id of any app: that id's items through the index on the
+            // group, then sorted (a group holds at most `TimelineGroup.maximumEntries`); without the `+`,
+            // SQLite walks everyone's pending items in order instead.
+            let anyApp = query.owner == nil && query.group != nil
+            var conditions = [anyApp ? "+item.state = 'pending'" : "item.state = 'pending'"]
             var arguments: StatementArguments = []
             switch (query.owner, query.group) {
             case (let owner?, let group?):
-                conditions.append("item.groupRef = \(NameRefs.groupSQL)")
-                arguments += [owner, group]
+                conditions.append("item.appRef = \(NameRefs.appSQL) AND item.groupRef = \(NameRefs.groupSQL)")
+                arguments += [owner, owner, group]
             case (let owner?, nil):
                 conditions.append("item.appRef = \(NameRefs.appSQL)")
                 arguments += [owner]

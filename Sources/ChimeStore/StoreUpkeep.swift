@@ -275,7 +275,11 @@ extension ScheduleStore {
         }
         // Counting each app's records reads them all: when the span of their numbers is within the limit,
         // there cannot be more, and nothing is counted.
-        let span = try Int.fetchOne(db.cachedStatement(sql: "SELECT MAX(seq) - MIN(seq) + 1 FROM history")) ?? 0
+        // (Each in a query of its own: together, SQLite reads an index whole for them.)
+        let span =
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT (SELECT MAX(seq) FROM history) - (SELECT MIN(seq) FROM history) + 1"))
+            ?? 0
         let counts =
             span <= limits.maximumEntries
             ? []

@@ -84,9 +84,12 @@ extension ScheduleStore {
             // An app whose last group goes may be unused now.
             if let app = try Int64.fetchOne(forgetGroup, arguments: [ref]) { apps?.insert(app) }
         }
+        // An item's row is pending, or a finished entry of a group (whose name refers to the app): through
+        // the index of pending items, not a read of every row.
         let forgetApp = try db.cachedStatement(
             sql: """
-                DELETE FROM appName WHERE ref = ?1 AND NOT EXISTS (SELECT 1 FROM item WHERE appRef = ?1)
+                DELETE FROM appName WHERE ref = ?1
+                    AND NOT EXISTS (SELECT 1 FROM item WHERE appRef = ?1 AND state = 'pending')
                     AND NOT EXISTS (SELECT 1 FROM history WHERE appRef = ?1)
                     AND NOT EXISTS (SELECT 1 FROM groupName WHERE appRef = ?1)
                 """)

@@ -103,9 +103,10 @@ extension ScheduleStoreTests {
         #expect(kept.last?.detail == "k901: ok")
     }
 
-    /// A group stored whole writes a record an entry and prunes once after them all: its records passed
-    /// two multiples of the prune interval, and history ends within its limit, the group's newest kept.
-    @Test func aLargeGroupsRecordsArePrunedOnceAfterThem() throws {
+    /// A group stored whole writes a record an entry, and history is pruned after them all: its records
+    /// passed two multiples of the prune interval, and history ends within its limit, the group's newest
+    /// kept (pruned at each multiple instead, the 500 after the last stayed beyond it).
+    @Test func aLargeGroupsRecordsLeaveHistoryWithinItsLimit() throws {
         let store = try ScheduleStore(historyLimits: HistoryLimits(maximumEntries: 100))
         let owner = "org.example.App"
         let entries = (0..<2_500).map { n in

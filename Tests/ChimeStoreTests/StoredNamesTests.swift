@@ -70,10 +70,15 @@ import Testing
                         item.groupID == nil ? nil : item.entryID, item.content.summary,
                     ])
             }
-            // A record of an item chimed knew nothing of.
+            // A record of an item chimed knew nothing of, and one of an app and group with no item left.
             try db.execute(
                 sql: "INSERT INTO history (itemID, atUsec, event, detail) VALUES (9, ?, 'action', 'k: ok')",
                 arguments: [Time.usec(t0)])
+            try db.execute(
+                sql: """
+                    INSERT INTO history (itemID, atUsec, event, detail, owner, groupID, entryID, summary)
+                    VALUES (8, ?, 'removed', NULL, 'org.example.Gone', 'old', 'e', 'gone')
+                    """, arguments: [Time.usec(t0)])
         }
         try queue.close()
 
@@ -89,11 +94,14 @@ import Testing
         #expect(try historyItems(HistoryQuery(group: GroupKey(owner: "org.example.B", id: "g"))) == [4])
         #expect(try historyItems(HistoryQuery(group: GroupKey(owner: "org.example.A", id: "g"))) == [3, 2])
         #expect(try historyItems(HistoryQuery(owner: "")) == [5])
+        #expect(try historyItems(HistoryQuery(group: GroupKey(owner: "org.example.Gone", id: "old"))) == [8])
         let everything = try store.history(HistoryQuery())
-        #expect(everything.map(\.itemID) == [9, 5, 4, 3, 2, 1])
+        #expect(everything.map(\.itemID) == [8, 9, 5, 4, 3, 2, 1])
         #expect(
-            everything.map(\.owner) == ["", "", "org.example.B", "org.example.A", "org.example.A", "org.example.A"])
-        #expect(everything.map(\.group?.id) == [nil, nil, "g", "g", "g", nil])
+            everything.map(\.owner) == [
+                "org.example.Gone", "", "", "org.example.B", "org.example.A", "org.example.A", "org.example.A",
+            ])
+        #expect(everything.map(\.group?.id) == ["old", nil, nil, "g", "g", "g", nil])
 
         func pending(owner: String?, group: String?) throws -> [UInt64] {
             try store.pendingPage(PendingPageQuery(owner: owner, group: group, until: nil, after: nil, limit: 10)) {
@@ -110,11 +118,11 @@ import Testing
             try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('item')")
         }
         #expect(!columns.contains("owner") && !columns.contains("groupID"))
-        #expect(try names(path).apps == ["", "org.example.A", "org.example.B"])
-        #expect(try names(path).groups == ["org.example.A/g", "org.example.B/g"])
+        #expect(try names(path).apps == ["", "org.example.A", "org.example.B", "org.example.Gone"])
+        #expect(try names(path).groups == ["org.example.A/g", "org.example.B/g", "org.example.Gone/old"])
         // A new item of a known app and group stores no name again.
         try store.insert(item(6, owner: "org.example.B", group: "g"), now: t0)
-        #expect(try names(path).groups == ["org.example.A/g", "org.example.B/g"])
+        #expect(try names(path).groups == ["org.example.A/g", "org.example.B/g", "org.example.Gone/old"])
         #expect(try store.load().items.last.map { "\($0.owner)/\($0.groupID ?? "-")" } == "org.example.B/g")
     }
 
@@ -158,7 +166,26 @@ import Testing
         let state = try store.load()
         #expect(state.items.map(\.id) == [1])
         #expect(state.setAsideNow == ["item row 2: appRef 999 names no app"])
+    }
+
+    /// The upkeep after a start forgets every name no row refers to (as a row set aside leaves them), and
+    /// keeps those in use.
+    @Test func theUpkeepForgetsEveryNameNoRowRefersTo() throws {
+        let path = ScheduleStoreTests.temporaryPath()
+        let store = try ScheduleStore(path: path)
+        try store.insert(item(1, owner: "org.example.A", group: "g"), now: t0)
+        try store.write { db in
+            try db.execute(sql: "INSERT INTO appName (name) VALUES ('org.example.Orphan')")
+            try db.execute(
+                sql: "INSERT INTO groupName (appRef, name) VALUES (?, 'lost')", arguments: [db.lastInsertedRowID])
+            try db.execute(
+                sql:
+                    "INSERT INTO groupName (appRef, name) SELECT ref, 'unused' FROM appName WHERE name = 'org.example.A'"
+            )
+        }
+        #expect(try names(path).apps == ["org.example.A", "org.example.Orphan"])
         try store.upkeep(now: t0)
         #expect(try names(path).apps == ["org.example.A"])
+        #expect(try names(path).groups == ["org.example.A/g"])
     }
 }
