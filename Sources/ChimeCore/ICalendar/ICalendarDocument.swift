@@ -188,9 +188,9 @@ public struct ICalendarProperty: Hashable, Sendable {
                     line: number, "a parameter of \(propertyName) has no name or no '='; expected ;NAME=value")
             }
             index += 1
+            // Values separated by commas, each possibly empty (`P=,a` is "" and "a").
             var values: [String] = []
-            repeat {
-                if index < bytes.count, bytes[index] == UInt8(ascii: ",") { index += 1 }
+            while true {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                     let start = index + 1
                     guard let close = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else {
@@ -209,7 +209,9 @@ public struct ICalendarProperty: Hashable, Sendable {
                     }
                     values.append(String(decoding: bytes[start..<index], as: UTF8.self))
                 }
-            } while index < bytes.count && bytes[index] == UInt8(ascii: ",")
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { break }
+                index += 1
+            }
             parameters[parameterName, default: []].append(contentsOf: values)
         }
         guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {

@@ -333,6 +333,20 @@ import Testing
         #expect(parsed[0].property("DESCRIPTION")?.text == long + "line\nnext; end\\")
     }
 
+    /// A parameter's values are split at each comma, empty ones too, and written back so that they read
+    /// the same (a leading comma was taken for a separator, and `P=,a` read as "a" alone).
+    @Test(arguments: [
+        ("P=,a", ["", "a"]), ("P=a,,b", ["a", "", "b"]), ("P=", [""]), ("P=a,", ["a", ""]),
+        ("P=\"x:y\",,z", ["x:y", "", "z"]), ("P=,,", ["", "", ""]),
+    ])
+    func parameterValuesKeepTheirEmptyOnes(parameter: String, values: [String]) throws {
+        let calendar = "BEGIN:VCALENDAR\r\nX-TEST;\(parameter):value\r\nEND:VCALENDAR\r\n"
+        let property = try #require(try ICalendarComponent.parse(calendar).first?.property("X-TEST"))
+        #expect(property.parameters["P"] == values)
+        let again = try ICalendarComponent.parse("BEGIN:VCALENDAR\r\n" + property.serialized + "END:VCALENDAR\r\n")
+        #expect(again.first?.property("X-TEST")?.parameters["P"] == values)
+    }
+
     @Test(arguments: [
         ("-PT15M", 0, -900), ("P1D", 1, 0), ("-P1W", -7, 0), ("-P0DT0H30M0S", 0, -1800), ("PT0S", 0, 0),
         ("-P300S", 0, -300), ("+P1DT2H", 1, 7200),
