@@ -7,9 +7,15 @@ import Testing
 @testable import ChimeStore
 
 @Suite struct ScheduleStoreTests {
+    /// This test process's databases, in one folder that goes when the process exits.
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("chime-store-tests-\(getpid())")
+        atexit { try? FileManager.default.removeItem(at: ScheduleStoreTests.folder) }
+        return url
+    }()
+
     static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("chime-store-\(UUID().uuidString)/chime.sqlite")
-            .path
+        folder.appendingPathComponent("\(UUID().uuidString)/chime.sqlite").path
     }
 
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)

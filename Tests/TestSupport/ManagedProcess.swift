@@ -17,10 +17,19 @@ public final class ManagedProcess: @unchecked Sendable {
     public let stderrURL: URL
     private let exited = ExitBox()
 
+    /// Where the output files go unless a test says: a folder of this test process's own, which goes
+    /// when the process exits.
+    public static let outputFolder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("chime-test-output-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: ManagedProcess.outputFolder) }
+        return url
+    }()
+
     /// Starts `executable` with `arguments`; `environment` is added to (and overrides) the test's own.
     public init(
         _ executable: String, _ arguments: [String] = [], environment: [String: String] = [:],
-        directory: URL = FileManager.default.temporaryDirectory
+        directory: URL = ManagedProcess.outputFolder
     ) throws {
         self.executable = executable
         var env = ProcessInfo.processInfo.environment
