@@ -96,12 +96,7 @@ struct ItemColumns {
     /// The owner's name, the previous row's string when the reference is the same.
     mutating func owner(_ index: Int32) throws(RowProblem) -> String {
         guard let names else { return try text(index, "owner") }
-        let ref = try int(index, "appRef")
-        if ref != ownerRef {
-            owner = try names.app(ref)
-            ownerRef = ref
-        }
-        return owner
+        return try Self.name(of: int(index, "appRef"), last: &ownerRef, name: &owner, names.app)
     }
 
     /// The group's id (nil for an item on its own), the previous row's string when the reference is the
@@ -109,12 +104,18 @@ struct ItemColumns {
     mutating func group(_ index: Int32) throws(RowProblem) -> String? {
         guard !isNull(index) else { return nil }
         guard let names else { return try text(index, "groupID") }
-        let ref = try int(index, "groupRef")
-        if ref != groupRef {
-            group = try names.group(ref)
-            groupRef = ref
+        return try Self.name(of: int(index, "groupRef"), last: &groupRef, name: &group, names.group)
+    }
+
+    /// The name `ref` refers to: `name` again when `ref` is the `last` one read, else looked up.
+    private static func name(
+        of ref: Int64, last: inout Int64?, name: inout String, _ lookUp: (Int64) throws(RowProblem) -> String
+    ) throws(RowProblem) -> String {
+        if ref != last {
+            name = try lookUp(ref)
+            last = ref
         }
-        return group
+        return name
     }
 
     private func kind(_ index: Int32) -> String {

@@ -396,10 +396,11 @@ public final class ScheduleStore: Sendable {
     /// one that cannot be stored fails alone, and the others are stored. Returns each item's failure (nil:
     /// stored), in order. When the transaction itself fails, every item fails with its error.
     public func insert(_ items: [(item: ScheduledItem, now: Date)]) -> [StoreError?] {
+        guard let last = items.last else { return [] }
         var failures = [StoreError?](repeating: nil, count: items.count)
         do {
             try write { db in
-                try recordingMany(db, now: items.last?.now ?? Date()) {
+                try recordingMany(db, now: last.now) {
                     for (index, entry) in items.enumerated() {
                         do {
                             // Outside the savepoint: a name stored stays stored when the item fails.
@@ -987,31 +988,31 @@ public final class ScheduleStore: Sendable {
     public func cancelAll(items: [UInt64], groups: [GroupKey], now: Date) throws -> Int {
         try write { db in
             var gone: [Int64] = []
-            for id in items {
-                let key = Int64(clamping: id)
-                guard
-                    try Bool.fetchOne(
-                        db, sql: "SELECT 1 FROM item WHERE id = ? AND state = 'pending'", arguments: [key]) != nil
-                else { continue }
-                try record(db, now, .cancelled, itemID: id)
-                gone.append(key)
-            }
-            for key in groups {
-                try db.execute(
-                    sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
-                guard db.changesCount > 0 else { continue }
-                try Self.forgetAuthorization(of: key, in: db)
-                let ids = try Int64.fetchAll(
-                    db, sql: "SELECT id FROM item WHERE groupRef = \(NameRefs.groupSQL)",
-                    arguments: [key.owner, key.id])
-                try recordingMany(db, now: now) {
+            try recordingMany(db, now: now) {
+                for id in items {
+                    let key = Int64(clamping: id)
+                    guard
+                        try Bool.fetchOne(
+                            db, sql: "SELECT 1 FROM item WHERE id = ? AND state = 'pending'", arguments: [key]) != nil
+                    else { continue }
+                    try record(db, now, .cancelled, itemID: id, prunes: false)
+                    gone.append(key)
+                }
+                for key in groups {
+                    try db.execute(
+                        sql: "DELETE FROM timelineGroup WHERE owner = ? AND id = ?", arguments: [key.owner, key.id])
+                    guard db.changesCount > 0 else { continue }
+                    try Self.forgetAuthorization(of: key, in: db)
+                    let ids = try Int64.fetchAll(
+                        db, sql: "SELECT id FROM item WHERE groupRef = \(NameRefs.groupSQL)",
+                        arguments: [key.owner, key.id])
                     for id in ids {
                         try record(
                             db, now, .removed, itemID: UInt64(clamping: id), detail: "group \(key) removed",
                             prunes: false)
                     }
+                    gone += ids
                 }
-                gone += ids
             }
             try Self.deleteItems(gone, in: db)
             try Self.giveBackSpace(db)

@@ -328,9 +328,12 @@ extension ScheduleStore {
     /// (as records grow it is pruned every thousand records). chimed runs it once it has told the service
     /// manager it is ready.
     public func upkeep(now: Date) throws {
-        try pruneHistory(now: now)
-        // Names a row stopped referring to otherwise (a row set aside) are found by looking at all.
-        try write { db in try Self.forgetUnusedNames(apps: nil, groups: nil, in: db) }
+        let limits = historyLimits
+        try write { db in
+            try Self.pruneHistory(db, limits: limits, now: now)
+            // Names a row stopped referring to otherwise (a row set aside) are found by looking at all.
+            try Self.forgetUnusedNames(apps: nil, groups: nil, in: db)
+        }
     }
 
     /// Prunes history to `historyLimits` now (chimed calls it when the limits change).

@@ -4,7 +4,7 @@ import GRDB
 /// `appName` and `groupName`: each name is stored once instead of on every row and in every index over
 /// them (docs/performance.md, "Owners and groups as references"). `group` is nil for an app's items on
 /// their own.
-struct NameRefs: Hashable {
+struct NameRefs {
     var app: Int64
     var group: Int64?
 
